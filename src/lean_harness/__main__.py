@@ -1,0 +1,3 @@
+from lean_harness.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""Reading and writing managed files: symlinks refused, writes atomic (temp, fsync, rename)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from lean_harness.errors import LhError
+
+
+def display(path: Path, root: Path) -> str:
+    """The path as a user reads it: relative to the project root, with forward slashes."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def refuse_symlink(path: Path, root: Path) -> None:
+    """Raise when a managed path, or a folder between it and the root, is a symbolic link."""
+    current = path
+    while True:
+        if current.is_symlink():
+            raise LhError(
+                f"{display(current, root)} is a symbolic link; lean-harness only manages real files."
+                " Replace the link with the file or folder itself"
+            )
+        if current == root or current.parent == current:
+            return
+        try:
+            current.relative_to(root)
+        except ValueError:
+            return
+        current = current.parent
+
+
+def read_text(path: Path, root: Path) -> str:
+    """A managed text file's content; an error naming the file when it is not UTF-8."""
+    refuse_symlink(path, root)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise LhError(
+            f"{display(path, root)}:{line}: not valid UTF-8 (byte {error.start});"
+            " re-save the file as UTF-8"
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def write_atomic(path: Path, data: bytes) -> bool:
+    """Write `data` to `path` through a synced temp file and a rename; False when already equal."""
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.chmod(temp, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        raise
+    _sync_dir(path.parent)
+    return True
+
+
+def write_text(path: Path, text: str) -> bool:
+    """Write UTF-8 text atomically; False when the file already held it."""
+    return write_atomic(path, text.encode("utf-8"))
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; set it back at once.
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def _sync_dir(folder: Path) -> None:
+    # A rename is durable only once its folder is synced; Windows has no folder handles to sync.
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,98 @@
+"""`lh init`: the config, the memory dir with its shards and INDEX.md, and the .gitignore block.
+
+Running it again changes nothing; it never touches a user's own .gitignore lines, never
+rewrites an existing shard, and adopts an existing memory dir only when told to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_harness import config as config_mod
+from lean_harness.errors import LhError
+from lean_harness.files import display, read_text, refuse_symlink, write_text
+from lean_harness.memory import store
+from lean_harness.memory.shard import new_shard_text
+
+BLOCK_START = "# >>> lean-harness >>> (managed by lh init from artifacts.ignored in .agents/lh.toml)"
+BLOCK_END = "# <<< lean-harness <<<"
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """Which files init created or changed, relative to the project root."""
+
+    root: Path
+    created: tuple[str, ...]
+    updated: tuple[str, ...]
+
+
+def run(root: Path, force: bool = False) -> InitResult:
+    """Set up lean-harness in `root`, keeping everything that is already there."""
+    root = root.resolve()
+    created: list[str] = []
+    updated: list[str] = []
+    config_path = root / config_mod.CONFIG_PATH
+    refuse_symlink(config_path, root)
+    if config_path.exists() and not force:
+        cfg = config_mod.load(root)
+    else:
+        defaults_dir = root / config_mod.DEFAULTS["memory"]["dir"]
+        if defaults_dir.exists() and not config_path.exists() and not force and any(defaults_dir.iterdir()):
+            raise LhError(
+                f"{display(defaults_dir, root)} already holds files but there is no config;"
+                ' run "lh init --force" to adopt it (no file in it is changed)'
+            )
+        if config_path.exists():
+            backup = config_path.with_name(config_path.name + ".bak")
+            write_text(backup, config_path.read_text("utf-8", errors="replace"))
+            updated.append(display(backup, root))
+        (updated if config_path.exists() else created).append(display(config_path, root))
+        write_text(config_path, config_mod.render(config_mod.DEFAULTS))
+        cfg = config_mod.load(root)
+    memory_dir = cfg.memory_dir
+    refuse_symlink(memory_dir, root)
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    for name, description in cfg.shards:
+        path = memory_dir / f"{name}.md"
+        refuse_symlink(path, root)
+        if not path.exists():
+            write_text(path, new_shard_text(name, description))
+            created.append(display(path, root))
+    memory = store.open_memory(cfg)
+    index_existed = memory.index_path.exists()
+    result = store.reindex(memory)
+    if result.written:
+        (updated if index_existed else created).append(result.path)
+    gitignore = root / ".gitignore"
+    existed = gitignore.exists()
+    if _write_block(gitignore, root, cfg.ignored):
+        (updated if existed else created).append(display(gitignore, root))
+    return InitResult(root, tuple(created), tuple(updated))
+
+
+def managed_block(lines: tuple[str, ...] | list[str]) -> str:
+    """The managed .gitignore block for these patterns."""
+    return "\n".join([BLOCK_START, *lines, BLOCK_END]) + "\n"
+
+
+def _write_block(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+    refuse_symlink(path, root)
+    block = managed_block(list(patterns))
+    try:
+        text = read_text(path, root)
+    except FileNotFoundError:
+        return write_text(path, block)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    unix = text.replace("\r\n", "\n")
+    start = unix.find(BLOCK_START)
+    end = unix.find(BLOCK_END, start + 1) if start >= 0 else -1
+    if start >= 0 and end >= 0:
+        end = unix.find("\n", end)
+        end = len(unix) if end < 0 else end + 1
+        updated = unix[:start] + block + unix[end:]
+    else:
+        separator = "" if not unix or unix.endswith("\n\n") else ("\n" if unix.endswith("\n") else "\n\n")
+        updated = unix + separator + block
+    return write_text(path, updated.replace("\n", newline))

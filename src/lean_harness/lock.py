@@ -1,0 +1,78 @@
+"""An exclusive, bounded-wait lock on a file, released by the OS when its holder dies.
+
+POSIX uses flock(2) and Windows uses msvcrt.locking: both are dropped by the kernel when the
+process that holds them exits, however it exits, so a crashed writer never blocks the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from lean_harness.errors import LhError
+
+DEFAULT_TIMEOUT = 10.0
+
+
+def _timeout() -> float:
+    try:
+        return max(0.0, float(os.environ.get("LH_LOCK_TIMEOUT", DEFAULT_TIMEOUT)))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+@contextmanager
+def locked(path: Path, shown: str, timeout: float | None = None) -> Iterator[None]:
+    """Hold the lock file at `path` for the duration of the block, waiting at most `timeout` seconds."""
+    limit = _timeout() if timeout is None else timeout
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + limit
+        delay = 0.001
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise LhError(
+                    f"{shown} is held by another lh process; waited {limit:g} s."
+                    " Try again when it finishes (LH_LOCK_TIMEOUT sets the wait)"
+                )
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        try:
+            yield
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
+
+
+if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)

