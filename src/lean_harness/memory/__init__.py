@@ -1,0 +1,1 @@
+"""Project memory: shards of entries, their summaries, INDEX.md, token counts."""
