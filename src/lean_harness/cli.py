@@ -111,6 +111,10 @@ def _parser() -> argparse.ArgumentParser:
     status = memory_commands.add_parser("status", help="entries and tokens per shard against the budget")
     status.add_argument("--json", action="store_true", help="print versioned JSON")
     status.set_defaults(handler=_memory_status)
+    scan = memory_commands.add_parser("scan", help="find credentials in memory files (or the given files); exit 1 on findings")
+    scan.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the memory dir)")
+    scan.add_argument("--json", action="store_true", help="print versioned JSON")
+    scan.set_defaults(handler=_memory_scan)
     memory.set_defaults(handler=_help(memory))
     return parser
 
@@ -285,25 +289,81 @@ def _print_put(result: Any) -> None:
 
 
 def _memory_get(args: argparse.Namespace) -> int:
+    from lean_harness.memory.leaks import mask_entry
+
     memory = _memory()
     memory.check_dir()
     name = memory.check_shard(args.shard)
     entries = memory.entries(name)
     counts = memory.counter.counts([e.text for e in entries])
     memory.counter.save()
+    shown = memory.shown(memory.shard_path(name))
+    texts, warnings = [], []
+    for entry in entries:
+        text, findings = mask_entry(entry)
+        texts.append(text)
+        warnings += [
+            f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
+            for f in findings
+        ]
     if args.json:
         rows = [
-            {"id": e.id, "shard": name, "created": e.created, "tags": list(e.tags), "tokens": n, "text": e.text}
-            for e, n in zip(entries, counts)
+            {"id": e.id, "shard": name, "created": e.created, "tags": list(e.tags), "tokens": n, "text": t}
+            for e, n, t in zip(entries, counts, texts)
         ]
-        _emit("memory get", {"shard": name, "entries": rows, "total_tokens": sum(counts)})
+        _emit("memory get", {"shard": name, "entries": rows, "total_tokens": sum(counts)}, warnings)
         return 0
+    for line in warnings[:1]:
+        more = f" and {len(warnings) - 1} more" if len(warnings) > 1 else ""
+        print(f'warning: {line}{more}; run "lh memory scan"', file=sys.stderr)
     if not entries:
         print(f"{name}: no entries")
-    for number, entry in enumerate(entries):
+    for number, (entry, text) in enumerate(zip(entries, texts)):
         tags = "".join(f" #{t}" for t in entry.tags)
         print(("\n" if number else "") + f"[{entry.id}] {entry.created}{tags}")
-        print(entry.text)
+        print(text)
+    return 0
+
+
+def _memory_scan(args: argparse.Namespace) -> int:
+    from lean_harness.memory.leaks import scan_paths
+
+    if args.paths:
+        root = Path.cwd()
+        paths = [Path(p) for p in args.paths]
+    else:
+        memory = _memory()
+        memory.check_dir()
+        root, paths = memory.root, [memory.config.memory_dir]
+    leaks, skipped = scan_paths(paths, root)
+    if args.json:
+        rows = [
+            {
+                "path": leak.path,
+                "line": leak.line,
+                "column": leak.column,
+                "rule": leak.rule,
+                "description": leak.description,
+                "preview": leak.preview,
+                "entry": leak.entry,
+            }
+            for leak in leaks
+        ]
+        _emit("memory scan", {"findings": rows, "skipped": skipped})
+        return 1 if leaks else 0
+    for leak in leaks:
+        where = f" (entry {leak.entry})" if leak.entry else ""
+        print(f"{leak.path}:{leak.line}:{leak.column}: {leak.description}{where}: {leak.preview} [rule {leak.rule}]")
+    for line in skipped:
+        print(line, file=sys.stderr)
+    if leaks:
+        print(
+            f"{len(leaks)} possible credential(s); remove them from the files (and rotate them if they are real),"
+            " or mark a false positive with --allow-secret RULE on lh memory put",
+            file=sys.stderr,
+        )
+        return 1
+    print("no credentials found")
     return 0
 
 

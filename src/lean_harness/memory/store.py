@@ -342,7 +342,7 @@ def _finish(
     tokens = memory.counter.count(entry.text)
     data = new_text.encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
-    summary = with_entry(before, digest, entry, tokens, replaced)
+    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced)
     if replaced is None:
         ids = ids + f"{text_key(entry.text)} {entry.id}\n"
     else:

@@ -43,6 +43,7 @@ class Summary:
     tokens: int
     newest: tuple[Newest, ...]
     exists: bool = True
+    exact: bool = True
 
 
 def text_key(text: str) -> str:
@@ -54,12 +55,29 @@ def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounte
     """A shard's summary and its ids listing, counting tokens through the cache."""
     counts = counter.counts([e.text for e in entries])
     newest = sorted((Newest(e.created, e.id, e.title) for e in entries), key=_newest_order)[:NEWEST_KEPT]
+    if newest:
+        newest = _masked(newest, {e.id: e for e in entries})
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
-    return Summary(name, sha256, len(entries), sum(counts), tuple(newest)), ids
+    return Summary(name, sha256, len(entries), sum(counts), tuple(newest), exact=counter.exact), ids
 
 
-def with_entry(summary: Summary, sha256: str, entry: Entry, tokens: int, replaced: int | None = None) -> Summary:
-    """The summary after adding `entry`, or after it replaced an entry of `replaced` tokens."""
+def _masked(newest: list[Newest], by_id: dict[str, Entry]) -> list[Newest]:
+    # INDEX.md is loaded into every session: a credential pasted into a shard by hand must
+    # not reach it through a title.
+    from lean_harness.memory.leaks import allowed
+    from lean_harness.secret_scan import mask, scan
+
+    safe = []
+    for item in newest:
+        findings = scan(item.title, allow=allowed(by_id[item.id]))
+        safe.append(replace(item, title=mask(item.title, findings)) if findings else item)
+    return safe
+
+
+def with_entry(
+    summary: Summary, sha256: str, entry: Entry, tokens: int, exact: bool, replaced: int | None = None
+) -> Summary:
+    """The summary after adding `entry` (counted exactly or not), or after it replaced one of `replaced` tokens."""
     kept = [n for n in summary.newest if n.id != entry.id]
     newest = sorted([*kept, Newest(entry.created, entry.id, entry.title)], key=_newest_order)[:NEWEST_KEPT]
     return replace(
@@ -69,6 +87,7 @@ def with_entry(summary: Summary, sha256: str, entry: Entry, tokens: int, replace
         tokens=summary.tokens - (replaced or 0) + tokens,
         newest=tuple(newest),
         exists=True,
+        exact=summary.exact and exact,
     )
 
 
@@ -126,6 +145,7 @@ class SummaryCache:
                 "checked": time.time_ns(),
                 "count": summary.count,
                 "tokens": summary.tokens,
+                "exact": summary.exact,
                 "newest": [[n.created, n.id, n.title] for n in summary.newest],
             }
             if ids is not None:
@@ -141,6 +161,8 @@ class SummaryCache:
             return None
         if not isinstance(record, dict) or record.get("format") != _FORMAT or record.get("encoding") != self.encoding:
             return None
+        if record.get("exact") is not True:
+            return None  # estimated counts are recounted, in case the ranks can be had now
         newest = record.get("newest")
         if not isinstance(newest, list) or not all(
             isinstance(n, list) and len(n) == 3 and all(isinstance(v, str) for v in n) for n in newest

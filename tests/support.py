@@ -1,0 +1,31 @@
+"""Helpers for tests: run lh as a real process, snapshot a project's files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def lh(*args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `lh` as a real process (the installed package, via python -m)."""
+    return subprocess.run(
+        [sys.executable, "-m", "lean_harness", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        check=False,
+    )
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under root except the cache, by relative path."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".cache" not in p.relative_to(root).parts
+    }

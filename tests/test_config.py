@@ -1,0 +1,187 @@
+"""The config: defaults, validation with whole-string messages, `lh config show|set|schema`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from lean_harness import schema
+from lean_harness.cli import main
+from lean_harness.config import DEFAULTS, load
+
+CONFIG = ".agents/lh.toml"
+
+
+def write_config(root: Path, text: str) -> None:
+    (root / CONFIG).write_text(text, encoding="utf-8")
+
+
+def test_defaults_apply_where_keys_are_absent(project: Path) -> None:
+    write_config(project, "[memory]\ntokenBudget = 5000\n")
+    cfg = load(project)
+    assert cfg.token_budget == 5000
+    assert cfg.compact_at_percent == 80
+    assert cfg.shard_names == ("seed", "failures", "corrections", "insights", "conventions", "quirks")
+    assert cfg.ignored == (".cache/", "events.ndjson", "board.md")
+    assert cfg.memory_dir == project / ".agents/memory"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            '[memory]\ntokenBudget = "lots"\n',
+            ".agents/lh.toml: at memory.tokenBudget: 'lots' is not an integer",
+            id="wrong-type",
+        ),
+        pytest.param(
+            "[memory]\ncompactAtPercent = 150\n",
+            ".agents/lh.toml: at memory.compactAtPercent: 150 is out of range; allowed: 1 to 100",
+            id="out-of-range",
+        ),
+        pytest.param(
+            "[memory]\ntokenBudgt = 10\n",
+            ".agents/lh.toml: at memory.tokenBudgt: unknown key; allowed keys here: cacheDir, compactAtPercent,"
+            " compactTargetPercent, dir, encoding, indexTokenBudget, keepNewest, shards, tokenBudget",
+            id="unknown-key",
+        ),
+        pytest.param(
+            "[memroy]\n",
+            ".agents/lh.toml: at memroy: unknown key; allowed keys here: artifacts, memory",
+            id="unknown-section",
+        ),
+        pytest.param(
+            '[memory]\nencoding = "o200k"\n',
+            ".agents/lh.toml: at memory.encoding: 'o200k' is not allowed; allowed: 'cl100k_base', 'estimate'",
+            id="bad-enum",
+        ),
+        pytest.param(
+            '[memory]\ndir = "../elsewhere"\n',
+            ".agents/lh.toml: at memory.dir: '../elsewhere' is not allowed:"
+            " must be a path relative to the project root, without '..'",
+            id="dir-escapes",
+        ),
+        pytest.param(
+            '[memory.shards]\n"Bad Name" = "x"\n',
+            ".agents/lh.toml: at memory.shards: 'Bad Name' is not allowed:"
+            " shard names use lowercase letters, digits and hyphens, at most 40 characters",
+            id="bad-shard-name",
+        ),
+        pytest.param(
+            "[memory]\ncompactAtPercent = 50\ncompactTargetPercent = 70\n",
+            ".agents/lh.toml: at memory.compactTargetPercent: 70 is not below memory.compactAtPercent (50);"
+            " choose a lower target",
+            id="target-above-threshold",
+        ),
+        pytest.param(
+            "[memory\n",
+            ".agents/lh.toml: not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 8);"
+            ' fix the file or run "lh init --force"',
+            id="broken-toml",
+        ),
+    ],
+)
+def test_bad_config_gets_one_clear_message_and_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    write_config(project, text)
+    capsys.readouterr()
+    assert main(["memory", "status"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == message + "\n"
+    assert captured.out == ""
+
+
+def test_every_problem_is_reported_sorted_by_location(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config(project, '[memory]\nkeepNewest = -1\ntokenBudget = "x"\n')
+    capsys.readouterr()
+    assert main(["config", "show"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        ".agents/lh.toml: at memory.keepNewest: -1 is out of range; allowed: 0 to 10000",
+        ".agents/lh.toml: at memory.tokenBudget: 'x' is not an integer",
+    ]
+
+
+def test_no_config_says_to_run_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["memory", "status"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("no lean-harness config (.agents/lh.toml) in ")
+    assert err.endswith(' or above; run "lh init"\n')
+
+
+def test_config_found_from_a_subfolder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    monkeypatch.chdir(sub)
+    assert main(["memory", "status"]) == 0
+
+
+def test_show_prints_effective_config_as_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config(project, "[memory]\nkeepNewest = 3\n")
+    capsys.readouterr()
+    assert main(["config", "show", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["version"] == 1
+    assert data["command"] == "config show"
+    assert data["config"]["memory"]["keepNewest"] == 3
+    assert data["config"]["memory"]["tokenBudget"] == DEFAULTS["memory"]["tokenBudget"]
+    assert data["problems"] == []
+
+
+def test_show_prints_toml(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["config", "show"]) == 0
+    out = capsys.readouterr().out
+    assert tomllib.loads(out) == DEFAULTS
+
+
+def test_set_writes_a_valid_value(project: Path) -> None:
+    assert main(["config", "set", "memory.tokenBudget", "30000"]) == 0
+    assert main(["config", "set", "memory.encoding", "estimate"]) == 0
+    assert main(["config", "set", "memory.shards.deploys", "How we deploy."]) == 0
+    cfg = load(project)
+    assert cfg.token_budget == 30000
+    assert cfg.encoding == "estimate"
+    assert ("deploys", "How we deploy.") in cfg.shards
+
+
+def test_set_leaves_the_file_untouched_when_the_value_is_invalid(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (project / CONFIG).read_bytes()
+    capsys.readouterr()
+    assert main(["config", "set", "memory.tokenBudget", "lots"]) == 2
+    assert capsys.readouterr().err == (
+        ".agents/lh.toml: at memory.tokenBudget: 'lots' is not an integer; file not changed\n"
+    )
+    assert (project / CONFIG).read_bytes() == before
+
+
+def test_set_refuses_to_drop_comments(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config(project, "# our settings\n[memory]\ntokenBudget = 9000\n")
+    capsys.readouterr()
+    assert main(["config", "set", "memory.keepNewest", "4"]) == 2
+    assert capsys.readouterr().err == (
+        ".agents/lh.toml has comments, which rewriting it would drop; edit the file by hand, or pass --drop-comments\n"
+    )
+    assert main(["config", "set", "memory.keepNewest", "4", "--drop-comments"]) == 0
+    assert load(project).keep_newest == 4
+
+
+def test_schema_command_prints_the_shipped_schema(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["config", "schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == schema.load("config")
+
+
+@pytest.mark.parametrize("name", schema.names())
+def test_every_shipped_schema_passes_the_metaschema(name: str) -> None:
+    schema.check_schema(schema.load(name))
+
+
+def test_defaults_validate_against_the_schema() -> None:
+    assert schema.validate(DEFAULTS, "config") == []

