@@ -2,7 +2,7 @@
 
 Validation against the shipped JSON Schema runs whenever the file's bytes are new; the hash
 of bytes that passed is remembered in the cache dir, so ordinary commands skip the jsonschema
-import (adr/0004-config.md).
+import (adr/0003-config.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Shipped JSON Schemas and validation that returns every problem with its location.
 
 This is the only module that imports jsonschema, and it does so lazily: commands on the hot
-path never pay for it (adr/0004-config.md).
+path never pay for it (adr/0003-config.md).
 """
 
 from __future__ import annotations

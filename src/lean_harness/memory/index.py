@@ -3,7 +3,7 @@
 It names each shard with its description, entry count and tokens, gives the total against the
 budget and how to pull more, then lists the newest entry titles while the budget lasts. It is
 made from the shard summaries only, holds no wall-clock time, and is byte-identical for the
-same shards (adr/0002-file-memory.md).
+same shards (adr/0001-file-only-memory.md).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ comment, which Markdown viewers hide and which no ordinary note contains::
 
 Everything outside entries is prose and is kept as it is. Parsing keeps each block's
 original text, so writing back an unchanged shard gives the same bytes (see
-adr/0003-entry-format.md).
+adr/0002-entry-format.md).
 """
 
 from __future__ import annotations

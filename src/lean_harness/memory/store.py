@@ -2,7 +2,7 @@
 
 Every write takes the project's lock, re-reads what it changes, writes each file atomically
 and regenerates INDEX.md from the shard summaries, so a refused or failed write leaves every
-file as it was (adr/0002-file-memory.md).
+file as it was (adr/0007-writes-and-locking.md).
 """
 
 from __future__ import annotations

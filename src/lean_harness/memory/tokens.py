@@ -9,7 +9,7 @@ entry counts that entry only, and a command whose counts are all cached never lo
 A few short texts are counted by a small byte-pair merge over the same ranks (no tiktoken
 import, no encoder construction); many texts go through tiktoken's own encoder. Tests keep
 both equal. When no ranks are available offline the count is an estimate, UTF-8 bytes / 4,
-and every report says so (adr/0006-token-estimation.md).
+and every report says so (adr/0005-token-counts.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,468 @@
+"""Lexical retrieval over memory entries: tokenize, index, score, rank.
+
+The ranking is BM25F over four fields of an entry (its text, its first line, its tags and
+its shard name), computed once at build time into one quantized impact per (term, entry),
+so a query only adds up a few packed posting lists. An identifier is indexed whole and as
+its parts; in a query its parts weigh half of the whole, so the entry that names
+`retryPolicy` outranks one that only says "retry policy". Query words unknown to the index
+are widened with a small table of technical synonyms, rejoined from known parts
+("lockfile"), or completed as prefixes ("timeoutSec").
+
+A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
+the share of the query the entry matches: 1.0 is every query word found once in an entry
+of average length; repeats and first-line or tag matches raise it (up to K1 + 1 = 2.2),
+and every query word that no entry contains lowers all scores, as much as the rarest word
+would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops most queries
+that have no answer in the memory while losing few real hits (see benchmarks/retrieval).
+
+`Index.to_bytes` writes ``MAGIC``, a format version byte, a byte-order byte, the CRC-32 of
+the payload as 4 little-endian bytes, then the payload: a `marshal` dump of plain tuples,
+lists, strings and bytes. Each posting list is the bytes of an `array('I')` of entry
+numbers followed by one impact byte per entry.
+"""
+
+from __future__ import annotations
+
+import marshal
+import math
+import re
+import sys
+from array import array
+from binascii import crc32
+from bisect import bisect_left
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+
+MAGIC = b"LHIX"
+FORMAT_VERSION = 1
+DEFAULT_MIN_SCORE = 0.35
+
+# BM25F parameters; each was measured on benchmarks/retrieval.
+K1 = 1.2
+B = 0.5
+W_BODY = 1.0
+W_TITLE = 1.0
+W_TAGS = 2.0
+W_SHARD = 0.5
+PART_DOC = 1.0  # an identifier's part counts this much of a plain word in an entry
+PART_QUERY = 0.5  # and this much of the whole identifier in a query
+SYNONYM = 0.5  # a synonym's match counts this much of the word's own
+PREFIX = 0.5  # a completion of an unknown query word counts this much of a full match
+UNKNOWN = 1.0  # a query word no entry contains still weighs this share of the rarest idf
+STEM = True
+
+_CHUNK_RE = re.compile(r"\w+(?:[./:-]\w+)*")
+_SEGMENT_RE = re.compile(r"[./:-]")
+_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_PLAIN_RE = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+")
+_VOWELS = frozenset("aeiouy")
+_NO_UNDOUBLE = frozenset("lsz")
+
+_STOPWORD_TEXT = """a about above after again against all am an and any are aren as at be because been
+    before being below between both but by can cannot could couldn did didn do does doesn
+    doing don down during each few for from further had hadn has hasn have haven having he
+    her here hers herself him himself his how i if in into is isn it its itself just let me
+    more most my myself no nor not of off on once only or other ought our ours ourselves out
+    over own same shall she should shouldn so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was wasn
+    we were weren what when where which while who whom why will with won would wouldn you
+    your yours yourself yourselves s t ll ve re d m o e g eg ie etc via also"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# Groups of words that agents use for the same thing; a query word reaches the others.
+_SYNONYM_GROUPS = (
+    "hang hangs stuck freeze frozen deadlock timeout",
+    "lock mutex",
+    "fail failure error break broken crash",
+    "flaky intermittent nondeterministic sporadic random",
+    "slow slowness latency sluggish",
+    "fast speed quick performance",
+    "config configuration settings setting options",
+    "dependency dependencies package packages requirement",
+    "install installed installing setup",
+    "directory folder dir",
+    "delete remove",
+    "windows win32 win",
+    "macos mac darwin osx",
+    "docs documentation readme",
+    "test tests pytest",
+    "repo repository",
+    "env environment",
+    "auth authentication login",
+    "db database sqlite",
+    "msg message",
+    "err error",
+    "perm permission",
+    "doesnt cannot unable",
+)
+
+
+# weight; whether the query word itself is indexed; (index term, share) alternatives
+_Concept = tuple[float, bool, list[tuple[str, float]]]
+
+
+@dataclass(frozen=True)
+class Doc:
+    """What the index needs of one entry."""
+
+    id: str
+    shard: str
+    created: str
+    tags: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked entry; `score` is the share of the query it matches (see the module docs)."""
+
+    id: str
+    shard: str
+    score: float
+    created: str
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper for lowercase words; other strings come back as they are."""
+    if not STEM or len(word) <= 3 or not word.isalpha() or not word.isascii():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "i"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("urations", "uration", "ations", "ation", "ingly", "edly", "ing", "ed", "ly", "ment", "ness", "ure"):
+        base = word[: -len(suffix)]
+        if word.endswith(suffix) and len(base) >= 3 and _VOWELS.intersection(base[:-1] or base):
+            word = base
+            if suffix in ("ing", "ed") and base[-1] == base[-2] and base[-1] not in _NO_UNDOUBLE:
+                word = base[:-1]
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    if word.endswith("y") and len(word) > 3 and word[-2] not in _VOWELS:
+        word = word[:-1] + "i"
+    return word
+
+
+def _analyze(text: str) -> list[tuple[str, bool]]:
+    """Terms of a text in order, each flagged True when it is only a part of an identifier."""
+    terms: list[tuple[str, bool]] = []
+    for match in _CHUNK_RE.finditer(text):
+        chunk = match.group().strip("_")
+        if not chunk:
+            continue
+        if _PLAIN_RE.fullmatch(chunk):
+            word = chunk.lower()
+            if word not in STOPWORDS:
+                terms.append((stem(word), False))
+            continue
+        if not chunk.isascii() and chunk.isalpha():
+            terms.append((chunk.casefold(), False))
+            continue
+        terms.append((chunk.casefold(), False))
+        segments = _SEGMENT_RE.split(chunk)
+        if len(segments) > 1:
+            terms.extend((s.strip("_").casefold(), False) for s in segments if _is_compound(s.strip("_")))
+        for part in _split_parts(chunk):
+            if (len(part) > 1 or part.isdigit()) and part not in STOPWORDS:
+                terms.append((stem(part), True))
+    return terms
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of a text: stemmed words, whole identifiers and their parts, no stopwords."""
+    return [term for term, _ in _analyze(text)]
+
+
+def _is_compound(segment: str) -> bool:
+    """True for an identifier with parts of its own (snake_case, camelCase, letters and digits)."""
+    return not segment.isdigit() and bool(segment) and not _PLAIN_RE.fullmatch(segment)
+
+
+def _split_parts(chunk: str) -> list[str]:
+    """The lowercase parts of an identifier, split at separators, case changes and digits."""
+    pieces = _SEGMENT_RE.sub(".", chunk).replace("_", ".").split(".")
+    return [p.lower() for piece in pieces for p in (_PART_RE.findall(piece) if piece.isascii() else [piece])]
+
+
+class Index:
+    """An immutable inverted index over entries, built once and cached as bytes."""
+
+    def __init__(
+        self,
+        *,
+        ids: list[str],
+        created: list[str],
+        shard_names: list[str],
+        doc_shards: bytes,
+        tags: dict[str, bytes],
+        postings: dict[str, bytes],
+    ) -> None:
+        self._ids = ids
+        self._created = created
+        self._shard_names = shard_names
+        self._doc_shards = doc_shards
+        self._tags = tags
+        self._postings = postings
+        self._vocab: list[str] | None = None
+        self._synonyms: dict[str, tuple[str, ...]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @classmethod
+    def build(cls, docs: Iterable[Doc]) -> Index:
+        """Index entries; the result does not depend on their order."""
+        ordered = sorted(docs, key=lambda d: (d.id, d.shard))
+        fields = [_fields(doc) for doc in ordered]
+        count = len(fields) or 1
+        avg_body = sum(f[0] for f in fields) / count or 1.0
+        avg_title = sum(f[1] for f in fields) / count or 1.0
+        lists: dict[str, tuple[list[int], list[int]]] = {}
+        for number, (body_len, title_len, weights) in enumerate(fields):
+            body_norm = W_BODY / (1 - B + B * body_len / avg_body)
+            title_norm = W_TITLE / (1 - B + B * title_len / avg_title)
+            for term, (body, title, other) in weights.items():
+                tf = body * body_norm + title * title_norm + other
+                impact = tf * (K1 + 1) / (K1 + tf)
+                entry = lists.setdefault(term, ([], []))
+                entry[0].append(number)
+                entry[1].append(max(1, min(255, round(impact * 255 / (K1 + 1)))))
+        postings = {t: array("I", lists[t][0]).tobytes() + bytes(lists[t][1]) for t in sorted(lists)}
+        shard_names = sorted({d.shard for d in ordered})
+        shard_number = {name: n for n, name in enumerate(shard_names)}
+        tag_docs: dict[str, list[int]] = {}
+        for number, doc in enumerate(ordered):
+            for tag in sorted({t.lower() for t in doc.tags}):
+                tag_docs.setdefault(tag, []).append(number)
+        return cls(
+            ids=[d.id for d in ordered],
+            created=[d.created for d in ordered],
+            shard_names=shard_names,
+            doc_shards=array("I", [shard_number[d.shard] for d in ordered]).tobytes(),
+            tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
+            postings=postings,
+        )
+
+    def to_bytes(self) -> bytes:
+        """The index as bytes for `from_bytes`; equal indexes give equal bytes."""
+        payload = marshal.dumps(
+            (self._ids, self._created, self._shard_names, self._doc_shards, self._tags, self._postings), 4
+        )
+        order = b"L" if sys.byteorder == "little" else b"B"
+        return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Index:
+        """An index from `to_bytes` output; ValueError for anything else, so a bad cache is rebuilt."""
+        order = b"L" if sys.byteorder == "little" else b"B"
+        if data[:4] != MAGIC:
+            raise ValueError("not a search index (bad magic bytes)")
+        if data[4:5] != bytes([FORMAT_VERSION]) or data[5:6] != order:
+            raise ValueError("search index has another format version or byte order")
+        payload = memoryview(data)[10:]
+        if crc32(payload) != int.from_bytes(data[6:10], "little"):
+            raise ValueError("search index is corrupt (checksum mismatch)")
+        try:
+            ids, created, shard_names, doc_shards, tags, postings = marshal.loads(payload)
+        except (EOFError, ValueError, TypeError) as error:
+            raise ValueError(f"search index is corrupt ({error})") from None
+        count = len(ids)
+        if not (
+            isinstance(ids, list)
+            and isinstance(created, list)
+            and isinstance(shard_names, list)
+            and isinstance(doc_shards, bytes)
+            and isinstance(tags, dict)
+            and isinstance(postings, dict)
+            and len(created) == count
+            and len(doc_shards) == 4 * count
+        ):
+            raise ValueError("search index is corrupt (unexpected layout)")
+        return cls(
+            ids=ids, created=created, shard_names=shard_names, doc_shards=doc_shards, tags=tags, postings=postings
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        shards: Collection[str] = (),
+        tags: Collection[str] = (),
+        min_score: float = 0.0,
+    ) -> list[Hit]:
+        """Entries matching the query, best first; ties go to the newer entry, then the smaller id.
+
+        `shards` keeps entries of any of the named shards; `tags` keeps entries carrying every
+        named tag; `min_score` drops entries that match less than that share of the query.
+        """
+        count = len(self._ids)
+        if limit <= 0 or count == 0:
+            return []
+        allowed = self._allowed(shards, tags)
+        if allowed is not None and not allowed:
+            return []
+        totals: dict[int, float] = {}
+        denominator = 0.0
+        rarest = math.log(1 + (count + 0.5) / 0.5)
+        for weight, known, alternatives in self._concepts(query):
+            top_idf = max((self._idf(t) * w for t, w in alternatives), default=0.0)
+            denominator += weight * (top_idf if known else max(top_idf, UNKNOWN * rarest))
+            if not alternatives:
+                continue
+            best: dict[int, float] = totals if len(alternatives) == 1 else {}
+            for term, share in alternatives:
+                posting = self._postings[term]
+                size = len(posting) // 5
+                docs = array("I")
+                docs.frombytes(posting[: 4 * size])
+                factor = weight * share * self._idf(term) * (K1 + 1) / 255
+                get = best.get
+                if best is totals:
+                    for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                        best[doc] = get(doc, 0.0) + factor * impact
+                else:
+                    for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                        value = factor * impact
+                        if value > get(doc, 0.0):
+                            best[doc] = value
+            if best is not totals:
+                for doc, value in best.items():
+                    totals[doc] = totals.get(doc, 0.0) + value
+        if not totals or not denominator:
+            return []
+        scale = 1.0 / denominator
+        floor = min_score / scale
+        scored = [
+            (value, doc)
+            for doc, value in totals.items()
+            if value >= floor and value > 0 and (allowed is None or doc in allowed)
+        ]
+        if len(scored) > limit:
+            cutoff = sorted((v for v, _ in scored), reverse=True)[limit - 1] - 1e-9
+            scored = [item for item in scored if item[0] >= cutoff]
+        ranked = [(round(value * scale, 6), doc) for value, doc in scored]
+        ranked.sort(key=lambda item: self._ids[item[1]])
+        ranked.sort(key=lambda item: self._created[item[1]], reverse=True)
+        ranked.sort(key=lambda item: item[0], reverse=True)
+        shard_of = memoryview(self._doc_shards).cast("I")
+        return [
+            Hit(self._ids[doc], self._shard_names[shard_of[doc]], score, self._created[doc])
+            for score, doc in ranked[:limit]
+        ]
+
+    def _idf(self, term: str) -> float:
+        df = len(self._postings[term]) // 5
+        return math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
+
+    def _allowed(self, shards: Collection[str], tags: Collection[str]) -> set[int] | None:
+        allowed: set[int] | None = None
+        if shards:
+            wanted = {n for n, name in enumerate(self._shard_names) if name in set(shards)}
+            shard_of = memoryview(self._doc_shards).cast("I")
+            allowed = {doc for doc in range(len(self._ids)) if shard_of[doc] in wanted}
+        for tag in tags:
+            docs = array("I")
+            docs.frombytes(self._tags.get(tag.lower(), b""))
+            allowed = set(docs) if allowed is None else allowed.intersection(docs)
+        return allowed
+
+    def _concepts(self, query: str) -> list[_Concept]:
+        """The query as weighted concepts, each a list of (index term, share) alternatives."""
+        concepts: dict[str, _Concept] = {}
+        for match in _CHUNK_RE.finditer(query):
+            chunk = match.group().strip("_")
+            if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
+                word = chunk.casefold()
+                if word not in STOPWORDS:
+                    self._add_word(word, concepts)
+                continue
+            if not chunk:
+                continue
+            whole = chunk.casefold()
+            alternatives = [(whole, 1.0)] if whole in self._postings else self._prefixed(whole)
+            parts = [p for p in _split_parts(chunk) if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS]
+            if not alternatives:
+                for part in parts:
+                    self._add_word(part, concepts)
+                continue
+            concepts.setdefault(whole, (1.0, True, alternatives))
+            for part in parts:
+                term = stem(part)
+                if term in self._postings:
+                    concepts.setdefault(term, (PART_QUERY, True, [(term, 1.0)]))
+        return list(concepts.values())
+
+    def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
+        term = stem(word)
+        if term in self._postings:
+            synonyms = [(s, SYNONYM) for s in self._synonyms_of(term) if s in self._postings]
+            concepts.setdefault(term, (1.0, True, [(term, 1.0), *synonyms]))
+            return
+        synonyms = [(s, SYNONYM) for s in self._synonyms_of(term) if s in self._postings]
+        if synonyms:
+            concepts.setdefault(term, (1.0, False, synonyms))
+            return
+        pieces = self._segment(word)
+        for piece in pieces:
+            concepts.setdefault(piece, (1.0, True, [(piece, 1.0)]))
+        if not pieces:
+            completions = [(t, PREFIX) for t, _ in self._prefixed(term)] if len(word) >= 4 else []
+            concepts.setdefault(term, (1.0, False, completions))
+
+    def _segment(self, word: str) -> list[str]:
+        """Known terms that join up to an unknown word ("lockfile" -> lock, file), or nothing."""
+        if len(word) < 6 or not word.isalpha():
+            return []
+        for cut in range(3, len(word) - 2):
+            left, right = stem(word[:cut]), stem(word[cut:])
+            known = left in self._postings and right in self._postings
+            if known and word[:cut] not in STOPWORDS and word[cut:] not in STOPWORDS:
+                return [left, right]
+        return []
+
+    def _prefixed(self, prefix: str) -> list[tuple[str, float]]:
+        """Index terms that start with an unknown, possibly truncated, query term."""
+        if len(prefix) < 4:
+            return []
+        if self._vocab is None:
+            self._vocab = list(self._postings)  # built in sorted order
+        vocab = self._vocab
+        start = bisect_left(vocab, prefix)
+        found: list[tuple[str, float]] = []
+        for term in vocab[start : start + 50]:
+            if not term.startswith(prefix):
+                break
+            found.append((term, 1.0))
+        return found
+
+    def _synonyms_of(self, term: str) -> tuple[str, ...]:
+        if self._synonyms is None:
+            table: dict[str, set[str]] = {}
+            for group in _SYNONYM_GROUPS:
+                stems = {stem(w) for w in group.split()}
+                for member in stems:
+                    table.setdefault(member, set()).update(stems - {member})
+            self._synonyms = {k: tuple(sorted(v)) for k, v in table.items()}
+        return self._synonyms.get(term, ())
+
+
+def _fields(doc: Doc) -> tuple[int, int, dict[str, list[float]]]:
+    """Body length, title length and, per term, its weighted frequency in body, title and the rest."""
+    weights: dict[str, list[float]] = {}
+    body_len = 0
+    for term, part in _analyze(doc.text):
+        weights.setdefault(term, [0.0, 0.0, 0.0])[0] += PART_DOC if part else 1.0
+        body_len += not part
+    title = next((line for line in doc.text.splitlines() if line.strip()), "")
+    title_len = 0
+    for term, part in _analyze(title):
+        weights.setdefault(term, [0.0, 0.0, 0.0])[1] += PART_DOC if part else 1.0
+        title_len += not part
+    for source, field_weight in ((" ".join(doc.tags), W_TAGS), (doc.shard, W_SHARD)):
+        for term, part in _analyze(source):
+            weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (PART_DOC if part else 1.0)
+    return body_len, title_len, weights

@@ -1,0 +1,594 @@
+"""Find credentials in text before it is written to memory or shown to an agent.
+
+A rule is a regular expression for one credential format plus an optional
+validator that looks at the matched value alone. The value is the text of the
+first named group whose name starts with ``v`` that took part in the match, or
+the whole match when the pattern has no such group; only the value is reported
+and masked, so the context a rule needs (``AccountKey=``, ``Bearer``) survives
+masking. Every rule lists lowercase keywords: a rule runs only when one of them
+occurs in the lowercased text, which keeps a scan of a note without any
+credential-like text to a few substring searches. Rules are ranked: a
+provider-specific format beats a structural one (JWT, URL password, PEM block),
+which beats a ``.env`` line, which beats the generic keyword assignment; of
+overlapping candidates only the best-ranked one is reported. Patterns are
+compiled on the first scan and kept in a module global.
+"""
+
+from __future__ import annotations
+
+import binascii
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+__all__ = ["RULES", "Finding", "Rule", "mask", "rule_ids", "scan"]
+
+PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
+_MASK = "********"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One credential format: where its value is and how to confirm it."""
+
+    id: str
+    description: str
+    pattern: str
+    keywords: tuple[str, ...]
+    validate: Callable[[str], bool] | None = None
+    rank: int = PROVIDER
+    bounded: bool = False  # the value must not continue a word on its left
+    lowered: bool = False  # the pattern is lowercase and runs on the lowercased text
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A credential found in scanned text; `start`/`end` delimit its value."""
+
+    rule: str
+    description: str
+    line: int
+    column: int
+    start: int
+    end: int
+    preview: str
+
+
+# --- value checks -------------------------------------------------------------
+
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+# Stand-in markers: checked anywhere in short values, as whole words in long ones
+# (a long random token contains any four-letter string by chance now and then).
+_PLACEHOLDER_PARTS = (
+    "example", "dummy", "fake", "sample", "placeholder", "redacted", "changeme",
+    "change_me", "change-me", "your", "xxxx", "here", "todo", "insert", "replace",
+    "123456", "abcdef", "qwerty",
+)  # fmt: skip
+_PLACEHOLDER_MARKS = ("****", "…", "...", "<", ">", "{{", "${")
+_PLACEHOLDER_WORDS = frozenset(
+    "password passwd pass pwd secret token apikey api_key key none null nil "
+    "undefined empty string str required optional true false yes no default "
+    "value test testing tbd unset hidden masked admin user username root "
+    "foo bar foobar baz secret123 password123 letmein hunter2 demo".split()
+)
+# Helper patterns stay strings: `re` compiles and caches them on first use.
+_LONG_PLACEHOLDER = (
+    r"(?i)(?:^|[^a-z])(?:example|dummy|fake|sample|placeholder|redacted)(?:$|[^a-z])|x{8}"
+)
+_KEYWORD_WORDS = ("password", "passwd", "secret", "token", "apikey", "api_key")
+_REFERENCE = (
+    r"(?i)(?:\$|%\(|%[a-z_]|\{|<|\[|!vault|#\{|enc\[|vault:|env[:.(\[]|getenv|os\.|"
+    r"process\.|config\.|settings\.|self\.|this\.|secrets\.|ctx\.|args\.|options\.|"
+    r"params\.|import\.meta)"
+)
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_NUMBERISH = r"[\d.,:_\-+v]+"
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    return -sum(c / size * math.log2(c / size) for c in counts.values())
+
+
+def _classes(value: str) -> int:
+    """How many of lowercase, uppercase, digits and other characters occur."""
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+def _has_run(value: str, length: int = 6) -> bool:
+    """True when `length` equal or consecutive characters follow one another."""
+    same = step = 1
+    for before, after in zip(value, value[1:], strict=False):
+        same = same + 1 if before == after else 1
+        step = step + 1 if ord(after) - ord(before) == 1 else 1
+        if same >= length or step >= length:
+            return True
+    return False
+
+
+def _placeholder(value: str) -> bool:
+    """Values that only stand in for a credential: templates, masks, examples."""
+    lowered = value.lower()
+    if lowered.strip("'\"`") in _PLACEHOLDER_WORDS:
+        return True
+    if any(mark in value for mark in _PLACEHOLDER_MARKS):
+        return True
+    if len(value) > 64:
+        return re.search(_LONG_PLACEHOLDER, value) is not None
+    if any(part in lowered for part in _PLACEHOLDER_PARTS):
+        return True
+    return len(set(value)) < min(6, max(2, len(value) // 3)) or _has_run(value)
+
+
+def _plausible(value: str) -> bool:
+    """The default validator: anything that is not a placeholder."""
+    return not _placeholder(value)
+
+
+def _random_looking(value: str, min_entropy: float = 3.0) -> bool:
+    """Not a placeholder, and letters mixed with digits at a reasonable entropy."""
+    return (
+        not _placeholder(value)
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and _entropy(value) >= min_entropy
+    )
+
+
+def _base62_checksum_ok(value: str) -> bool:
+    """GitHub and npm tokens end in the base62 CRC32 of their random part."""
+    body, check = value[value.index("_") + 1 : -6], value[-6:]
+    number, digits = binascii.crc32(body.encode()), ""
+    while number:
+        number, rest = divmod(number, 62)
+        digits = _BASE62[rest] + digits
+    return digits.rjust(6, "0") == check
+
+
+def _checksummed(value: str) -> bool:
+    """A valid checksum proves the token; without one, fall back to plausibility.
+
+    The shape alone (prefix, exact length, alphabet) is specific enough to keep
+    recall high when a checksum is wrong, so a bad checksum only lets the
+    placeholder filters reject it; a good one overrides them.
+    """
+    return _base62_checksum_ok(value) or _random_looking(value)
+
+
+def _aws_secret(value: str) -> bool:
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return mixed and value.count("/") < 4 and _random_looking(value, 3.8)
+
+
+def _b64decode(value: str) -> bytes:
+    """Decode standard or URL-safe base64 with or without padding; b"" if invalid."""
+    cleaned = value.replace("-", "+").replace("_", "/").rstrip("=")
+    try:
+        return binascii.a2b_base64(cleaned + "=" * (-len(cleaned) % 4))
+    except binascii.Error:
+        return b""
+
+
+def _jwt(value: str) -> bool:
+    """Header and payload are base64url JSON; the jwt.io sample token is an example."""
+    header, payload = (_b64decode(part) for part in value.split(".")[:2])
+    if b"John Doe" in payload or _placeholder(value):
+        return False
+    return header.startswith(b"{") and payload.lstrip().startswith(b"{")
+
+
+def _basic_credentials(value: str) -> bool:
+    """A Basic authorization value decodes to ``user:password``."""
+    user, colon, password = _b64decode(value).partition(b":")
+    return bool(colon and user and password) and _password(password.decode("latin-1"))
+
+
+def _pem_body(value: str) -> bool:
+    """Enough base64 with the spread of real key material, not a masked stand-in."""
+    body = re.sub(r"\\[rn]|\s", "", value)
+    return len(body) >= 40 and _entropy(body) >= 4.0
+
+
+def _literal(value: str, min_length: int = 6) -> bool:
+    """A literal, not a reference, path, URL, number or stand-in word."""
+    lowered = value.lower()
+    return not (
+        len(value) < min_length
+        or re.match(_REFERENCE, value)
+        or "(" in value
+        or "://" in value
+        or value[0] in "/~."
+        or value[1:3] == ":\\"
+        or re.fullmatch(_NUMBERISH, value)
+        or any(c.isspace() for c in value)
+        or any(word in lowered for word in _KEYWORD_WORDS)
+        or _placeholder(value)
+    )
+
+
+def _password(value: str) -> bool:
+    """A literal password in a URL or a curl ``-u`` option."""
+    return _literal(value, 3)
+
+
+def _dotenv_value(value: str) -> bool:
+    """A `.env` line is explicit: any literal counts unless it is a single short word."""
+    return _literal(value) and (not value.isalpha() or len(value) >= 12)
+
+
+def _keyword_value(value: str) -> bool:
+    """Generic assignments need a value that looks generated, not written by hand."""
+    if not _literal(value, 8):
+        return False
+    lower, upper = any(c.islower() for c in value), any(c.isupper() for c in value)
+    if re.fullmatch(_IDENTIFIER, value):  # a bare identifier is usually a variable
+        if "." in value:
+            return False
+        if value.isalpha():
+            return len(value) >= 12 and lower and re.search("[A-Z]{2}", value) is not None
+        hexish = all(c in "0123456789abcdef" for c in value.lower())
+        digit = any(c.isdigit() for c in value)
+        if not (digit and len(value) >= 12 and ((lower and upper) or hexish)):
+            return False
+    if _classes(value) < 2:
+        return False
+    size = len(value)
+    return _entropy(value) >= (2.5 if size < 12 else 3.0 if size < 20 else 3.3)
+
+
+# --- the registry -------------------------------------------------------------
+
+_B = r"(?:(?<![A-Za-z0-9])|(?<=%[0-9A-Fa-f]{2})|(?<=\\[nrt]))"  # start: not mid-word
+_E = r"(?![A-Za-z0-9])"
+_EW = r"(?![A-Za-z0-9_\-])"
+_NL = r"(?:\r?\n|\\r\\n|\\n)"
+_HEX = "[0-9a-fA-F]"
+_UUID = rf"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
+_QUOTE = r"(?:\\?[\"'`]|%2[27])?"
+_OP = r"[ \t]*(?:=>|:=|=|:|%3[DdAa])[ \t]*"
+
+
+def _value(n: str, min_length: int = 1) -> str:
+    """Alternatives for a value: quoted, JSON-escaped or bare (URL-encoded allowed)."""
+    bare = r"(?:[^\s\"'`,;&|<>(){}\[\]\\%]|%(?!2[0267CcBb]|3[BbCcEe]|0[AaDd])[0-9A-Fa-f]{2})"
+    return (
+        rf"(?:\"(?P<v{n}a>[^\"\n]{{{min_length},256}})\""
+        rf"|'(?P<v{n}b>[^'\n]{{{min_length},256}})'"
+        rf"|\\\"(?P<v{n}c>[^\"\\\n]{{{min_length},256}})\\\""
+        rf"|(?:%2[27])?(?P<v{n}d>{bare}{{{min_length},256}}))"
+    )
+
+
+def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...] = (),
+              validate: Callable[[str], bool] = _plausible, end: str = _E) -> Rule:  # fmt: skip
+    """A token recognised by its literal prefix, bounded on both sides.
+
+    The left boundary is checked in Python, not with a look-behind, so that the
+    pattern starts with its literal prefix and `re` finds it about as fast as a
+    substring search; only bodies that start otherwise need `keys`.
+    """
+    return Rule(rule_id, description, body + end, keys, validate, bounded=True)
+
+
+_KEY_QUALIFIERS = "api access auth private client encryption signing master app account secret"
+# Lowercase, matched against the lowercased text. Every branch starts with a literal
+# so that `re` skips quickly to candidates; "key" only counts after a qualifier such
+# as "api_" or "client", checked by fixed-width look-behinds once "key" has matched.
+_KEY_NAME = (
+    r"(?:pass(?:word|wd|phrase)?|pwd(?<![a-z]pwd)|secret|token|credentials?|auth(?<![a-z]auth)|"
+    r"key(?:"
+    + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in _KEY_QUALIFIERS.split())
+    + r"))(?:[_.\-]?(?:key|value|str|string))?"
+)
+_ENV_NAME = (
+    r"[A-Z][A-Z0-9_]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|"
+    r"(?:API|ACCESS|SECRET|PRIVATE|AUTH|ENCRYPTION|SIGNING|MASTER|CLIENT|APP|SERVICE|"
+    r"ACCOUNT|WEBHOOK|SESSION|LICENSE|JWT|HMAC|CRYPT)_?KEY)"
+)
+_PEM_HEADER = r"[A-Za-z][A-Za-z\-]*:[^\n\\]*"
+
+RULES: tuple[Rule, ...] = (
+    _prefixed("aws-access-key-id", "an AWS access key ID",
+              r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
+    Rule("aws-secret-key", "an AWS secret access key",
+         r"(?:aws|amazon|secret)[^\n]{0,60}?(?<![a-z0-9/+=])(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+         (), _aws_secret, lowered=True),
+    _prefixed("aws-session-token", "an AWS session token",
+              r"(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{80,}", end="", keys=("fwogzxivyxdz", "iqojb3jpz2lux2vj")),
+    _prefixed("github-pat", "a GitHub personal access token",
+              r"ghp_[A-Za-z0-9]{36}", validate=_checksummed),
+    _prefixed("github-fine-grained-pat", "a GitHub fine-grained personal access token",
+              r"github_pat_[A-Za-z0-9]{20,30}_[A-Za-z0-9]{50,70}"),
+    _prefixed("github-oauth-token", "a GitHub OAuth access token",
+              r"gho_[A-Za-z0-9]{36}", validate=_checksummed),
+    _prefixed("github-app-token", "a GitHub App token",
+              r"gh[us]_[A-Za-z0-9]{36,255}", validate=_checksummed),
+    _prefixed("github-refresh-token", "a GitHub refresh token",
+              r"ghr_[A-Za-z0-9]{36,255}", validate=_checksummed),
+    _prefixed("gitlab-pat", "a GitLab personal access token",
+              r"glpat-[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]+)*", end=_EW),
+    _prefixed("gitlab-token", "a GitLab token",
+              r"gl(?:dt|rt|ptt|cbt|soat|ffct|imt|agent|oas|ft|wt)-[A-Za-z0-9_\-]{20,}", end=_EW),
+    _prefixed("slack-token", "a Slack token",
+              r"xox(?:e\.xox[bp]|[abeoprs])-[0-9]{1,16}(?:-[A-Za-z0-9]{1,80}){1,4}", validate=lambda v: len(v) >= 30 and _random_looking(v, 2.5), end=_EW),
+    _prefixed("slack-app-token", "a Slack app-level token",
+              r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{20,}"),
+    Rule("slack-webhook", "a Slack webhook URL",
+         r"hooks\.slack\.com/(?:services|workflows|triggers)/"
+         r"(?P<v>[A-Za-z0-9_\-]+(?:/[A-Za-z0-9_\-]+){1,3})",
+         ("hooks.slack.com",), lambda v: len(v) >= 30 and _plausible(v)),
+    _prefixed("stripe-secret-key", "a Stripe secret key",
+              r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{20,255}", keys=("k_live_", "k_test_", "k_prod_")),
+    _prefixed("stripe-webhook-secret", "a Stripe webhook signing secret",
+              r"whsec_[A-Za-z0-9+/=]{24,}"),
+    _prefixed("anthropic-api-key", "an Anthropic API key",
+              r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_\-]{32,}", end=_EW),
+    _prefixed("openrouter-api-key", "an OpenRouter API key",
+              r"sk-or-v1-[a-f0-9]{64}"),
+    _prefixed("openai-api-key", "an OpenAI API key",
+              r"sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{32,250}",
+              validate=lambda v: _random_looking(v, 3.5), end=_EW),
+    _prefixed("google-api-key", "a Google API key", r"AIza[A-Za-z0-9_\-]{35}", end=_EW),
+    _prefixed("google-oauth-token", "a Google OAuth token",
+              r"(?:ya29\.[A-Za-z0-9_\-.]{20,}|1//0[A-Za-z0-9_\-]{40,})",
+              end=_EW, keys=("ya29.", "1//0")),
+    _prefixed("google-oauth-client-secret", "a Google OAuth client secret",
+              r"GOCSPX-[A-Za-z0-9_\-]{28}", end=_EW),
+    Rule("gcp-service-account", "a Google Cloud service account key",
+         r"\\?\"private_key_id\\?\"\s*:\s*\\?\"(?P<v>[a-f0-9]{40})\\?\"",
+         ("private_key_id",), _plausible),
+    Rule("azure-storage-key", "an Azure storage account key",
+         r"(?i:AccountKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{40,100}={0,2})", ("accountkey",)),
+    Rule("azure-shared-access-key", "an Azure shared access key",
+         r"(?i:SharedAccessKey|SharedSecretValue)\s*=\s*(?P<v>[A-Za-z0-9+/]{30,100}={0,2})",
+         ("sharedaccesskey", "sharedsecretvalue"), _plausible),
+    Rule("azure-sas-token", "an Azure shared access signature",
+         r"[?&;]sig=(?P<v>(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){30,})", ("sig=",),
+         lambda v: _random_looking(v, 3.5)),
+    Rule("azure-ad-client-secret", "an Azure AD client secret",
+         r"(?<![A-Za-z0-9_~.\-])(?P<v>[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})"
+         r"(?![A-Za-z0-9_~.\-])",
+         ("q~",), _plausible),
+    _prefixed("azure-devops-pat", "an Azure DevOps personal access token",
+              r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}", keys=("azdo",)),
+    _prefixed("twilio-api-key", "a Twilio API key SID", r"SK[0-9a-fA-F]{32}",
+              validate=lambda v: _random_looking(v, 3.0)),
+    _prefixed("twilio-account-sid", "a Twilio account SID", r"AC[0-9a-f]{32}",
+              validate=lambda v: _random_looking(v, 3.0)),
+    Rule("twilio-auth-token", "a Twilio auth token",
+         r"(?:ac[0-9a-f]{32}:(?P<v1>[0-9a-f]{32})|(?:twilio|auth[_\-.]?token)[^\n]{0,40}?"
+         r"(?<![a-z0-9])(?P<v2>[0-9a-f]{32})(?![a-z0-9]))",
+         ("twilio", "auth"), lambda v: _random_looking(v, 3.0), lowered=True),
+    _prefixed("sendgrid-api-key", "a SendGrid API key",
+              r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", end=_EW),
+    _prefixed("discord-bot-token", "a Discord bot token",
+              r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}",
+              validate=lambda v: _random_looking(v, 3.5), end=_EW),
+    Rule("discord-webhook", "a Discord webhook URL",
+         r"discord(?:app)?\.com/api/webhooks/\d{17,20}/(?P<v>[A-Za-z0-9_\-]{60,70})",
+         ("discord",), _plausible),
+    _prefixed("telegram-bot-token", "a Telegram bot token",
+              r"\d{5,16}:AA[A-Za-z0-9_\-]{33}", end=_EW, keys=(":aa",)),
+    _prefixed("npm-token", "an npm access token",
+              r"npm_[A-Za-z0-9]{36}", validate=_checksummed),
+    Rule("npmrc-auth-token", "an npm registry credential",
+         r":_auth(?:Token)?\s*=\s*[\"']?(?P<v>[^\s\"']{8,})", (":_auth",),
+         lambda v: _literal(v, 8), STRUCTURAL),
+    _prefixed("pypi-token", "a PyPI API token", r"pypi-AgE[A-Za-z0-9_\-]{50,}",
+              end=_EW),
+    _prefixed("huggingface-token", "a Hugging Face access token",
+              r"(?:hf_|api_org_)[A-Za-z0-9]{30,40}",
+              validate=lambda v: _plausible(v) and _classes(v[3:]) >= 2 and _entropy(v) >= 3.5, keys=("hf_", "api_org_")),
+    _prefixed("shopify-token", "a Shopify access token",
+              r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    _prefixed("mailgun-api-key", "a Mailgun API key",
+              r"(?:key-[0-9a-zA-Z]{32}|[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})",
+              validate=lambda v: _random_looking(v, 3.0), keys=("key-", "mailgun")),
+    _prefixed("mailchimp-api-key", "a Mailchimp API key",
+              r"[0-9a-f]{32}-us\d{1,2}", validate=lambda v: _random_looking(v, 3.0), keys=("-us",)),
+    Rule("heroku-api-key", "a Heroku API key",
+         rf"(?:(?P<v1>HRKU-[A-Za-z0-9_\-]{{20,}})|(?i:heroku)[^\n]{{0,40}}?"
+         rf"(?i:key|token|auth|password|secret)[^\n]{{0,30}}?(?<![A-Za-z0-9\-])"
+         rf"(?P<v2>{_UUID})(?![A-Za-z0-9\-]))",
+         ("heroku", "hrku-"), _plausible),
+    _prefixed("digitalocean-token", "a DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}"),
+    _prefixed("age-secret-key", "an age secret key",
+              r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    _prefixed("vault-token", "a HashiCorp Vault token", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", end=_EW),
+    _prefixed("terraform-cloud-token", "a Terraform Cloud token",
+              r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-]{60,}", end=_EW, keys=("atlasv1",)),
+    _prefixed("databricks-token", "a Databricks token", r"dapi[a-f0-9]{32}(?:-\d)?"),
+    _prefixed("linear-api-key", "a Linear API key", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}"),
+    _prefixed("postman-api-key", "a Postman API key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    _prefixed("newrelic-api-key", "a New Relic API key", r"NR(?:AK|II|JS)-[A-Za-z0-9]{27,42}"),
+    _prefixed("grafana-token", "a Grafana token",
+              r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})"),
+    _prefixed("sentry-token", "a Sentry auth token", r"sntry[su]_[A-Za-z0-9+/=_\-]{40,}", end=_EW),
+    _prefixed("atlassian-api-token", "an Atlassian API token",
+              r"AT(?:ATT3|CTT3|BB)[A-Za-z0-9_\-=]{28,}",
+              end=_EW),
+    _prefixed("doppler-token", "a Doppler token",
+              r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    _prefixed("pulumi-token", "a Pulumi access token", r"pul-[a-f0-9]{40}"),
+    _prefixed("square-token", "a Square access token",
+              r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{60})", end=_EW, keys=("sq0atp-", "sq0csp-", "eaaa")),
+    _prefixed("facebook-access-token", "a Facebook access token", r"EAA[A-Za-z0-9]{90,}", validate=lambda v: _random_looking(v, 3.5)),
+    _prefixed("supabase-token", "a Supabase access token", r"sb(?:p|_secret)_[A-Za-z0-9_]{40,}"),
+    _prefixed("notion-token", "a Notion integration token",
+              r"(?:ntn_[A-Za-z0-9]{40,50}|secret_[A-Za-z0-9]{43})",
+              validate=lambda v: _random_looking(v, 3.5), keys=("ntn_", "secret_")),
+    _prefixed("airtable-token", "an Airtable personal access token",
+              r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+    _prefixed("replicate-token", "a Replicate API token", r"r8_[A-Za-z0-9]{37}"),
+    _prefixed("groq-api-key", "a Groq API key", r"gsk_[A-Za-z0-9]{48,56}"),
+    _prefixed("xai-api-key", "an xAI API key", r"xai-[A-Za-z0-9]{70,90}"),
+    _prefixed("perplexity-api-key", "a Perplexity API key", r"pplx-[A-Za-z0-9]{40,60}"),
+    _prefixed("langsmith-api-key", "a LangSmith API key",
+              r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
+    _prefixed("tailscale-key", "a Tailscale key",
+              r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]+-[A-Za-z0-9]{20,}"),
+    _prefixed("docker-hub-pat", "a Docker Hub access token", r"dckr_pat_[A-Za-z0-9_\-]{27,}", end=_EW),
+    _prefixed("pinecone-api-key", "a Pinecone API key", r"pcsk_[A-Za-z0-9_]{40,}"),
+    _prefixed("figma-token", "a Figma access token", r"fig[du]_[A-Za-z0-9_\-]{38,}", end=_EW),
+    _prefixed("planetscale-token", "a PlanetScale token",
+              r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,64}", end=_EW),
+    _prefixed("fly-token", "a Fly.io token", r"fm[12]_[A-Za-z0-9+/=_\-]{50,}",
+              end=_EW),
+    _prefixed("jfrog-token", "a JFrog token",
+              r"(?:AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56})", keys=("akcp", "cmvmdgtu")),
+    _prefixed("firebase-fcm-key", "a Firebase Cloud Messaging server key",
+              r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}", end=_EW),
+    _prefixed("braintree-token", "a Braintree access token",
+              r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
+    _prefixed("contentful-token", "a Contentful personal access token",
+              r"CFPAT-[A-Za-z0-9_\-]{43}", end=_EW),
+    _prefixed("buildkite-token", "a Buildkite token", r"bku[ae]_[a-f0-9]{40}"),
+    _prefixed("resend-api-key", "a Resend API key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}"),
+    _prefixed("twitter-bearer-token", "a Twitter/X bearer token",
+              r"A{20,24}[A-Za-z0-9%]{60,}",
+              validate=lambda v: _entropy(v) >= 3.5, keys=("aaaaaaaaaaaaaaaaaaaa",)),
+    _prefixed("mapbox-token", "a Mapbox secret token",
+              r"sk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}", end=_EW),
+    Rule("private-key", "a private key",
+         r"-----BEGIN[ A-Z0-9]{0,24}PRIVATE KEY(?: BLOCK)?-----[ \t]*"
+         rf"(?:{_NL}[ \t]*)+(?:{_PEM_HEADER}(?:{_NL}[ \t]*)+)*"
+         rf"(?P<v>[A-Za-z0-9+/=]{{16,}}(?:[ \t]*{_NL}[ \t]*[A-Za-z0-9+/=]+(?=[ \t]*(?:{_NL}|-----|$)))*)",
+         ("private key",), _pem_body, STRUCTURAL),
+    _prefixed("jwt", "a JSON Web Token",
+              r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}",
+              validate=_jwt, end=_EW),
+    Rule("url-credentials", "a password in a URL",
+         r"://(?<=[A-Za-z0-9]://)[^\s:@/?#\"'<>]{1,100}:"
+         r"(?P<v>[^\s@/?#\"'<>]{1,200})@(?=[A-Za-z0-9\[])",
+         ("://",), _password, STRUCTURAL),
+    Rule("bearer-token", "a bearer token",
+         r"(?:(?i:\bbearer)[ \t]+(?P<v1>[A-Za-z0-9._~+/\-]{16,}=*)"
+         r"|(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:token|bot|apikey|sso-key)[ \t]+"
+         r"(?P<v2>[A-Za-z0-9._~+/:\-]{16,}=*))",
+         ("bearer", "authorization"), lambda v: _random_looking(v, 3.0), STRUCTURAL),
+    Rule("basic-auth", "basic authentication credentials",
+         r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:basic)[ \t]+"
+         r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
+         ("basic",), _basic_credentials, STRUCTURAL),
+    Rule("cli-password", "a password on a command line",
+         r"(?m)(?:(?:^|[ \t])(?:-u|--user|--basic-auth)[ \t=]*[\"']?[^\s:\"'$]{1,100}:"
+         r"(?P<v1>[^\s\"']{3,200})|--(?:[a-z]+-)*(?:password|passwd|token|secret|api-?key|"
+         r"access-key|secret-key)(?:=|[ \t]+)[\"']?(?P<v2>[^\s\"']{3,200}))",
+         ("-u", "--user", "--basic-auth", "--"), lambda v: _literal(v, 6), STRUCTURAL),
+    Rule("env-assignment", "a secret in an environment variable assignment",
+         rf"(?m)^[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
+         ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV),
+    Rule("keyword-assignment", "a secret assigned to a password, token or key",
+         rf"{_KEY_NAME}{_QUOTE}{_OP}{_value('', 1)}",
+         (), _keyword_value,
+         KEYWORD, lowered=True),
+)  # fmt: skip
+
+_compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
+
+
+def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """Compile a rule on first use (most scans need only a few) and name its value groups."""
+    if rule.id not in _compiled:
+        pattern = re.compile(rule.pattern)
+        groups = sorted((i, n) for n, i in pattern.groupindex.items() if n.startswith("v"))
+        _compiled[rule.id] = pattern, tuple(name for _, name in groups)
+    return _compiled[rule.id]
+
+
+def _bounded(text: str, start: int) -> bool:
+    """The value does not continue a word: start of text, a non-alphanumeric, an escape."""
+    if start == 0 or not text[start - 1].isascii() or not text[start - 1].isalnum():
+        return True
+    before = text[max(0, start - 3) : start]
+    return before[-2:] in ("\\n", "\\r", "\\t") or (
+        len(before) == 3 and before[0] == "%" and all(c in "0123456789abcdefABCDEF" for c in before[1:])
+    )
+
+
+def rule_ids() -> tuple[str, ...]:
+    """The id of every rule, in registry order."""
+    return tuple(rule.id for rule in RULES)
+
+
+def _redact(value: str) -> str:
+    """At most four leading characters (fewer for short values), then a fixed mask."""
+    return value[: min(4, len(value) // 5)] + _MASK
+
+
+def _matches(rule: Rule, text: str, lowered: str) -> Iterator[tuple[int, int]]:
+    """Spans of the values this rule's pattern finds, before validation."""
+    pattern, groups = _compile(rule)
+    for match in pattern.finditer(lowered if rule.lowered else text):
+        span = match.span()
+        for name in groups:
+            if match.group(name) is not None:
+                span = match.span(name)
+                break
+        if span[1] > span[0] and (not rule.bounded or _bounded(text, span[0])):
+            yield span
+
+
+def _lower(text: str) -> str:
+    """Lowercase without moving offsets (a few non-ASCII letters change length)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return text.translate({c: c + 32 for c in range(65, 91)})
+
+
+def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
+    lowered = _lower(text)
+    found = []
+    for rule in RULES:
+        if rule.keywords and not any(keyword in lowered for keyword in rule.keywords):
+            continue
+        for start, end in _matches(rule, text, lowered):
+            if rule.validate is None or rule.validate(text[start:end]):
+                found.append((start, end, rule.rank, rule))
+    return found
+
+
+def scan(text: str, *, allow: Iterable[str] = ()) -> list[Finding]:
+    """Findings sorted by (start, rule); of overlapping candidates the best-ranked wins."""
+    allowed = frozenset(allow)
+    chosen: list[tuple[int, int, Rule]] = []
+    ordered = sorted(_candidates(text), key=lambda c: (-c[2], c[0] - c[1], c[0], c[3].id))
+    for start, end, _, rule in ordered:
+        if all(end <= s or start >= e for s, e, _ in chosen):
+            chosen.append((start, end, rule))
+    findings = []
+    for start, end, rule in chosen:
+        if rule.id in allowed:  # an allowed value also silences weaker rules on it
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        findings.append(
+            Finding(rule.id, rule.description, text.count("\n", 0, start) + 1,
+                    start - line_start + 1, start, end, _redact(text[start:end]))
+        )  # fmt: skip
+    return sorted(findings, key=lambda f: (f.start, f.rule))
+
+
+def mask(text: str, findings: Sequence[Finding]) -> str:
+    """The text with every finding's value replaced by its redacted preview."""
+    spans: list[list[int]] = []
+    for start, end in sorted((f.start, f.end) for f in findings):
+        if spans and start < spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    parts, cursor = [], 0
+    for start, end in spans:
+        parts += [text[cursor:start], _redact(text[start:end])]
+        cursor = end
+    return "".join(parts) + text[cursor:]
