@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 
-def lh(*args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def lh(
+    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `lh` as a real process (the installed package, via python -m)."""
     return subprocess.run(
         [sys.executable, "-m", "lean_harness", *args],

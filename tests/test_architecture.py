@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "lean_harness"
-OWNERS = {"tiktoken": "memory/tokens.py", "jsonschema": "schema.py", "tomli_w": "config.py", "regex": "memory/tokens.py"}
+OWNERS = {
+    "tiktoken": "memory/tokens.py",
+    "jsonschema": "schema.py",
+    "tomli_w": "config.py",
+    "regex": "memory/tokens.py",
+}
 
 
 def modules() -> list[Path]:

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from support import lh
 
 from lean_harness import __version__
 from lean_harness.cli import main
+from support import lh
 
 SUBCOMMANDS = [
     [],
@@ -88,7 +88,10 @@ def test_non_utf8_stdin_is_refused(tmp_path: Path) -> None:
 
     result = subprocess.run(
         [sys.executable, "-m", "lean_harness", "memory", "put", "seed", "-"],
-        cwd=tmp_path, input=b"caf\xe9", capture_output=True, check=False,
+        cwd=tmp_path,
+        input=b"caf\xe9",
+        capture_output=True,
+        check=False,
     )
     assert result.returncode == 2
     assert result.stderr == b"standard input is not valid UTF-8; nothing was written\n"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from lean_harness import schema
 from lean_harness.cli import main
@@ -105,7 +105,9 @@ def test_every_problem_is_reported_sorted_by_location(project: Path, capsys: pyt
     ]
 
 
-def test_no_config_says_to_run_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_config_says_to_run_init(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["memory", "status"]) == 2
     err = capsys.readouterr().err

@@ -8,7 +8,6 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.init import BLOCK_END, BLOCK_START
-
 from support import snapshot
 
 SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
@@ -85,7 +84,9 @@ def test_init_force_replaces_a_broken_config_and_keeps_a_backup(project: Path) -
     assert main(["memory", "status"]) == 0
 
 
-def test_init_refuses_a_symlinked_memory_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_refuses_a_symlinked_memory_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -7,13 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
-from support import snapshot
 
 from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import store
 from lean_harness.memory.shard import Entry, new_shard_text, parse, render_entry
 from lean_harness.memory.tokens import TokenCounter
+from support import snapshot
 
 MEMORY = ".agents/memory"
 
@@ -57,11 +57,15 @@ def test_put_with_id_updates_in_place(project: Path) -> None:
     assert other.text == "other note"
 
 
-def test_put_with_an_id_that_lives_in_another_shard_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_put_with_an_id_that_lives_in_another_shard_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert put("quirks", "x", "--id", "k1") == 0
     capsys.readouterr()
     assert put("failures", "y", "--id", "k1") == 2
-    assert capsys.readouterr().err == "entry k1 is in shard quirks, not failures; update it there or choose another --id\n"
+    assert (
+        capsys.readouterr().err == "entry k1 is in shard quirks, not failures; update it there or choose another --id\n"
+    )
 
 
 def test_text_from_stdin(project: Path) -> None:
@@ -145,7 +149,10 @@ def test_a_broken_shard_is_never_rewritten(project: Path, capsys: pytest.Capture
     before = snapshot(project)
     capsys.readouterr()
     assert put("seed", "x") == 2
-    assert capsys.readouterr().err == ".agents/memory/seed.md:3: entry a is not closed; add <!-- /lh:entry --> after its text\n"
+    assert (
+        capsys.readouterr().err
+        == ".agents/memory/seed.md:3: entry a is not closed; add <!-- /lh:entry --> after its text\n"
+    )
     assert snapshot(project) == before
 
 
@@ -185,7 +192,10 @@ def test_get_prints_a_shards_entries(project: Path, capsys: pytest.CaptureFixtur
     data = json.loads(capsys.readouterr().out)
     assert data["version"] == 1
     assert data["command"] == "memory get"
-    assert [(e["id"], e["text"], e["tags"]) for e in data["entries"]] == [("e1", "one", ["ci"]), ("e2", "two\nlines", [])]
+    assert [(e["id"], e["text"], e["tags"]) for e in data["entries"]] == [
+        ("e1", "one", ["ci"]),
+        ("e2", "two\nlines", []),
+    ]
     assert data["total_tokens"] == sum(e["tokens"] for e in data["entries"])
 
 
@@ -203,7 +213,9 @@ def test_status_json_counts_entries_and_tokens(project: Path, capsys: pytest.Cap
     assert data["index"]["fresh"] is True
 
 
-def test_index_check_detects_a_stale_index_and_changes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_index_check_detects_a_stale_index_and_changes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert put("seed", "note") == 0
     path = project / MEMORY / "seed.md"
     path.write_text(path.read_text("utf-8").replace("note", "a changed note"), encoding="utf-8")
@@ -226,14 +238,16 @@ def test_compaction_warning_once_over_the_threshold(project: Path, capsys: pytes
     assert capsys.readouterr().err == (
         'warning: memory is over its compaction threshold (80% of 100 tokens); run "lh memory compact"\n'
     )
-    assert "Over the compaction threshold: run `lh memory compact`." in (project / MEMORY / "INDEX.md").read_text("utf-8")
+    assert "Over the compaction threshold: run `lh memory compact`." in (project / MEMORY / "INDEX.md").read_text(
+        "utf-8"
+    )
 
 
 def write_many(root: Path, count: int, seed: int = 7) -> None:
     """Write `count` entries straight into the shards, as a long-lived memory would hold them."""
     rng = random.Random(seed)
     cfg = load(root)
-    words = "lock cache retry parse token shard config schema index budget merge flaky windows proxy".split()
+    words = ["lock", "cache", "retry", "parse", "token", "shard", "config", "schema", "index", "budget", "merge", "flaky", "windows", "proxy"]
     chunks: dict[str, list[str]] = {name: [new_shard_text(name, d), "\n"] for name, d in cfg.shards}
     for number in range(count):
         name = cfg.shard_names[number % len(cfg.shard_names)]
@@ -269,7 +283,9 @@ def test_index_is_byte_identical_on_rerun_and_from_shuffled_shards(project: Path
         shuffled = list(parsed.entries)
         random.Random(1).shuffle(shuffled)
         head = "".join(b for b in parsed.blocks[:1] if isinstance(b, str))
-        shard.write_text(head + "".join(render_entry(Entry(e.id, e.created, e.text, e.tags)) for e in shuffled), encoding="utf-8")
+        shard.write_text(
+            head + "".join(render_entry(Entry(e.id, e.created, e.text, e.tags)) for e in shuffled), encoding="utf-8"
+        )
     for cached in sorted((project / ".agents/.cache").rglob("*"), reverse=True):
         if cached.is_file():
             cached.unlink()

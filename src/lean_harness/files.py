@@ -26,7 +26,7 @@ def refuse_symlink(path: Path, root: Path) -> None:
                 f"{display(current, root)} is a symbolic link; lean-harness only manages real files."
                 " Replace the link with the file or folder itself"
             )
-        if current == root or current.parent == current:
+        if current in (root, current.parent):
             return
         try:
             current.relative_to(root)
@@ -44,8 +44,7 @@ def read_text(path: Path, root: Path) -> str:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise LhError(
-            f"{display(path, root)}:{line}: not valid UTF-8 (byte {error.start});"
-            " re-save the file as UTF-8"
+            f"{display(path, root)}:{line}: not valid UTF-8 (byte {error.start}); re-save the file as UTF-8"
         ) from None
     return text.removeprefix("\ufeff")
 

@@ -7,6 +7,7 @@ process that holds them exits, however it exits, so a crashed writer never block
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,7 +50,7 @@ def locked(path: Path, shown: str, timeout: float | None = None) -> Iterator[Non
         os.close(fd)
 
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _try_lock(fd: int) -> bool:

@@ -97,8 +97,8 @@ def _problem(error: Any) -> Problem:
         span = f"{low} to {high}" if low is not None and high is not None else f"{kind} {error.validator_value}"
         return Problem(location, f"{_show(value)} is out of range; allowed: {span}")
     if kind == "enum":
-        allowed = ", ".join(_show(v) for v in error.validator_value)
-        return Problem(location, f"{_show(value)} is not allowed; allowed: {allowed}")
+        choices = ", ".join(_show(v) for v in error.validator_value)
+        return Problem(location, f"{_show(value)} is not allowed; allowed: {choices}")
     if custom:
         return Problem(location, f"{_show(value)} is not allowed: {custom}")
     if kind == "minProperties":

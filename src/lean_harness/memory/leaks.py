@@ -99,7 +99,9 @@ def _files(paths: Iterable[Path]) -> Sequence[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink() and ".cache" not in p.parts)
+            found += sorted(
+                p for p in path.rglob("*") if p.is_file() and not p.is_symlink() and ".cache" not in p.parts
+            )
         elif path.exists():
             found.append(path)
         else:

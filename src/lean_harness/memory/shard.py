@@ -119,8 +119,7 @@ def check_text(text: str, where: str) -> None:
             )
         if line.startswith(_CONFLICT_PREFIXES):
             raise LhError(
-                f"{where}: line {number} starts like a git conflict marker;"
-                " indent it or put it in a code span"
+                f"{where}: line {number} starts like a git conflict marker; indent it or put it in a code span"
             )
 
 

@@ -236,7 +236,7 @@ def _header_re(key: str) -> re.Pattern[str]:
     return re.compile(r'^<!-- lh:entry [^\n]*?\bid="' + re.escape(key) + r'"[^\n]*-->\r?$', re.MULTILINE)
 
 
-def _locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
+def locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
     """The span of the entry with id `key` in shard text, and the entry."""
     match = _header_re(key).search(text)
     if match is None:
@@ -297,7 +297,7 @@ def put(
         ids = memory.ids(name, current, data) if current else ""
         extra = (("allow-secret", ",".join(allowed)),) if allowed else ()
         if key is not None:
-            found = _locate(existing, key, shown)
+            found = locate(existing, key, shown)
             if found is None:
                 _refuse_key_elsewhere(memory, name, key)
                 entry = Entry(key, now_utc(), body, clean_tags, extra)
@@ -307,14 +307,16 @@ def put(
                 return _unchanged(memory, name, old)
             kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret"))
             entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
-            new_text = existing[:start] + render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n") + existing[end:]
+            new_text = (
+                existing[:start] + render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n") + existing[end:]
+            )
             replaced = memory.counter.count(old.text)
             return _finish(memory, name, path, new_text, entry, before, ids, replaced)
         digest = text_key(body)
         for line in ids.splitlines():
             line_key, _, entry_id = line.partition(" ")
             if line_key == digest:
-                found = _locate(existing, entry_id, shown)
+                found = locate(existing, entry_id, shown)
                 if found is not None and normalize_text(found[2].text) == body:
                     return _unchanged(memory, name, found[2])
         taken = {line.partition(" ")[2] for line in ids.splitlines()}
@@ -325,7 +327,13 @@ def put(
 def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
     summary = memory.summary(name)
     return PutResult(
-        entry.id, name, "unchanged", memory.counter.count(entry.text), summary.tokens, memory.totals(), memory.counter.label
+        entry.id,
+        name,
+        "unchanged",
+        memory.counter.count(entry.text),
+        summary.tokens,
+        memory.totals(),
+        memory.counter.label,
     )
 
 
@@ -364,10 +372,7 @@ def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
         if other != shard:
             text, _ = memory.read_shard(other)
             if pattern.search(text):
-                raise LhError(
-                    f"entry {key} is in shard {other}, not {shard}; update it there"
-                    " or choose another --id"
-                )
+                raise LhError(f"entry {key} is in shard {other}, not {shard}; update it there or choose another --id")
 
 
 def refuse_secrets(text: str, allow: Sequence[str], where: str) -> None:
@@ -401,13 +406,25 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         rendered = memory.render_index()
         fresh = _index_matches(memory, rendered.text)
         memory.counter.save()
-        return IndexResult(memory.shown(memory.index_path), fresh, False, rendered.tokens, memory.config.index_token_budget, rendered.titles)
+        return IndexResult(
+            memory.shown(memory.index_path),
+            fresh,
+            False,
+            rendered.tokens,
+            memory.config.index_token_budget,
+            rendered.titles,
+        )
     with memory.writing():
         rendered = memory.render_index()
         fresh = _index_matches(memory, rendered.text)
         written = write_text(memory.index_path, rendered.text) if not fresh else False
     return IndexResult(
-        memory.shown(memory.index_path), fresh, written, rendered.tokens, memory.config.index_token_budget, rendered.titles
+        memory.shown(memory.index_path),
+        fresh,
+        written,
+        rendered.tokens,
+        memory.config.index_token_budget,
+        rendered.titles,
     )
 
 
@@ -426,7 +443,9 @@ def status(memory: Memory) -> Status:
     for name, description in memory.config.shards:
         summary = memory.summary(name)
         rows.append(
-            ShardStatus(name, description, memory.shown(memory.shard_path(name)), summary.count, summary.tokens, summary.exists)
+            ShardStatus(
+                name, description, memory.shown(memory.shard_path(name)), summary.count, summary.tokens, summary.exists
+            )
         )
     rendered = memory.render_index()
     fresh = _index_matches(memory, rendered.text)

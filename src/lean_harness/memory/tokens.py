@@ -75,19 +75,24 @@ class TokenCounter:
     def count(self, text: str) -> int:
         return self.counts([text])[0]
 
+    def measure(self, text: str) -> int:
+        """Count a throwaway text (a draft, a prefix) without caching it."""
+        found = self._lookup(hashlib.sha256(text.encode("utf-8")).hexdigest())
+        return found if found is not None else self._count_uncached([text])[0]
+
     def counts(self, texts: Sequence[str]) -> list[int]:
         """Token counts of `texts`, from the cache where possible."""
         keys = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
         found: dict[str, int] = {}
         missing: dict[str, str] = {}
-        for key, text in zip(keys, texts):
+        for key, text in zip(keys, texts, strict=True):
             cached = self._lookup(key)
             if cached is None:
                 missing[key] = text
             else:
                 found[key] = cached
         if missing:
-            for key, value in zip(missing, self._count_uncached(list(missing.values()))):
+            for key, value in zip(missing, self._count_uncached(list(missing.values())), strict=True):
                 found[key] = value
                 if self.exact or self.encoding == "estimate":
                     self._remember(key, value)

@@ -1,0 +1,133 @@
+"""`lh memory get --query`: whole entries, best first, within a token budget; abstains; cache is derived."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lean_harness.cli import main
+from support import lh
+
+MEMORY = ".agents/memory"
+NOTES = [
+    ("failures", "test_lock hangs on Windows: the lock file was opened in text mode", ["windows"], "lock"),
+    ("quirks", "npm ci fails behind a corporate proxy; set HTTPS_PROXY and npm_config_proxy", [], "proxy"),
+    ("conventions", "HttpClient.retryPolicy must back off exponentially, at most five tries", ["http"], "retry"),
+    ("insights", "parse_config reads TOML with tomllib; YAML is not supported", [], "parse"),
+]
+
+
+@pytest.fixture
+def memory(project: Path) -> Path:
+    for shard, text, tags, key in NOTES:
+        args = ["memory", "put", shard, text, "--id", key]
+        for tag in tags:
+            args += ["--tag", tag]
+        assert main(args) == 0
+    return project
+
+
+def query(*args: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    capsys.readouterr()
+    assert main(["memory", "get", "--json", *args]) == 0
+    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def ids(data: dict[str, object]) -> list[str]:
+    return [r["id"] for r in data["results"]]  # type: ignore[attr-defined,index]
+
+
+def test_query_returns_whole_entries_best_first(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = query("--query", "why does the lock test hang on windows", capsys=capsys)
+    assert data["version"] == 1
+    assert data["query"] == "why does the lock test hang on windows"
+    first = data["results"][0]  # type: ignore[index]
+    assert first["id"] == "lock"
+    assert first["text"] == NOTES[0][1]
+    assert first["shard"] == "failures"
+    assert set(first) == {"id", "shard", "score", "tokens", "created", "tags", "text", "cut"}
+    assert data["total_tokens"] == sum(r["tokens"] for r in data["results"])  # type: ignore[attr-defined]
+
+
+def test_identifiers_are_found_by_their_parts(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert ids(query("--query", "retry policy", capsys=capsys))[0] == "retry"
+    assert ids(query("--query", "parseConfig", capsys=capsys))[0] == "parse"
+
+
+def test_nothing_matching_returns_an_empty_list_and_exit_0(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = query("--query", "kubernetes helm chart values", capsys=capsys)
+    assert data["results"] == []
+    assert data["total_tokens"] == 0
+    capsys.readouterr()
+    assert main(["memory", "get", "--query", "kubernetes helm chart values"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_shard_and_tag_filters(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert ids(query("--query", "proxy lock retry", "--shard", "quirks", capsys=capsys)) == ["proxy"]
+    assert ids(query("--query", "proxy lock retry", "--tag", "http", capsys=capsys)) == ["retry"]
+    assert ids(query("failures", "--query", "proxy lock retry", capsys=capsys)) == ["lock"]
+
+
+def test_results_are_packed_within_max_tokens(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    every = query("--query", "proxy lock retry parse", "--min-score", "0", capsys=capsys)
+    sizes = [r["tokens"] for r in every["results"]]  # type: ignore[attr-defined]
+    budget = sizes[0] + sizes[1]
+    packed = query("--query", "proxy lock retry parse", "--min-score", "0", "--max-tokens", str(budget), capsys=capsys)
+    assert ids(packed) == ids(every)[:2]
+    assert packed["total_tokens"] <= budget  # type: ignore[operator]
+
+
+def test_an_entry_larger_than_the_whole_budget_is_cut_with_a_marker(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long_text = "Deploy checklist for the release train. " + "Verify the staging smoke tests pass. " * 40
+    assert main(["memory", "put", "conventions", long_text, "--id", "deploy"]) == 0
+    data = query("--query", "deploy checklist release train", "--max-tokens", "60", capsys=capsys)
+    (result,) = data["results"]  # type: ignore[misc]
+    assert result["id"] == "deploy"
+    assert result["cut"] is True
+    assert result["text"].startswith("Deploy checklist for the release train.")
+    assert result["text"].endswith("[… cut; whole entry: lh memory get conventions]")
+    assert result["tokens"] <= 60
+
+
+def test_a_hand_edit_is_seen_by_the_next_query(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert ids(query("--query", "proxy", capsys=capsys)) == ["proxy"]
+    path = memory / MEMORY / "quirks.md"
+    path.write_text(path.read_text("utf-8").replace("corporate proxy", "corporate firewall gateway"), encoding="utf-8")
+    assert ids(query("--query", "firewall gateway", capsys=capsys)) == ["proxy"]
+
+
+def test_a_corrupt_search_cache_is_rebuilt(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert ids(query("--query", "tomllib yaml", capsys=capsys)) == ["parse"]
+    cache = memory / ".agents/.cache/lh/search.idx"
+    cache.write_bytes(cache.read_bytes()[:100] + b"\xff" * 50)
+    assert ids(query("--query", "tomllib yaml", capsys=capsys)) == ["parse"]
+
+
+def test_results_are_deterministic_across_processes(memory: Path) -> None:
+    runs = [lh("memory", "get", "--query", "windows proxy", "--json", "--min-score", "0", cwd=memory) for _ in range(2)]
+    assert runs[0].returncode == 0, runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout
+
+
+def test_lint_reports_entries_their_first_line_does_not_find(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for n in range(7):
+        assert main(["memory", "put", "insights", f"Flaky test: rerun it\ncase {n} of the suite", "--id", f"f{n}"]) == 0
+    capsys.readouterr()
+    assert main(["memory", "lint"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert all(line.endswith(": its first line does not find it in the top 5: Flaky test: rerun it") for line in lines)
+
+
+def test_get_needs_a_shard_or_a_query(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["memory", "get"]) == 2
+    assert capsys.readouterr().err == (
+        'name a shard or a query: lh memory get SHARD, or lh memory get --query "words"\n'
+    )

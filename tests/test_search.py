@@ -1,0 +1,235 @@
+"""How memory search ranks entries, told on small hand-made memories."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, stem, tokenize
+
+MEMORY = [
+    Doc(
+        "lock-win",
+        "failures",
+        "2026-01-10T09:00:00Z",
+        ("ci", "windows"),
+        "test_lock hangs on Windows runners: the lock file was opened without O_BINARY.",
+    ),
+    Doc(
+        "parse-cfg",
+        "corrections",
+        "2026-01-11T09:00:00Z",
+        ("config",),
+        "parse_config does not expand ~ in paths; call os.path.expanduser first.",
+    ),
+    Doc(
+        "retry",
+        "insights",
+        "2026-01-12T09:00:00Z",
+        ("network",),
+        "The retry policy of the HTTP client gives up after five attempts.",
+    ),
+    Doc(
+        "camel",
+        "quirks",
+        "2026-01-13T09:00:00Z",
+        (),
+        "HttpClient.timeoutSeconds is read once at start-up; later changes need a restart.",
+    ),
+    Doc(
+        "store-path",
+        "conventions",
+        "2026-01-14T09:00:00Z",
+        ("layout",),
+        "Every write in src/store/writer.py goes through write_atomic.",
+    ),
+    Doc(
+        "yaml",
+        "failures",
+        "2026-01-15T09:00:00Z",
+        ("ci", "dependencies"),
+        "Docs job fails with ModuleNotFoundError: No module named 'yaml'; install the dev extra.",
+    ),
+    Doc(
+        "flaky",
+        "failures",
+        "2026-01-16T09:00:00Z",
+        ("flaky",),
+        "The upload test failed twice this week because it binds a fixed port.",
+    ),
+    Doc(
+        "seed",
+        "seed",
+        "2026-01-01T09:00:00Z",
+        (),
+        "Project overview: a command line tool that keeps notes in Markdown shards.",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def index() -> Index:
+    return Index.build(MEMORY)
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [hit.id for hit in hits]
+
+
+def top(index: Index, query: str) -> str | None:
+    """The best entry for a query at the default threshold, or None when search abstains."""
+    hits = index.search(query, min_score=DEFAULT_MIN_SCORE)
+    return hits[0].id if hits else None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("HttpClient", ["httpclient", "http", "client"], id="pascal-case"),
+        pytest.param("retryPolicy", ["retrypolicy", "retri", "polici"], id="camel-case"),
+        pytest.param("parse_config", ["parse_config", "pars", "config"], id="snake-case"),
+        pytest.param("dry-run", ["dry-run", "dry", "run"], id="kebab-case"),
+        pytest.param("src/store/lock.py", ["src/store/lock.py", "src", "stor", "lock", "py"], id="path"),
+        pytest.param("HTTPServer", ["httpserver", "http", "server"], id="all-caps-run"),
+        pytest.param("utf8 0xff", ["utf8", "utf", "8", "0xff", "0", "xff"], id="digits"),
+        pytest.param("ECONNRESET", ["econnreset"], id="error-code"),
+        pytest.param("Why does the lock hang?", ["lock", "hang"], id="stopwords"),
+        pytest.param("Straße café", ["strasse", "café"], id="unicode-casefold"),
+    ],
+)
+def test_tokenize_keeps_whole_identifiers_and_their_parts(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "common"),
+    [
+        pytest.param(("failing", "failed", "fails", "failure"), "fail", id="fail"),
+        pytest.param(("tests", "test", "testing"), "test", id="test"),
+        pytest.param(("retries", "retry", "retried", "retrying"), "retri", id="retry"),
+        pytest.param(("configuration", "configure", "config"), "config", id="config"),
+        pytest.param(("stopped", "stopping", "stop"), "stop", id="undouble"),
+        pytest.param(("caching", "cached", "cache"), "cach", id="final-e"),
+    ],
+)
+def test_stemming_maps_inflections_together(words: tuple[str, ...], common: str) -> None:
+    assert {stem(word) for word in words} == {common}
+
+
+def test_short_and_non_words_are_not_stemmed() -> None:
+    assert [stem(w) for w in ("is", "string", "py313", "need")] == ["is", "string", "py313", "need"]
+
+
+def test_camel_case_query_finds_snake_case_note(index: Index) -> None:
+    assert top(index, "parseConfig") == "parse-cfg"
+
+
+def test_identifier_query_finds_words_and_words_find_identifier(index: Index) -> None:
+    assert top(index, "retryPolicy") == "retry"
+    assert top(index, "http client timeout seconds") == "camel"
+
+
+def test_path_parts_find_the_path(index: Index) -> None:
+    assert top(index, "store writer") == "store-path"
+    assert top(index, "src/store/writer.py") == "store-path"
+
+
+def test_partial_identifier_is_completed(index: Index) -> None:
+    assert top(index, "timeoutSec") == "camel"
+
+
+def test_stemming_lets_failing_tests_find_test_failed(index: Index) -> None:
+    assert top(index, "failing tests upload") == "flaky"
+
+
+def test_error_fragment_finds_the_failure(index: Index) -> None:
+    assert top(index, "No module named yaml") == "yaml"
+
+
+def test_tags_and_shard_names_are_searched(index: Index) -> None:
+    assert top(index, "windows lock") == "lock-win"
+    assert ids(index.search("dependencies", limit=1)) == ["yaml"]
+
+
+def test_shard_filter_keeps_only_named_shards(index: Index) -> None:
+    assert ids(index.search("retry config")) == ["parse-cfg", "retry"]
+    assert ids(index.search("retry config", shards=["insights", "seed"])) == ["retry"]
+    assert index.search("yaml", shards=["quirks"]) == []
+
+
+def test_tag_filter_keeps_entries_with_every_tag(index: Index) -> None:
+    assert ids(index.search("fails", tags=["ci"])) == ["yaml", "lock-win"]
+    assert ids(index.search("windows lock", tags=["ci", "windows"])) == ["lock-win"]
+    assert index.search("windows lock", tags=["ci", "flaky"]) == []
+    assert index.search("windows lock", tags=["no-such-tag"]) == []
+
+
+def test_unrelated_query_returns_nothing_at_the_default_threshold(index: Index) -> None:
+    assert index.search("kubernetes helm chart ingress", min_score=DEFAULT_MIN_SCORE) == []
+    assert index.search("", min_score=0.0) == []
+    assert index.search("the of and", min_score=0.0) == []
+
+
+def test_score_falls_with_the_share_of_the_query_that_matches(index: Index) -> None:
+    scores = [index.search(query)[0].score for query in ("upload port", "upload kubernetes", "upload kubernetes helm")]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[-1] < DEFAULT_MIN_SCORE < scores[0]
+
+
+def test_hit_carries_id_shard_score_and_created(index: Index) -> None:
+    hit = index.search("O_BINARY")[0]
+    assert (hit.id, hit.shard, hit.created) == ("lock-win", "failures", "2026-01-10T09:00:00Z")
+    assert hit.score > 0
+
+
+def test_equal_scores_go_to_the_newer_entry_then_the_smaller_id() -> None:
+    text = "Run the migrations before the release."
+    docs = [
+        Doc("b", "insights", "2026-02-01T00:00:00Z", (), text),
+        Doc("a", "insights", "2026-02-01T00:00:00Z", (), text),
+        Doc("c", "insights", "2026-03-01T00:00:00Z", (), text),
+        Doc("d", "insights", "2025-12-01T00:00:00Z", (), text),
+    ]
+    assert ids(Index.build(docs).search("migrations release")) == ["c", "a", "b", "d"]
+
+
+def test_limit_cuts_after_ranking() -> None:
+    docs = [Doc(f"e{n}", "insights", f"2026-01-{n + 1:02d}T00:00:00Z", (), "cache miss") for n in range(9)]
+    index = Index.build(docs)
+    assert ids(index.search("cache", limit=3)) == ["e8", "e7", "e6"]
+    assert index.search("cache", limit=0) == []
+
+
+def test_build_and_bytes_do_not_depend_on_input_order() -> None:
+    shuffled = MEMORY[:]
+    random.Random(3).shuffle(shuffled)
+    assert Index.build(shuffled).to_bytes() == Index.build(MEMORY).to_bytes()
+
+
+def test_bytes_round_trip_keeps_results(index: Index) -> None:
+    loaded = Index.from_bytes(index.to_bytes())
+    for query in ("parseConfig", "windows lock", "fails", "retry policy", "timeoutSec"):
+        assert loaded.search(query) == index.search(query)
+    assert len(loaded) == len(MEMORY)
+
+
+def test_empty_index_round_trips_and_finds_nothing() -> None:
+    empty = Index.from_bytes(Index.build([]).to_bytes())
+    assert empty.search("anything") == []
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        pytest.param(lambda b: b"", id="empty"),
+        pytest.param(lambda b: b"garbage, not an index", id="garbage"),
+        pytest.param(lambda b: b[: len(b) // 2], id="truncated"),
+        pytest.param(lambda b: b[:4] + bytes([b[4] + 1]) + b[5:], id="other-version"),
+        pytest.param(lambda b: b[:-1] + bytes([b[-1] ^ 0xFF]), id="flipped-byte"),
+        pytest.param(lambda b: b[:10] + b"\x00" * (len(b) - 10), id="zeroed-payload"),
+    ],
+)
+def test_a_bad_blob_raises_value_error(index: Index, mangle: object) -> None:
+    with pytest.raises(ValueError, match="search index"):
+        Index.from_bytes(mangle(index.to_bytes()))  # type: ignore[operator]
