@@ -54,24 +54,18 @@ def text_key(text: str) -> str:
 def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounter) -> tuple[Summary, str]:
     """A shard's summary and its ids listing, counting tokens through the cache."""
     counts = counter.counts([e.text for e in entries])
-    newest = sorted((Newest(e.created, e.id, e.title) for e in entries), key=_newest_order)[:NEWEST_KEPT]
-    if newest:
-        newest = _masked(newest, {e.id: e for e in entries})
+    newest = sorted((Newest(e.created, e.id, _safe_title(e.title)) for e in entries), key=_newest_order)[:NEWEST_KEPT]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
     return Summary(name, sha256, len(entries), sum(counts), tuple(newest), exact=counter.exact), ids
 
 
-def _masked(newest: list[Newest], by_id: dict[str, Entry]) -> list[Newest]:
-    # INDEX.md is loaded into every session: a credential pasted into a shard by hand must
-    # not reach it through a title.
-    from lean_harness.memory.leaks import allowed
+def _safe_title(title: str) -> str:
+    # INDEX.md is loaded into every session, so its titles are masked whatever an entry allows:
+    # a credential pasted into a shard by hand must not reach it.
     from lean_harness.secret_scan import mask, scan
 
-    safe = []
-    for item in newest:
-        findings = scan(item.title, allow=allowed(by_id[item.id]))
-        safe.append(replace(item, title=mask(item.title, findings)) if findings else item)
-    return safe
+    findings = scan(title)
+    return mask(title, findings) if findings else title
 
 
 def with_entry(
@@ -79,7 +73,8 @@ def with_entry(
 ) -> Summary:
     """The summary after adding `entry` (counted exactly or not), or after it replaced one of `replaced` tokens."""
     kept = [n for n in summary.newest if n.id != entry.id]
-    newest = sorted([*kept, Newest(entry.created, entry.id, entry.title)], key=_newest_order)[:NEWEST_KEPT]
+    newest = sorted([*kept, Newest(entry.created, entry.id, _safe_title(entry.title))], key=_newest_order)
+    newest = newest[:NEWEST_KEPT]
     return replace(
         summary,
         sha256=sha256,
