@@ -17,10 +17,13 @@ compiled on the first scan and kept in a module global.
 from __future__ import annotations
 
 import binascii
+import bisect
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 __all__ = ["RULES", "Finding", "Rule", "mask", "rule_ids", "scan"]
 
@@ -39,7 +42,10 @@ class Rule:
     validate: Callable[[str], bool] | None = None
     rank: int = PROVIDER
     bounded: bool = False  # the value must not continue a word on its left
-    lowered: bool = False  # the pattern is lowercase and runs on the lowercased text
+    # What the pattern runs on: the text; the lowercased text (the pattern is then
+    # lowercase); or the text after a newline, so that a line start is a literal "\n".
+    view: Literal["text", "lowered", "lines"] = "text"
+    extend_left: int = 0  # the value starts this many characters before the match
 
 
 @dataclass(frozen=True)
@@ -67,15 +73,54 @@ _PLACEHOLDER_PARTS = (
 )  # fmt: skip
 _PLACEHOLDER_MARKS = ("****", "…", "...", "<", ">", "{{", "${")
 _PLACEHOLDER_WORDS = frozenset(
-    "password passwd pass pwd secret token apikey api_key key none null nil "
-    "undefined empty string str required optional true false yes no default "
-    "value test testing tbd unset hidden masked admin user username root "
-    "foo bar foobar baz secret123 password123 letmein hunter2 demo".split()
+    [
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "apikey",
+        "api_key",
+        "key",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "empty",
+        "string",
+        "str",
+        "required",
+        "optional",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "default",
+        "value",
+        "test",
+        "testing",
+        "tbd",
+        "unset",
+        "hidden",
+        "masked",
+        "admin",
+        "user",
+        "username",
+        "root",
+        "foo",
+        "bar",
+        "foobar",
+        "baz",
+        "secret123",
+        "password123",
+        "letmein",
+        "hunter2",
+        "demo",
+    ]
 )
 # Helper patterns stay strings: `re` compiles and caches them on first use.
-_LONG_PLACEHOLDER = (
-    r"(?i)(?:^|[^a-z])(?:example|dummy|fake|sample|placeholder|redacted)(?:$|[^a-z])|x{8}"
-)
+_LONG_PLACEHOLDER = r"(?i)(?:^|[^a-z])(?:example|dummy|fake|sample|placeholder|redacted)(?:$|[^a-z])|x{8}"
 _KEYWORD_WORDS = ("password", "passwd", "secret", "token", "apikey", "api_key")
 _REFERENCE = (
     r"(?i)(?:\$|%\(|%[a-z_]|\{|<|\[|!vault|#\{|enc\[|vault:|env[:.(\[]|getenv|os\.|"
@@ -84,6 +129,7 @@ _REFERENCE = (
 )
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 _NUMBERISH = r"[\d.,:_\-+v]+"
+_CONSTANT_NAME = r"[A-Z]+(?:_[A-Z0-9]+)+"  # YOUR_TOKEN, RULE_ID: a name standing in for a value
 
 
 def _entropy(value: str) -> float:
@@ -108,7 +154,7 @@ def _classes(value: str) -> int:
 def _has_run(value: str, length: int = 6) -> bool:
     """True when `length` equal or consecutive characters follow one another."""
     same = step = 1
-    for before, after in zip(value, value[1:], strict=False):
+    for before, after in itertools.pairwise(value):
         same = same + 1 if before == after else 1
         step = step + 1 if ord(after) - ord(before) == 1 else 1
         if same >= length or step >= length:
@@ -199,15 +245,16 @@ def _pem_body(value: str) -> bool:
     return len(body) >= 40 and _entropy(body) >= 4.0
 
 
-def _literal(value: str, min_length: int = 6) -> bool:
-    """A literal, not a reference, path, URL, number or stand-in word."""
+def _literal(value: str, min_length: int = 6, *, path_like: bool = True) -> bool:
+    """A literal, not a reference, path, URL, number, variable name or stand-in word."""
     lowered = value.lower()
     return not (
         len(value) < min_length
         or re.match(_REFERENCE, value)
+        or re.fullmatch(_CONSTANT_NAME, value)
         or "(" in value
         or "://" in value
-        or value[0] in "/~."
+        or (path_like and value[0] in "/~.")
         or value[1:3] == ":\\"
         or re.fullmatch(_NUMBERISH, value)
         or any(c.isspace() for c in value)
@@ -217,8 +264,8 @@ def _literal(value: str, min_length: int = 6) -> bool:
 
 
 def _password(value: str) -> bool:
-    """A literal password in a URL or a curl ``-u`` option."""
-    return _literal(value, 3)
+    """A literal password in a URL (where a leading dot or slash is no path)."""
+    return _literal(value, 3, path_like=False)
 
 
 def _dotenv_value(value: str) -> bool:
@@ -260,7 +307,7 @@ _OP = r"[ \t]*(?:=>|:=|=|:|%3[DdAa])[ \t]*"
 
 def _value(n: str, min_length: int = 1) -> str:
     """Alternatives for a value: quoted, JSON-escaped or bare (URL-encoded allowed)."""
-    bare = r"(?:[^\s\"'`,;&|<>(){}\[\]\\%]|%(?!2[0267CcBb]|3[BbCcEe]|0[AaDd])[0-9A-Fa-f]{2})"
+    bare = r"(?:[^\s\"'`,;&|<>(){}\[\]\\%]|%(?![0-9A-Fa-f]{2})|%(?!2[0267CcBb]|3[BbCcEe]|0[AaDd])[0-9A-Fa-f]{2})"
     return (
         rf"(?:\"(?P<v{n}a>[^\"\n]{{{min_length},256}})\""
         rf"|'(?P<v{n}b>[^'\n]{{{min_length},256}})'"
@@ -280,7 +327,7 @@ def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...
     return Rule(rule_id, description, body + end, keys, validate, bounded=True)
 
 
-_KEY_QUALIFIERS = "api access auth private client encryption signing master app account secret"
+_KEY_QUALIFIERS = "api access auth private client encryption signing master app account secret aws"
 # Lowercase, matched against the lowercased text. Every branch starts with a literal
 # so that `re` skips quickly to candidates; "key" only counts after a qualifier such
 # as "api_" or "client", checked by fixed-width look-behinds once "key" has matched.
@@ -301,10 +348,11 @@ RULES: tuple[Rule, ...] = (
     _prefixed("aws-access-key-id", "an AWS access key ID",
               r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
     Rule("aws-secret-key", "an AWS secret access key",
-         r"(?:aws|amazon|secret)[^\n]{0,60}?(?<![a-z0-9/+=])(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
-         (), _aws_secret, lowered=True),
+         r"secret[^\n]{0,60}?(?<![a-z0-9/+])(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+         (), _aws_secret, view="lowered"),
     _prefixed("aws-session-token", "an AWS session token",
-              r"(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{80,}", end="", keys=("fwogzxivyxdz", "iqojb3jpz2lux2vj")),
+              r"(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{80,}", end="",
+              keys=("fwogzxivyxdz", "iqojb3jpz2lux2vj")),
     _prefixed("github-pat", "a GitHub personal access token",
               r"ghp_[A-Za-z0-9]{36}", validate=_checksummed),
     _prefixed("github-fine-grained-pat", "a GitHub fine-grained personal access token",
@@ -320,15 +368,17 @@ RULES: tuple[Rule, ...] = (
     _prefixed("gitlab-token", "a GitLab token",
               r"gl(?:dt|rt|ptt|cbt|soat|ffct|imt|agent|oas|ft|wt)-[A-Za-z0-9_\-]{20,}", end=_EW),
     _prefixed("slack-token", "a Slack token",
-              r"xox(?:e\.xox[bp]|[abeoprs])-[0-9]{1,16}(?:-[A-Za-z0-9]{1,80}){1,4}", validate=lambda v: len(v) >= 30 and _random_looking(v, 2.5), end=_EW),
+              r"xox(?:e\.xox[bp]|[abeoprs])-[0-9]{1,16}(?:-[A-Za-z0-9]{1,80}){1,4}",
+              validate=lambda v: len(v) >= 30 and _random_looking(v, 2.5), end=_EW),
     _prefixed("slack-app-token", "a Slack app-level token",
               r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{20,}"),
     Rule("slack-webhook", "a Slack webhook URL",
          r"hooks\.slack\.com/(?:services|workflows|triggers)/"
          r"(?P<v>[A-Za-z0-9_\-]+(?:/[A-Za-z0-9_\-]+){1,3})",
          ("hooks.slack.com",), lambda v: len(v) >= 30 and _plausible(v)),
-    _prefixed("stripe-secret-key", "a Stripe secret key",
-              r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{20,255}", keys=("k_live_", "k_test_", "k_prod_")),
+    Rule("stripe-secret-key", "a Stripe secret key",  # found from "k_", then "s" or "r" before it
+         r"k_(?<=[sr]k_)(?:live|test|prod)_[A-Za-z0-9]{20,255}(?![A-Za-z0-9])", (), _plausible,
+         bounded=True, extend_left=1),
     _prefixed("stripe-webhook-secret", "a Stripe webhook signing secret",
               r"whsec_[A-Za-z0-9+/=]{24,}"),
     _prefixed("anthropic-api-key", "an Anthropic API key",
@@ -345,8 +395,7 @@ RULES: tuple[Rule, ...] = (
     _prefixed("google-oauth-client-secret", "a Google OAuth client secret",
               r"GOCSPX-[A-Za-z0-9_\-]{28}", end=_EW),
     Rule("gcp-service-account", "a Google Cloud service account key",
-         r"\\?\"private_key_id\\?\"\s*:\s*\\?\"(?P<v>[a-f0-9]{40})\\?\"",
-         ("private_key_id",), _plausible),
+         r"private_key_id\\?\"\s*:\s*\\?\"(?P<v>[a-f0-9]{40})\\?\"", (), _plausible),
     Rule("azure-storage-key", "an Azure storage account key",
          r"(?i:AccountKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{40,100}={0,2})", ("accountkey",)),
     Rule("azure-shared-access-key", "an Azure shared access key",
@@ -366,9 +415,8 @@ RULES: tuple[Rule, ...] = (
     _prefixed("twilio-account-sid", "a Twilio account SID", r"AC[0-9a-f]{32}",
               validate=lambda v: _random_looking(v, 3.0)),
     Rule("twilio-auth-token", "a Twilio auth token",
-         r"(?:ac[0-9a-f]{32}:(?P<v1>[0-9a-f]{32})|(?:twilio|auth[_\-.]?token)[^\n]{0,40}?"
-         r"(?<![a-z0-9])(?P<v2>[0-9a-f]{32})(?![a-z0-9]))",
-         ("twilio", "auth"), lambda v: _random_looking(v, 3.0), lowered=True),
+         r"twilio[^\n]{0,40}?(?<![a-z0-9])(?P<v>[0-9a-f]{32})(?![a-z0-9])",
+         (), lambda v: _random_looking(v, 3.0), view="lowered"),
     _prefixed("sendgrid-api-key", "a SendGrid API key",
               r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", end=_EW),
     _prefixed("discord-bot-token", "a Discord bot token",
@@ -388,12 +436,15 @@ RULES: tuple[Rule, ...] = (
               end=_EW),
     _prefixed("huggingface-token", "a Hugging Face access token",
               r"(?:hf_|api_org_)[A-Za-z0-9]{30,40}",
-              validate=lambda v: _plausible(v) and _classes(v[3:]) >= 2 and _entropy(v) >= 3.5, keys=("hf_", "api_org_")),
+              validate=lambda v: _plausible(v) and _classes(v[3:]) >= 2 and _entropy(v) >= 3.5,
+              keys=("hf_", "api_org_")),
     _prefixed("shopify-token", "a Shopify access token",
               r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
-    _prefixed("mailgun-api-key", "a Mailgun API key",
-              r"(?:key-[0-9a-zA-Z]{32}|[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})",
-              validate=lambda v: _random_looking(v, 3.0), keys=("key-", "mailgun")),
+    Rule("mailgun-api-key", "a Mailgun API key",  # hex32-hex8-hex8, found from its first dash
+         r"-(?<=(?<![A-Za-z0-9])[0-9a-f]{32}-)[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9])", (),
+         lambda v: _random_looking(v, 3.0), extend_left=32),
+    _prefixed("mailgun-legacy-api-key", "a Mailgun API key", r"key-[0-9a-zA-Z]{32}",
+              validate=lambda v: _random_looking(v, 3.0)),
     _prefixed("mailchimp-api-key", "a Mailchimp API key",
               r"[0-9a-f]{32}-us\d{1,2}", validate=lambda v: _random_looking(v, 3.0), keys=("-us",)),
     Rule("heroku-api-key", "a Heroku API key",
@@ -421,12 +472,15 @@ RULES: tuple[Rule, ...] = (
               r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
     _prefixed("pulumi-token", "a Pulumi access token", r"pul-[a-f0-9]{40}"),
     _prefixed("square-token", "a Square access token",
-              r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{60})", end=_EW, keys=("sq0atp-", "sq0csp-", "eaaa")),
-    _prefixed("facebook-access-token", "a Facebook access token", r"EAA[A-Za-z0-9]{90,}", validate=lambda v: _random_looking(v, 3.5)),
+              r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{60})", end=_EW,
+              keys=("sq0atp-", "sq0csp-", "eaaa")),
+    _prefixed("facebook-access-token", "a Facebook access token", r"EAA[A-Za-z0-9]{90,}",
+              validate=lambda v: _random_looking(v, 3.5)),
     _prefixed("supabase-token", "a Supabase access token", r"sb(?:p|_secret)_[A-Za-z0-9_]{40,}"),
-    _prefixed("notion-token", "a Notion integration token",
-              r"(?:ntn_[A-Za-z0-9]{40,50}|secret_[A-Za-z0-9]{43})",
-              validate=lambda v: _random_looking(v, 3.5), keys=("ntn_", "secret_")),
+    _prefixed("notion-token", "a Notion integration token", r"ntn_[A-Za-z0-9]{40,50}",
+              validate=lambda v: _random_looking(v, 3.5)),
+    _prefixed("notion-legacy-token", "a Notion integration token", r"secret_[A-Za-z0-9]{43}",
+              validate=lambda v: _random_looking(v, 3.5)),
     _prefixed("airtable-token", "an Airtable personal access token",
               r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
     _prefixed("replicate-token", "a Replicate API token", r"r8_[A-Za-z0-9]{37}"),
@@ -472,26 +526,27 @@ RULES: tuple[Rule, ...] = (
          r"(?P<v>[^\s@/?#\"'<>]{1,200})@(?=[A-Za-z0-9\[])",
          ("://",), _password, STRUCTURAL),
     Rule("bearer-token", "a bearer token",
-         r"(?:(?i:\bbearer)[ \t]+(?P<v1>[A-Za-z0-9._~+/\-]{16,}=*)"
-         r"|(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:token|bot|apikey|sso-key)[ \t]+"
-         r"(?P<v2>[A-Za-z0-9._~+/:\-]{16,}=*))",
-         ("bearer", "authorization"), lambda v: _random_looking(v, 3.0), STRUCTURAL),
+         r"(?:bearer(?<![a-z0-9]bearer)[ \t]+(?P<v1>[a-z0-9._~+/\-]{16,}=*)"
+         r"|authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:token|bot|apikey|sso-key)[ \t]+"
+         r"(?P<v2>[a-z0-9._~+/:\-]{16,}=*))",
+         (), lambda v: _random_looking(v, 3.0), STRUCTURAL, view="lowered"),
     Rule("basic-auth", "basic authentication credentials",
          r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:basic)[ \t]+"
          r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
          ("basic",), _basic_credentials, STRUCTURAL),
     Rule("cli-password", "a password on a command line",
-         r"(?m)(?:(?:^|[ \t])(?:-u|--user|--basic-auth)[ \t=]*[\"']?[^\s:\"'$]{1,100}:"
-         r"(?P<v1>[^\s\"']{3,200})|--(?:[a-z]+-)*(?:password|passwd|token|secret|api-?key|"
-         r"access-key|secret-key)(?:=|[ \t]+)[\"']?(?P<v2>[^\s\"']{3,200}))",
-         ("-u", "--user", "--basic-auth", "--"), lambda v: _literal(v, 6), STRUCTURAL),
+         r"-(?:(?<!\S-)(?:u|-user|-basic-auth)[ \t=]*[\"']?[^\s:\"'$]{1,100}:(?P<v1>[^\s\"']{3,200})"
+         r"|-(?:(?:db|admin|user|client|api|auth|access|bot|app|root|registry|proxy|vault)-)?"
+         r"(?:password|passwd|token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)"
+         r"[\"']?(?P<v2>[^\s\"']{3,200}))",
+         (), lambda v: _literal(v, 6), STRUCTURAL),
     Rule("env-assignment", "a secret in an environment variable assignment",
-         rf"(?m)^[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
-         ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV),
+         rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
+         ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines"),
     Rule("keyword-assignment", "a secret assigned to a password, token or key",
          rf"{_KEY_NAME}{_QUOTE}{_OP}{_value('', 1)}",
          (), _keyword_value,
-         KEYWORD, lowered=True),
+         KEYWORD, view="lowered"),
 )  # fmt: skip
 
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
@@ -526,17 +581,35 @@ def _redact(value: str) -> str:
     return value[: min(4, len(value) // 5)] + _MASK
 
 
-def _matches(rule: Rule, text: str, lowered: str) -> Iterator[tuple[int, int]]:
+def _matches(rule: Rule, views: dict[str, str]) -> Iterator[tuple[int, int]]:
     """Spans of the values this rule's pattern finds, before validation."""
     pattern, groups = _compile(rule)
-    for match in pattern.finditer(lowered if rule.lowered else text):
-        span = match.span()
+    shift = 1 if rule.view == "lines" else 0  # the "lines" view starts with an added newline
+    for match in pattern.finditer(views[rule.view]):
+        start, end = match.start() - rule.extend_left, match.end()
         for name in groups:
             if match.group(name) is not None:
-                span = match.span(name)
+                start, end = match.span(name)
                 break
-        if span[1] > span[0] and (not rule.bounded or _bounded(text, span[0])):
-            yield span
+        start, end = start - shift, end - shift
+        if end > start and (not rule.bounded or _bounded(views["text"], start)):
+            yield start, end
+
+
+def _literal_head(pattern: str) -> str:
+    """The lowercased literal a pattern starts with ("ghp_" for ``ghp_[A-Za-z0-9]{36}``)."""
+    head, index = "", 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and pattern[index + 1 : index + 2] in (".", "$", "-"):
+            char, index = pattern[index + 1], index + 1
+        elif not (char.isalnum() or char in "_-:/"):
+            break
+        head, index = head + char, index + 1
+    return head.lower()
+
+
+_SHORT = 8192  # below this, substring checks cost less than compiling a rule's pattern
 
 
 def _lower(text: str) -> str:
@@ -547,36 +620,83 @@ def _lower(text: str) -> str:
     return text.translate({c: c + 32 for c in range(65, 91)})
 
 
-def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
+def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     lowered = _lower(text)
+    views = {"text": text, "lowered": lowered, "lines": "\n" + text}
     found = []
     for rule in RULES:
-        if rule.keywords and not any(keyword in lowered for keyword in rule.keywords):
+        keys = rule.keywords
+        if not keys and len(text) < _SHORT and rule.view == "text":
+            keys = (_literal_head(rule.pattern),) if len(_literal_head(rule.pattern)) > 1 else ()
+        if keys and not any(keyword in lowered for keyword in keys):
             continue
-        for start, end in _matches(rule, text, lowered):
+        for start, end in _matches(rule, views):
             if rule.validate is None or rule.validate(text[start:end]):
                 found.append((start, end, rule.rank, rule))
     return found
 
 
-def scan(text: str, *, allow: Iterable[str] = ()) -> list[Finding]:
-    """Findings sorted by (start, rule); of overlapping candidates the best-ranked wins."""
-    allowed = frozenset(allow)
+def _percent_decoded(line: str) -> tuple[str, list[int]]:
+    """A line with its printable %XX escapes decoded, and where each character came from."""
+    parts: list[str] = []
+    origin: list[int] = []
+    done = 0
+    for match in re.finditer("%([2-7][0-9A-Fa-f])", line):
+        parts += [line[done : match.start()], chr(int(match.group(1), 16))]
+        origin += [*range(done, match.start()), match.start()]
+        done = match.end()
+    parts.append(line[done:])
+    origin += range(done, len(line) + 1)
+    return "".join(parts), origin
+
+
+def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
+    """Candidates in the text, and in URL-encoded lines read decoded (mapped back)."""
+    found = _raw_candidates(text)
+    at = text.find("%")
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        decoded, origin = _percent_decoded(text[start:end])
+        if len(decoded) < end - start:
+            for first, last, rank, rule in _raw_candidates(decoded):
+                found.append((start + origin[first], start + origin[last], rank, rule))
+        at = text.find("%", end)
+    return found
+
+
+def _best(candidates: list[tuple[int, int, int, Rule]]) -> list[tuple[int, int, Rule]]:
+    """Of overlapping candidates keep the best-ranked, then the longest, then the one
+    listed first (registry order puts the specific before the general); sorted by start."""
+    order = {rule.id: index for index, rule in enumerate(RULES)}
+    starts: list[int] = []
     chosen: list[tuple[int, int, Rule]] = []
-    ordered = sorted(_candidates(text), key=lambda c: (-c[2], c[0] - c[1], c[0], c[3].id))
-    for start, end, _, rule in ordered:
-        if all(end <= s or start >= e for s, e, _ in chosen):
-            chosen.append((start, end, rule))
-    findings = []
-    for start, end, rule in chosen:
-        if rule.id in allowed:  # an allowed value also silences weaker rules on it
+    for start, end, _, rule in sorted(candidates, key=lambda c: (-c[2], c[0] - c[1], order[c[3].id], c[0])):
+        at = bisect.bisect_left(starts, start)
+        if (at and chosen[at - 1][1] > start) or (at < len(chosen) and chosen[at][0] < end):
             continue
-        line_start = text.rfind("\n", 0, start) + 1
-        findings.append(
-            Finding(rule.id, rule.description, text.count("\n", 0, start) + 1,
-                    start - line_start + 1, start, end, _redact(text[start:end]))
-        )  # fmt: skip
-    return sorted(findings, key=lambda f: (f.start, f.rule))
+        starts.insert(at, start)
+        chosen.insert(at, (start, end, rule))
+    return chosen
+
+
+def scan(text: str, *, allow: Iterable[str] = ()) -> list[Finding]:
+    """Findings sorted by (start, rule); of overlapping candidates the best-ranked wins.
+
+    A finding whose rule is in `allow` is dropped after overlaps are settled, so an
+    allowed value does not resurface under a weaker rule.
+    """
+    allowed = frozenset(allow)
+    findings, line, line_start, counted = [], 1, 0, 0
+    for start, end, rule in _best(_candidates(text)):
+        line += text.count("\n", counted, start)
+        line_start, counted = text.rfind("\n", 0, start) + 1, start
+        if rule.id not in allowed:
+            findings.append(
+                Finding(rule.id, rule.description, line, start - line_start + 1, start, end,
+                        _redact(text[start:end]))
+            )  # fmt: skip
+    return findings
 
 
 def mask(text: str, findings: Sequence[Finding]) -> str:
