@@ -24,6 +24,8 @@ SUBCOMMANDS = [
     ["memory", "get"],
     ["memory", "index"],
     ["memory", "status"],
+    ["memory", "scan"],
+    ["memory", "lint"],
 ]
 
 

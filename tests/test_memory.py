@@ -151,7 +151,7 @@ def test_a_broken_shard_is_never_rewritten(project: Path, capsys: pytest.Capture
     assert put("seed", "x") == 2
     assert (
         capsys.readouterr().err
-        == ".agents/memory/seed.md:3: entry a is not closed; add <!-- /lh:entry --> after its text\n"
+        == '.agents/memory/seed.md:3: entry a is not closed; add <!-- /lh:entry id="a" --> after its text\n'
     )
     assert snapshot(project) == before
 

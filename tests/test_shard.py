@@ -64,7 +64,7 @@ def test_crlf_shard_round_trips_and_new_entries_follow_its_line_endings() -> Non
     assert shard.entries[0].text.count("\r") == 0
     added = append_text(crlf, Entry("new", "2026-12-01T00:00:00Z", "one\ntwo"), shard.newline)
     assert added.endswith(
-        '<!-- lh:entry id="new" created="2026-12-01T00:00:00Z" -->\r\none\r\ntwo\r\n<!-- /lh:entry -->\r\n'
+        '<!-- lh:entry id="new" created="2026-12-01T00:00:00Z" -->\r\none\r\ntwo\r\n<!-- /lh:entry id="new" -->\r\n'
     )
 
 
@@ -73,7 +73,7 @@ def test_new_entry_renders_in_the_documented_shape() -> None:
     assert render_entry(entry) == (
         '<!-- lh:entry id="k1" created="2026-01-31T09:00:00Z" tags="a b" allow-secret="jwt" -->\n'
         "line one\nline two\n"
-        "<!-- /lh:entry -->\n"
+        '<!-- /lh:entry id="k1" -->\n'
     )
 
 
@@ -83,8 +83,8 @@ def test_append_separates_entries_with_one_blank_line() -> None:
     twice = append_text(once, Entry("b", "2026-01-02T00:00:00Z", "second"))
     assert twice == (
         "# quirks\n\nOdd things.\n\n"
-        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nfirst\n<!-- /lh:entry -->\n\n'
-        '<!-- lh:entry id="b" created="2026-01-02T00:00:00Z" -->\nsecond\n<!-- /lh:entry -->\n'
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nfirst\n<!-- /lh:entry id="a" -->\n\n'
+        '<!-- lh:entry id="b" created="2026-01-02T00:00:00Z" -->\nsecond\n<!-- /lh:entry id="b" -->\n'
     )
     assert [e.id for e in parse(twice).entries] == ["a", "b"]
 
@@ -94,7 +94,7 @@ def test_append_separates_entries_with_one_blank_line() -> None:
     [
         pytest.param(
             '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\ntext\n',
-            "f.md:1: entry a is not closed; add <!-- /lh:entry --> after its text",
+            'f.md:1: entry a is not closed; add <!-- /lh:entry id="a" --> after its text',
             id="unclosed",
         ),
         pytest.param(

@@ -128,3 +128,18 @@ def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(proje
     # Estimates are never cached as exact counts: with the ranks back, the count is exact again.
     memory = store.open_memory(load(project))
     assert store.status(memory).totals.tokens == exact("hello hello hello hello") == 4
+
+
+def test_every_number_of_up_to_three_digits_is_one_token() -> None:
+    # The count cache keys texts with their digits made 0, which is exact only because of this.
+    numbers = [str(n).zfill(width) for width in (1, 2, 3) for n in range(10**width)]
+    assert all(len(REFERENCE.encode_ordinary(number)) == 1 for number in numbers)
+
+
+def test_texts_that_differ_only_in_digits_share_a_count(tmp_path: Path) -> None:
+    counter = TokenCounter("cl100k_base", tmp_path)
+    assert counter.count("Memory: 1234 of 20000 tokens (6%)") == exact("Memory: 1234 of 20000 tokens (6%)")
+    counter.save()
+    warm = TokenCounter("cl100k_base", tmp_path)
+    assert warm.count("Memory: 9876 of 50000 tokens (7%)") == exact("Memory: 9876 of 50000 tokens (7%)")
+    assert warm.loaded_ranks is False

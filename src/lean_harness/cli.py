@@ -498,15 +498,20 @@ def _memory_index(args: argparse.Namespace) -> int:
                 "tokens": result.tokens,
                 "budget": result.budget,
                 "titles": result.titles,
+                "duplicates": list(result.duplicates),
             },
             [f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else [],
         )
     elif args.check:
+        for line in result.duplicates:
+            print(line, file=sys.stderr)
         if result.fresh_before:
             print(f"{result.path} is up to date ({result.tokens} of {result.budget} tokens)")
         else:
             print(f'{result.path} is stale; run "lh memory index"', file=sys.stderr)
     else:
+        for line in result.duplicates:
+            print(f"removed a copy: {line}")
         state = "written" if result.written else "unchanged"
         print(f"{result.path} {state} ({result.tokens} of {result.budget} tokens, {result.titles} newest titles)")
     if over:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
+import stat
 import tempfile
+import time
 from pathlib import Path
 
 from lean_harness.errors import LhError
@@ -49,13 +52,17 @@ def read_text(path: Path, root: Path) -> str:
     return text.removeprefix("\ufeff")
 
 
-def write_atomic(path: Path, data: bytes) -> bool:
-    """Write `data` to `path` through a synced temp file and a rename; False when already equal."""
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
+def write_atomic(path: Path, data: bytes, *, compare: bool = True) -> bool:
+    """Write `data` to `path` through a synced temp file and a rename; False when already equal.
+
+    Callers that know the content changed pass `compare=False` to skip re-reading the file.
+    """
+    if compare:
+        try:
+            if path.read_bytes() == data:
+                return False
+        except FileNotFoundError:
+            pass
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o7777
@@ -79,9 +86,36 @@ def write_atomic(path: Path, data: bytes) -> bool:
     return True
 
 
-def write_text(path: Path, text: str) -> bool:
+# write_atomic's temp files: "." + the file's name + mkstemp's random part + ".tmp".
+_TEMP_RE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+STALE_TEMP_SECONDS = 300
+
+
+def remove_stale_temps(folder: Path, older_than: float = STALE_TEMP_SECONDS) -> list[Path]:
+    """Delete temp files a killed writer left in `folder`; only old ones, so a live write keeps its own."""
+    removed: list[Path] = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for name in names:
+        if not _TEMP_RE.fullmatch(name):
+            continue
+        path = folder / name
+        try:
+            info = path.lstat()
+            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > older_than:
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            pass  # gone already, or not ours to delete
+    return removed
+
+
+def write_text(path: Path, text: str, *, compare: bool = True) -> bool:
     """Write UTF-8 text atomically; False when the file already held it."""
-    return write_atomic(path, text.encode("utf-8"))
+    return write_atomic(path, text.encode("utf-8"), compare=compare)
 
 
 def _umask() -> int:

@@ -1,4 +1,5 @@
-"""`lh init`: the config, the memory dir with its shards and INDEX.md, and the .gitignore block.
+"""`lh init`: the config, the memory dir with its shards and INDEX.md, and the .gitignore and
+.gitattributes blocks.
 
 Running it again changes nothing; it never touches a user's own .gitignore lines, never
 rewrites an existing shard, and adopts an existing memory dir only when told to.
@@ -17,6 +18,10 @@ from lean_harness.memory.shard import new_shard_text
 
 BLOCK_START = "# >>> lean-harness >>> (managed by lh init from artifacts.ignored in .agents/lh.toml)"
 BLOCK_END = "# <<< lean-harness <<<"
+ATTRIBUTES_START = "# >>> lean-harness >>> (managed by lh init from memory.dir in .agents/lh.toml)"
+# git's built-in union driver keeps the entries both branches added, with no merge config, so a
+# fresh clone merges the same way; lh memory index then rebuilds INDEX.md (adr/0008-merges.md).
+ATTRIBUTES = "merge=union text eol=lf"
 
 
 @dataclass(frozen=True)
@@ -67,8 +72,12 @@ def run(root: Path, force: bool = False) -> InitResult:
         (updated if index_existed else created).append(result.path)
     gitignore = root / ".gitignore"
     existed = gitignore.exists()
-    if _write_block(gitignore, root, cfg.ignored):
+    if _write_block(gitignore, root, managed_block(list(cfg.ignored))):
         (updated if existed else created).append(display(gitignore, root))
+    attributes = root / ".gitattributes"
+    existed = attributes.exists()
+    if _write_block(attributes, root, attributes_block(display(memory_dir, root))):
+        (updated if existed else created).append(display(attributes, root))
     return InitResult(root, tuple(created), tuple(updated))
 
 
@@ -77,16 +86,24 @@ def managed_block(lines: tuple[str, ...] | list[str]) -> str:
     return "\n".join([BLOCK_START, *lines, BLOCK_END]) + "\n"
 
 
-def _write_block(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+def attributes_block(memory_dir: str) -> str:
+    """The managed .gitattributes block for the shards and INDEX.md in `memory_dir`."""
+    pattern = f"{memory_dir.rstrip('/')}/*.md"
+    if any(c in pattern for c in ' \t"\\'):
+        pattern = '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "\n".join([ATTRIBUTES_START, f"{pattern} {ATTRIBUTES}", BLOCK_END]) + "\n"
+
+
+def _write_block(path: Path, root: Path, block: str) -> bool:
     refuse_symlink(path, root)
-    block = managed_block(list(patterns))
+    start_line = block.partition("\n")[0]
     try:
         text = read_text(path, root)
     except FileNotFoundError:
         return write_text(path, block)
     newline = "\r\n" if "\r\n" in text else "\n"
     unix = text.replace("\r\n", "\n")
-    start = unix.find(BLOCK_START)
+    start = unix.find(start_line)
     end = unix.find(BLOCK_END, start + 1) if start >= 0 else -1
     if start >= 0 and end >= 0:
         end = unix.find("\n", end)

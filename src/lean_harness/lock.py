@@ -2,6 +2,8 @@
 
 POSIX uses flock(2) and Windows uses msvcrt.locking: both are dropped by the kernel when the
 process that holds them exits, however it exits, so a crashed writer never blocks the next one.
+Readers take the lock shared (on POSIX; Windows has exclusive locks only), so they wait for a
+writer but not for each other.
 """
 
 from __future__ import annotations
@@ -26,15 +28,24 @@ def _timeout() -> float:
 
 
 @contextmanager
-def locked(path: Path, shown: str, timeout: float | None = None) -> Iterator[None]:
+def locked(path: Path, shown: str, timeout: float | None = None, *, shared: bool = False) -> Iterator[None]:
     """Hold the lock file at `path` for the duration of the block, waiting at most `timeout` seconds."""
     limit = _timeout() if timeout is None else timeout
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        if not shared:
+            raise
+        fd = -1
+    if fd < 0:
+        # A reader in a read-only checkout cannot write the caches the lock protects either.
+        yield
+        return
     try:
         deadline = time.monotonic() + limit
         delay = 0.001
-        while not _try_lock(fd):
+        while not _try_lock(fd, shared):
             if time.monotonic() >= deadline:
                 raise LhError(
                     f"{shown} is held by another lh process; waited {limit:g} s."
@@ -53,7 +64,7 @@ def locked(path: Path, shown: str, timeout: float | None = None) -> Iterator[Non
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
-    def _try_lock(fd: int) -> bool:
+    def _try_lock(fd: int, shared: bool) -> bool:
         try:
             os.lseek(fd, 0, os.SEEK_SET)
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
@@ -68,9 +79,9 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
 else:
     import fcntl
 
-    def _try_lock(fd: int) -> bool:
+    def _try_lock(fd: int, shared: bool) -> bool:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
         return True

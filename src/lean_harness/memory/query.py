@@ -56,6 +56,11 @@ class Unreachable:
 
 def load_index(memory: Memory) -> search.Index:
     """The search index for the shards as they are now, from the cache or rebuilt."""
+    with memory.reading():  # no writer changes a shard between hashing it and indexing it
+        return _load_index(memory)
+
+
+def _load_index(memory: Memory) -> search.Index:
     names = memory.config.shard_names
     key = hashlib.sha256(
         "\n".join(f"{name} {memory.summary(name).sha256}" for name in names).encode()

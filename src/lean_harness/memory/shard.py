@@ -9,7 +9,7 @@ comment, which Markdown viewers hide and which no ordinary note contains::
 
     <!-- lh:entry id="3f9a1c2b7d4e" created="2026-11-30T11:32:07Z" tags="ci windows" -->
     test_lock times out on Windows runners: the lock file was opened without O_BINARY.
-    <!-- /lh:entry -->
+    <!-- /lh:entry id="3f9a1c2b7d4e" -->
 
 Everything outside entries is prose and is kept as it is. Parsing keeps each block's
 original text, so writing back an unchanged shard gives the same bytes (see
@@ -27,6 +27,9 @@ from lean_harness.errors import LhError
 
 OPEN_PREFIX = "<!-- lh:entry "
 CLOSE_LINE = "<!-- /lh:entry -->"
+# An end marker may name its entry; lh writes it so, which keeps git's union merge from fusing the
+# end markers of two entries added on two branches (adr/0008-merges.md).
+_CLOSE_RE = re.compile(r'<!-- /lh:entry(?: id="([^"]*)")? -->')
 _OPEN_RE = re.compile(r"<!-- lh:entry ((?:[a-z][a-z0-9-]*=\"[^\"]*\" ?)*)-->")
 _ATTR_RE = re.compile(r'([a-z][a-z0-9-]*)="([^"]*)"')
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -112,7 +115,7 @@ def check_text(text: str, where: str) -> None:
     if not text.strip():
         raise LhError(f"{where}: the entry text is empty; give the note to store")
     for number, line in enumerate(text.split("\n"), start=1):
-        if line.startswith(OPEN_PREFIX) or line.strip() == CLOSE_LINE:
+        if line.startswith(OPEN_PREFIX) or _CLOSE_RE.fullmatch(line.strip()):
             raise LhError(
                 f"{where}: line {number} is an lh entry marker, which would split the entry;"
                 " indent it or put it in a code span"
@@ -144,8 +147,11 @@ def check_id(key: str) -> str:
     return key
 
 
-def render_entry(entry: Entry, newline: str = "\n") -> str:
-    """The entry as file text, ending with a newline; an unchanged parsed entry keeps its bytes."""
+def render_entry(entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
+    """The entry as file text, ending with a newline; an unchanged parsed entry keeps its bytes.
+
+    With `close_id` the end marker names the entry, as lh writes it (adr/0008-merges.md).
+    """
     if entry.raw is not None:
         return entry.raw
     attrs = [("id", entry.id), ("created", entry.created)]
@@ -154,7 +160,8 @@ def render_entry(entry: Entry, newline: str = "\n") -> str:
     attrs.extend(entry.extra)
     header = OPEN_PREFIX + " ".join(f'{k}="{v}"' for k, v in attrs) + " -->"
     body = entry.text.replace("\n", newline)
-    return f"{header}{newline}{body}{newline}{CLOSE_LINE}{newline}"
+    close = f'<!-- /lh:entry id="{entry.id}" -->' if close_id else CLOSE_LINE
+    return f"{header}{newline}{body}{newline}{close}{newline}"
 
 
 def new_shard_text(name: str, description: str) -> str:
@@ -162,17 +169,51 @@ def new_shard_text(name: str, description: str) -> str:
     return f"# {name}\n\n{description}\n" if description else f"# {name}\n"
 
 
-def append_text(existing: str, entry: Entry, newline: str = "\n") -> str:
+def append_text(existing: str, entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
     """The shard text with one entry appended after a blank line."""
     if existing and not existing.endswith(("\n", "\r")):
         existing += newline
     separator = newline if existing and not existing.endswith(newline * 2) else ""
-    return existing + separator + render_entry(entry, newline)
+    return existing + separator + render_entry(entry, newline, close_id=close_id)
 
 
-def render(shard: Shard) -> str:
+def render(shard: Shard, *, close_id: bool = True) -> str:
     """The shard as file text."""
-    return "".join(b if isinstance(b, str) else render_entry(b, shard.newline) for b in shard.blocks)
+    return "".join(b if isinstance(b, str) else render_entry(b, shard.newline, close_id=close_id) for b in shard.blocks)
+
+
+def without_duplicates(shard: Shard) -> tuple[Shard, tuple[str, ...]]:
+    """The shard with each entry once, and a note per copy dropped.
+
+    Only exact copies (same id, same text) exist in a parsed shard: a merge can leave them. The
+    first copy stays where it is, with the earliest creation time and the tags of all copies.
+    """
+    blocks: list[str | Entry] = []
+    kept: dict[str, int] = {}
+    notes: list[str] = []
+    for block in shard.blocks:
+        if isinstance(block, str):
+            blocks.append(block)
+            continue
+        at = kept.get(block.id)
+        if at is None:
+            kept[block.id] = len(blocks)
+            blocks.append(block)
+            continue
+        first = blocks[at]
+        assert isinstance(first, Entry)
+        notes.append(f"line {block.line}: entry {block.id} again (first on line {first.line})")
+        blocks[at] = Entry(
+            first.id,
+            min(first.created, block.created),
+            first.text,
+            tuple(sorted({*first.tags, *block.tags})),
+            (*first.extra, *((k, v) for k, v in block.extra if first.attr(k) is None)),
+            line=first.line,
+        )
+        if blocks and isinstance(blocks[-1], str) and not blocks[-1].strip("\r\n"):
+            blocks.pop()  # the blank line that separated the copy from the entry before it
+    return Shard(tuple(blocks), shard.newline), tuple(notes)
 
 
 def parse(text: str, path: str = "shard") -> Shard:
@@ -190,13 +231,16 @@ def parse(text: str, path: str = "shard") -> Shard:
                 f"{path}:{index + 1}: git conflict marker; resolve the conflict"
                 ' (keep both entries), then run "lh memory index"'
             )
-        if bare.strip() == CLOSE_LINE:
+        if _CLOSE_RE.fullmatch(bare.strip()):
             raise ShardError(f"{path}:{index + 1}: entry end marker without a start; remove it")
         if bare.startswith(OPEN_PREFIX):
             if prose:
                 blocks.append("".join(prose))
                 prose = []
-            entry, index = _parse_entry(lines, index, path)
+            twin = _twin(lines, index, path)
+            entry, index = _parse_entry(lines, index + (twin is not None), path)
+            if twin is not None:
+                blocks.append(_verified_twin(twin, entry, path))
             blocks.append(entry)
             continue
         prose.append(line)
@@ -206,7 +250,46 @@ def parse(text: str, path: str = "shard") -> Shard:
     return Shard(tuple(blocks), newline)
 
 
-def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, int]:
+def refuse_conflicting_ids(entries: Sequence[Entry], path: str) -> None:
+    """Raise ShardError naming both lines when two entries share an id but not their text."""
+    first: dict[str, Entry] = {}
+    for entry in entries:
+        seen = first.setdefault(entry.id, entry)
+        if seen.text != entry.text:
+            raise ShardError(
+                f"{path}:{entry.line}: entry {entry.id} appears again with other text (first on line {seen.line});"
+                " both sides of a merge probably changed it: keep one version, or give the other its own id,"
+                ' then run "lh memory index"'
+            )
+
+
+def _twin(lines: Sequence[str], start: int, path: str) -> Entry | None:
+    # git's union merge of two branches that both added (or both rewrote) the same entry keeps
+    # both headers and one text: two headers with the same id on consecutive lines.
+    if start + 1 >= len(lines) or not lines[start + 1].startswith(OPEN_PREFIX):
+        return None
+    key, created, attrs = _header(lines, start, path)
+    if _header(lines, start + 1, path)[0] != key:
+        return None
+    tags = tuple(attrs.get("tags", "").split())
+    extra = tuple((k, v) for k, v in _ATTR_RE.findall(lines[start]) if k not in _KNOWN)
+    return Entry(key, created, "", tags, extra, raw=lines[start], line=start + 1)
+
+
+def _verified_twin(twin: Entry, entry: Entry, path: str) -> Entry:
+    # The text is the one both branches held only when the id is derived from it; a chosen id
+    # (--id) proves nothing, so the person who merged decides.
+    shard = path.rsplit("/", 1)[-1].removesuffix(".md")
+    digest = hashlib.sha256(f"{shard}\n{normalize_text(entry.text)}".encode()).hexdigest()
+    if len(twin.id) < 12 or not digest.startswith(twin.id):
+        raise ShardError(
+            f"{path}:{twin.line}: entry {twin.id} has a second header on line {twin.line + 1}; both sides of a"
+            ' merge probably changed it: keep one header and the text you want, then run "lh memory index"'
+        )
+    return Entry(twin.id, twin.created, entry.text, twin.tags, twin.extra, raw=twin.raw, line=twin.line)
+
+
+def _header(lines: Sequence[str], start: int, path: str) -> tuple[str, str, dict[str, str]]:
     header = lines[start].rstrip("\r\n")
     match = _OPEN_RE.fullmatch(header)
     if match is None:
@@ -221,12 +304,32 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
         raise ShardError(
             f"{path}:{start + 1}: entry {key} has created={created!r}; expected a UTC time like 2026-01-31T09:00:00Z"
         )
+    return key, created, attrs
+
+
+def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, int]:
+    key, created, attrs = _header(lines, start, path)
+    match = _OPEN_RE.fullmatch(lines[start].rstrip("\r\n"))
+    assert match is not None
     end = start + 1
     while end < len(lines):
         bare = lines[end].rstrip("\r\n")
-        if bare.strip() == CLOSE_LINE:
+        close = _CLOSE_RE.fullmatch(bare.strip())
+        if close is not None:
+            if close.group(1) not in (None, key):
+                raise ShardError(
+                    f"{path}:{end + 1}: the end marker of entry {close.group(1)} closes entry {key} (line {start + 1});"
+                    " a merge interleaved two entries: put each text between its own markers,"
+                    ' then run "lh memory index"'
+                )
             break
         if bare.startswith(OPEN_PREFIX):
+            if _OPEN_RE.fullmatch(bare) and dict(_ATTR_RE.findall(bare)).get("id") == key:
+                raise ShardError(
+                    f"{path}:{end + 1}: entry {key} (line {start + 1}) starts again before its end marker;"
+                    " both sides of a merge probably changed it: keep the version you want between one pair"
+                    ' of markers, then run "lh memory index"'
+                )
             raise ShardError(f"{path}:{start + 1}: entry {key} is not closed before the next entry starts")
         if bare.startswith(_CONFLICT_PREFIXES):
             raise ShardError(
@@ -235,7 +338,9 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
             )
         end += 1
     else:
-        raise ShardError(f"{path}:{start + 1}: entry {key} is not closed; add {CLOSE_LINE} after its text")
+        raise ShardError(
+            f'{path}:{start + 1}: entry {key} is not closed; add <!-- /lh:entry id="{key}" --> after its text'
+        )
     body = "".join(lines[start + 1 : end])
     if body.endswith("\n"):
         body = body[:-2] if body.endswith("\r\n") else body[:-1]

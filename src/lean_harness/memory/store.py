@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lean_harness.config import Config
 from lean_harness.errors import LhError
-from lean_harness.files import display, read_text, refuse_symlink, write_text
+from lean_harness.files import display, read_text, refuse_symlink, remove_stale_temps, write_atomic, write_text
 from lean_harness.lock import locked
 from lean_harness.memory import index as index_md
 from lean_harness.memory.shard import (
@@ -32,9 +32,12 @@ from lean_harness.memory.shard import (
     new_shard_text,
     normalize_text,
     parse,
+    refuse_conflicting_ids,
+    render,
     render_entry,
+    without_duplicates,
 )
-from lean_harness.memory.summary import Summary, SummaryCache, build, text_key, with_entry
+from lean_harness.memory.summary import Summary, SummaryCache, build, summarize, text_key, with_entry
 from lean_harness.memory.tokens import TokenCounter
 
 INDEX_NAME = "INDEX.md"
@@ -91,6 +94,7 @@ class IndexResult:
     tokens: int
     budget: int
     titles: int
+    duplicates: tuple[str, ...] = ()  # "path: line N: entry X again ...", found by --check or removed
 
 
 @dataclass
@@ -101,6 +105,7 @@ class Memory:
     counter: TokenCounter = field(init=False)
     cache: SummaryCache = field(init=False)
     _summaries: dict[str, Summary] = field(default_factory=dict)
+    _locked: bool = False
 
     def __post_init__(self) -> None:
         lh_cache = self.config.cache_dir / "lh"
@@ -166,6 +171,11 @@ class Memory:
         known = self._summaries.get(name)
         if known is not None:
             return known
+        if not self._locked:
+            # Under a shared lock, no writer changes the shard between reading it and caching
+            # its summary, so a summary never describes bytes other than those it was made from.
+            with self.reading():
+                return self.summary(name)
         path = self.shard_path(name)
         refuse_symlink(path, self.root)
         summary, data = self.cache.load(name, path)
@@ -174,8 +184,25 @@ class Memory:
                 data = path.read_bytes()
             text = read_text(path, self.root)
             summary = build(name, path, self.shown(path), data, text, self.counter, self.cache)
+        if summary.repeated:
+            self._refuse_conflicting_ids(name, summary)
         self._summaries[name] = summary
         return summary
+
+    def _refuse_conflicting_ids(self, name: str, summary: Summary) -> None:
+        # Two entries with one id and different texts are two versions of one note, typically
+        # from a merge: never pick one silently. The ids listing shows it without a parse.
+        listing = self.cache.ids(name, summary.sha256)
+        path = self.shard_path(name)
+        if listing is None:
+            text = read_text(path, self.root)
+            listing = self.ids(name, text, text.encode("utf-8"))
+        texts: dict[str, str] = {}
+        for line in listing.splitlines():
+            digest, _, key = line.partition(" ")
+            if texts.setdefault(key, digest) != digest:
+                shown = self.shown(path)
+                refuse_conflicting_ids(parse(read_text(path, self.root), shown).entries, shown)
 
     def ids(self, name: str, text: str, data: bytes) -> str:
         """The ids listing of a shard ("text-hash id" lines), from the cache or from the text."""
@@ -202,15 +229,39 @@ class Memory:
             pending=_count_pending(self.config.memory_dir),
         )
 
+    def duplicates(self, name: str) -> list[str]:
+        """Ids that occur more than once in a shard (exact copies, as a merge can leave them)."""
+        return list(self.summary(name).repeated)
+
     @contextmanager
     def writing(self) -> Iterator[None]:
-        """Hold the project's write lock."""
+        """Hold the project's write lock; the token cache is appended to before it is let go."""
         self.check_dir()
-        lock_path = self.config.cache_dir / "lh" / "write.lock"
-        with locked(lock_path, self.shown(lock_path)):
+        refuse_symlink(self.index_path, self.root)  # before any write, not after the shard's
+        with self._lock(shared=False):
             self._summaries.clear()
+            remove_stale_temps(self.config.memory_dir)
             yield
-        self.counter.save()
+            self.counter.save()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the lock shared: writers wait, other readers do not."""
+        if self._locked:
+            yield
+            return
+        with self._lock(shared=True):
+            yield
+
+    @contextmanager
+    def _lock(self, shared: bool) -> Iterator[None]:
+        lock_path = self.config.cache_dir / "lh" / "write.lock"
+        with locked(lock_path, self.shown(lock_path), shared=shared):
+            self._locked = True
+            try:
+                yield
+            finally:
+                self._locked = False
 
 
 def open_memory(config: Config) -> Memory:
@@ -289,27 +340,31 @@ def put(
     if scan:
         refuse_secrets(body, allowed, where)
     with memory.writing():
+        for other in memory.config.shard_names:
+            memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
         path = memory.shard_path(name)
         shown = memory.shown(path)
         current, data = memory.read_shard(name)
         existing = current or new_shard_text(name, dict(memory.config.shards)[name])
         before = memory.summary(name) if current else Summary(name, "", 0, 0, ())
         ids = memory.ids(name, current, data) if current else ""
+        if current and memory.duplicates(name):
+            existing, before, ids = _deduplicated(memory, name, current)
         extra = (("allow-secret", ",".join(allowed)),) if allowed else ()
         if key is not None:
             found = locate(existing, key, shown)
             if found is None:
                 _refuse_key_elsewhere(memory, name, key)
                 entry = Entry(key, now_utc(), body, clean_tags, extra)
-                return _finish(memory, name, path, append_text(existing, entry), entry, before, ids, None)
+                new_text = append_text(existing, entry, close_id=True)
+                return _finish(memory, name, path, new_text, entry, before, ids, None)
             start, end, old = found
             if old.text == body and old.tags == clean_tags and old.attr("allow-secret") == (",".join(allowed) or None):
                 return _unchanged(memory, name, old)
             kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret"))
             entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
-            new_text = (
-                existing[:start] + render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n") + existing[end:]
-            )
+            newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
+            new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
             replaced = memory.counter.count(old.text)
             return _finish(memory, name, path, new_text, entry, before, ids, replaced)
         digest = text_key(body)
@@ -321,7 +376,38 @@ def put(
                     return _unchanged(memory, name, found[2])
         taken = {line.partition(" ")[2] for line in ids.splitlines()}
         entry = Entry(derive_id(name, body, taken), now_utc(), body, clean_tags, extra)
-        return _finish(memory, name, path, append_text(existing, entry), entry, before, ids, None)
+        return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
+
+
+def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, str]:
+    """A shard's text with exact copies of entries dropped, its summary and its ids listing."""
+    shard, _ = without_duplicates(parse(text, memory.shown(memory.shard_path(name))))
+    fixed = render(shard, close_id=True)
+    digest = hashlib.sha256(fixed.encode("utf-8")).hexdigest()
+    summary, ids = summarize(name, digest, list(shard.entries), memory.counter)
+    return fixed, summary, ids
+
+
+def _remove_duplicates(memory: Memory) -> tuple[str, ...]:
+    """Write every shard that holds exact copies of entries with each entry once; what was dropped."""
+    notes: list[str] = []
+    for name in memory.config.shard_names:
+        if memory.duplicates(name):
+            path = memory.shard_path(name)
+            text, _ = memory.read_shard(name)
+            shard, dropped = without_duplicates(parse(text, memory.shown(path)))
+            write_text(path, render(shard, close_id=True))
+            memory._summaries.pop(name, None)
+            notes += [f"{memory.shown(path)}: {note}" for note in dropped]
+    return tuple(notes)
+
+
+def _found_duplicates(memory: Memory) -> tuple[str, ...]:
+    return tuple(
+        f"{memory.shown(memory.shard_path(name))}: entry {key} is stored more than once"
+        for name in memory.config.shard_names
+        for key in memory.duplicates(name)
+    )
 
 
 def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
@@ -358,7 +444,7 @@ def _finish(
             f"{text_key(entry.text)} {entry.id}\n" if line.partition(" ")[2] == entry.id else line + "\n"
             for line in ids.splitlines()
         )
-    write_text(path, new_text)
+    write_atomic(path, data, compare=False)  # a put always changes the shard
     memory.cache.store(summary, path, ids)
     memory._summaries[name] = summary
     write_index(memory)
@@ -403,8 +489,10 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
     """Regenerate INDEX.md, or with `check` only compare it with what it should be."""
     memory.check_dir()
     if check:
-        rendered = memory.render_index()
-        fresh = _index_matches(memory, rendered.text)
+        with memory.reading():
+            rendered = memory.render_index()
+            duplicates = _found_duplicates(memory)
+            fresh = _index_matches(memory, rendered.text) and not duplicates
         memory.counter.save()
         return IndexResult(
             memory.shown(memory.index_path),
@@ -413,11 +501,17 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
             rendered.tokens,
             memory.config.index_token_budget,
             rendered.titles,
+            duplicates,
         )
     with memory.writing():
+        # Every shard is parsed or summarized before anything is written, so a broken one stops
+        # the command with nothing changed.
+        for name in memory.config.shard_names:
+            memory.summary(name)
+        duplicates = _remove_duplicates(memory)
         rendered = memory.render_index()
-        fresh = _index_matches(memory, rendered.text)
-        written = write_text(memory.index_path, rendered.text) if not fresh else False
+        fresh = _index_matches(memory, rendered.text) and not duplicates
+        written = write_text(memory.index_path, rendered.text) or bool(duplicates)
     return IndexResult(
         memory.shown(memory.index_path),
         fresh,
@@ -425,6 +519,7 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         rendered.tokens,
         memory.config.index_token_budget,
         rendered.titles,
+        duplicates,
     )
 
 
@@ -440,15 +535,21 @@ def status(memory: Memory) -> Status:
     """Entries and tokens per shard, the total against the budget, and the index's state."""
     memory.check_dir()
     rows = []
-    for name, description in memory.config.shards:
-        summary = memory.summary(name)
-        rows.append(
-            ShardStatus(
-                name, description, memory.shown(memory.shard_path(name)), summary.count, summary.tokens, summary.exists
+    with memory.reading():
+        for name, description in memory.config.shards:
+            summary = memory.summary(name)
+            rows.append(
+                ShardStatus(
+                    name,
+                    description,
+                    memory.shown(memory.shard_path(name)),
+                    summary.count,
+                    summary.tokens,
+                    summary.exists,
+                )
             )
-        )
-    rendered = memory.render_index()
-    fresh = _index_matches(memory, rendered.text)
+        rendered = memory.render_index()
+        fresh = _index_matches(memory, rendered.text)
     memory.counter.save()
     return Status(
         tuple(rows),

@@ -21,7 +21,7 @@ from lean_harness.memory.shard import Entry, normalize_text, parse
 from lean_harness.memory.tokens import TokenCounter
 
 NEWEST_KEPT = 64
-_FORMAT = 1
+_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class Summary:
     newest: tuple[Newest, ...]
     exists: bool = True
     exact: bool = True
+    repeated: tuple[str, ...] = ()  # ids stored more than once, as a union merge can leave them
 
 
 def text_key(text: str) -> str:
@@ -54,9 +55,17 @@ def text_key(text: str) -> str:
 def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounter) -> tuple[Summary, str]:
     """A shard's summary and its ids listing, counting tokens through the cache."""
     counts = counter.counts([e.text for e in entries])
-    newest = sorted((Newest(e.created, e.id, _safe_title(e.title)) for e in entries), key=_newest_order)[:NEWEST_KEPT]
+    kept = sorted((Newest(e.created, e.id, e.title) for e in entries), key=_newest_order)[:NEWEST_KEPT]
+    newest = [replace(n, title=_safe_title(n.title)) for n in kept]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
-    return Summary(name, sha256, len(entries), sum(counts), tuple(newest), exact=counter.exact), ids
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for entry in entries:
+        (repeated if entry.id in seen else seen).add(entry.id)
+    summary = Summary(
+        name, sha256, len(entries), sum(counts), tuple(newest), exact=counter.exact, repeated=tuple(sorted(repeated))
+    )
+    return summary, ids
 
 
 def _safe_title(title: str) -> str:
@@ -141,6 +150,7 @@ class SummaryCache:
                 "count": summary.count,
                 "tokens": summary.tokens,
                 "exact": summary.exact,
+                "repeated": list(summary.repeated),
                 "newest": [[n.created, n.id, n.title] for n in summary.newest],
             }
             if ids is not None:
@@ -190,11 +200,12 @@ def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:
 def _from_record(name: str, record: dict[str, object]) -> Summary:
     newest = record.get("newest")
     items = tuple(Newest(str(c), str(i), str(t)) for c, i, t in newest) if isinstance(newest, list) else ()
-    count, tokens = record.get("count"), record.get("tokens")
+    count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
     return Summary(
         name,
         str(record.get("sha256", "")),
         count if isinstance(count, int) else 0,
         tokens if isinstance(tokens, int) else 0,
         items,
+        repeated=tuple(str(r) for r in repeated) if isinstance(repeated, list) else (),
     )

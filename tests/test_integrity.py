@@ -1,0 +1,518 @@
+"""Integrity under concurrent writers, SIGKILL, git merges and hostile input (docs/reliability.md).
+
+Everything here runs real processes on the real lock and real git in temporary folders.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from lean_harness.cli import main
+from lean_harness.files import remove_stale_temps
+from lean_harness.init import ATTRIBUTES_START, BLOCK_END
+from lean_harness.memory.shard import derive_id, parse
+from support import lh, snapshot
+
+MEMORY = ".agents/memory"
+LOCK = ".agents/.cache/lh/write.lock"
+POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="uses flock and SIGKILL")
+
+
+def texts(root: Path, shard: str) -> list[str]:
+    return [e.text for e in parse((root / MEMORY / f"{shard}.md").read_text("utf-8")).entries]
+
+
+def every_shard_parses(root: Path) -> None:
+    for path in sorted((root / MEMORY).glob("*.md")):
+        if path.name != "INDEX.md":
+            parse(path.read_text("utf-8"), path.name)
+
+
+def popen_lh(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "lean_harness", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+# -- concurrent writers -------------------------------------------------------------------------
+
+WORKER = """
+import sys
+from lean_harness.cli import main
+worker, count = int(sys.argv[1]), int(sys.argv[2])
+for number in range(count):
+    code = main(["memory", "put", "failures", f"worker {worker} note {number}: the retry loop hides a race"])
+    if code != 0:
+        sys.exit(f"put {number} of worker {worker} exited {code}")
+"""
+
+
+def test_eight_writers_of_a_hundred_puts_store_all_eight_hundred(project: Path) -> None:
+    """8 processes x 100 puts to one shard: 800 entries and a consistent INDEX.md.
+
+    Each worker is ONE Python process that calls `lean_harness.cli.main` 100 times, so the 8
+    processes contend on the real lock 800 times without paying 800 interpreter start-ups; the
+    test below runs a separate `lh` process per put.
+    """
+    env = {**os.environ, "LH_LOCK_TIMEOUT": "60"}
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(w), "100"], cwd=project, env=env, stderr=subprocess.PIPE, text=True
+        )
+        for w in range(8)
+    ]
+    for worker in workers:
+        _, err = worker.communicate(timeout=240)
+        assert worker.returncode == 0, err
+    stored = texts(project, "failures")
+    assert len(stored) == 800
+    assert sorted(stored) == sorted(
+        f"worker {w} note {n}: the retry loop hides a race" for w in range(8) for n in range(100)
+    )
+    assert lh("memory", "index", "--check", cwd=project).returncode == 0
+    status = json.loads(lh("memory", "status", "--json", cwd=project).stdout)
+    assert {s["name"]: s["entries"] for s in status["shards"]}["failures"] == 800
+    assert status["index"]["fresh"] is True
+
+
+def test_separate_lh_processes_per_put_store_every_entry(project: Path) -> None:
+    """4 threads each start 10 `lh memory put` processes, one per note, all at once."""
+
+    def run(worker: int) -> list[int]:
+        return [
+            lh(
+                "memory", "put", "quirks", f"process {worker}.{n}", cwd=project, env={"LH_LOCK_TIMEOUT": "60"}
+            ).returncode
+            for n in range(10)
+        ]
+
+    with ThreadPoolExecutor(4) as pool:
+        codes = [code for codes in pool.map(run, range(4)) for code in codes]
+    assert codes == [0] * 40
+    assert sorted(texts(project, "quirks")) == sorted(f"process {w}.{n}" for w in range(4) for n in range(10))
+    assert lh("memory", "index", "--check", cwd=project).returncode == 0
+
+
+HOLDER = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def hold_lock(root: Path) -> subprocess.Popen[str]:
+    (root / LOCK).parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(root / LOCK)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
+@POSIX_ONLY
+def test_a_held_lock_times_out_with_a_clear_error_and_nothing_changes(project: Path) -> None:
+    holder = hold_lock(project)
+    try:
+        before = snapshot(project)
+        started = time.monotonic()
+        result = lh("memory", "put", "seed", "waits for the lock", cwd=project, env={"LH_LOCK_TIMEOUT": "0.2"})
+        assert time.monotonic() - started < 30
+        assert result.returncode == 2
+        assert result.stderr == (
+            ".agents/.cache/lh/write.lock is held by another lh process; waited 0.2 s."
+            " Try again when it finishes (LH_LOCK_TIMEOUT sets the wait)\n"
+        )
+        assert snapshot(project) == before
+    finally:
+        holder.kill()
+        holder.communicate(timeout=30)
+
+
+@POSIX_ONLY
+def test_a_lock_held_by_a_killed_process_does_not_block(project: Path) -> None:
+    holder = hold_lock(project)
+    holder.send_signal(signal.SIGKILL)
+    holder.communicate(timeout=30)
+    result = lh("memory", "put", "seed", "after the holder died", cwd=project, env={"LH_LOCK_TIMEOUT": "5"})
+    assert result.returncode == 0, result.stderr
+    assert texts(project, "seed") == ["after the holder died"]
+
+
+# -- crashes --------------------------------------------------------------------------------------
+
+
+def _has_compact() -> bool:
+    try:
+        main(["memory", "compact", "--help"])
+    except SystemExit as stop:
+        return stop.code == 0
+    return True
+
+
+@POSIX_ONLY
+def test_sigkill_at_random_moments_loses_no_acknowledged_entry(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """200 SIGKILLs at random moments of `put`, `lh memory index` (and `compact` once it exists).
+
+    The delay is drawn from 0 to 1.2 times a measured put, so kills land during start-up, during
+    the writes and after a clean exit. After each kill every shard parses, every put that exited 0
+    is stored, and INDEX.md is fresh or detectably stale, which `lh memory index` repairs.
+    """
+    commands = [["memory", "index"]] + ([["memory", "compact"]] if _has_compact() else [])
+    capsys.readouterr()
+    rng = random.Random(20260131)
+    durations = []
+    for number in range(3):
+        started = time.monotonic()
+        assert lh("memory", "put", "seed", f"calibration {number}", cwd=project).returncode == 0
+        durations.append(time.monotonic() - started)
+    span = 1.2 * sorted(durations)[1]
+    acknowledged: dict[str, list[str]] = {"failures": [], "insights": []}
+    for number in range(200):
+        if rng.random() < 0.75:
+            shard = rng.choice(sorted(acknowledged))
+            text = f"note {number}: " + " ".join(rng.choice(["lock", "kill", "fsync", "rename"]) for _ in range(6))
+            process = popen_lh("memory", "put", shard, text, cwd=project)
+        else:
+            shard, text = "", ""
+            process = popen_lh(*rng.choice(commands), cwd=project)
+        time.sleep(rng.uniform(0, span))
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=60)
+        if process.returncode == 0 and shard:
+            acknowledged[shard].append(text)
+        every_shard_parses(project)
+        for name, expected in acknowledged.items():
+            assert set(expected) <= set(texts(project, name)), f"an acknowledged entry of {name} is gone"
+        check = main(["memory", "index", "--check"])
+        assert check in (0, 1)
+        if check == 1:
+            assert main(["memory", "index"]) == 0
+            assert main(["memory", "index", "--check"]) == 0
+    capsys.readouterr()
+    assert sum(len(v) for v in acknowledged.values()) > 0  # some puts finished before their kill
+
+
+def test_stale_temp_files_are_ignored_and_old_ones_removed_by_the_next_write(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = project / MEMORY
+    old = folder / ".failures.md.k2j4h5g6.tmp"
+    old.write_bytes(b'<!-- lh:entry id="half" created="2026-01-01T00:00:00Z" -->\nhalf-wri')
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    fresh = folder / ".INDEX.md.a1b2c3d4.tmp"
+    fresh.write_bytes(b"\xff\xfe not even UTF-8")
+    theirs = folder / ".notes.tmp"  # not a name write_atomic makes: never touched
+    theirs.write_bytes(b"mine")
+    os.utime(theirs, (time.time() - 3600, time.time() - 3600))
+    assert main(["memory", "index", "--check"]) == 0
+    assert main(["memory", "status"]) == 0
+    assert main(["memory", "get", "failures"]) == 0
+    assert main(["memory", "put", "failures", "a write cleans up"]) == 0
+    assert not old.exists()
+    assert fresh.exists()
+    assert theirs.exists()
+    assert remove_stale_temps(folder, older_than=0) == [fresh]
+
+
+# -- merges ---------------------------------------------------------------------------------------
+
+
+def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, f"git {' '.join(args)}: {result.stdout}{result.stderr}"
+    return result
+
+
+def put(root: Path, *args: str, epoch: int | None = None) -> None:
+    env = {"SOURCE_DATE_EPOCH": str(epoch)} if epoch is not None else None
+    result = lh("memory", "put", *args, cwd=root, env=env)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    """The project as a git repository with one commit on main."""
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "commit.gpgsign", "false")
+    put(project, "failures", "base: the cache key ignored the encoding", "--id", "e1", epoch=1_000_000)
+    put(project, "failures", "base: tests flaked on the shared tmp dir", "--id", "e2", epoch=1_000_100)
+    put(project, "failures", "base: a third note", epoch=1_000_200)
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    return project
+
+
+def commit(root: Path, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+def test_gitattributes_give_the_memory_files_the_union_driver(repo: Path) -> None:
+    text = (repo / ".gitattributes").read_text("utf-8")
+    assert text == f"{ATTRIBUTES_START}\n.agents/memory/*.md merge=union text eol=lf\n{BLOCK_END}\n"
+    for path in (f"{MEMORY}/failures.md", f"{MEMORY}/INDEX.md"):
+        out = git(repo, "check-attr", "merge", "eol", "--", path).stdout
+        assert out == f"{path}: merge: union\n{path}: eol: lf\n"
+
+
+def test_gitattributes_block_keeps_the_users_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitattributes").write_text("*.png binary\r\n", encoding="utf-8")
+    assert main(["init"]) == 0
+    text = (tmp_path / ".gitattributes").read_bytes()
+    assert (
+        text
+        == (
+            f"*.png binary\r\n\r\n{ATTRIBUTES_START}\r\n.agents/memory/*.md merge=union text eol=lf\r\n{BLOCK_END}\r\n"
+        ).encode()
+    )
+    before = snapshot(tmp_path)
+    assert main(["init"]) == 0
+    assert snapshot(tmp_path) == before
+
+
+def test_branches_adding_and_updating_entries_merge_without_conflict(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "topic")
+    put(repo, "failures", "topic: the lock file was opened in text mode", epoch=2_000_000)
+    put(repo, "quirks", "topic: tar on macOS lacks --wildcards", epoch=2_000_010)
+    commit(repo, "topic 1")
+    git(repo, "checkout", "-q", "main")
+    put(repo, "failures", "main: pip needs --no-build-isolation", epoch=2_000_005)
+    put(repo, "quirks", "main: the proxy strips auth headers", epoch=2_000_015)
+    commit(repo, "main 1")
+    git(repo, "checkout", "-q", "topic")
+    put(repo, "failures", "topic: a multi-line note\nabout the proxy\n- and a list", epoch=2_000_020)
+    put(repo, "failures", "base: the cache key ignored the encoding name", "--id", "e1", epoch=2_000_030)
+    commit(repo, "topic 2")
+    git(repo, "checkout", "-q", "main")
+    put(repo, "failures", "main: another multi-line note\nabout the runner\n- with its own list", epoch=2_000_025)
+    put(repo, "failures", "base: tests flaked on the shared tmp dir; use tmp_path", "--id", "e2", epoch=2_000_035)
+    commit(repo, "main 2")
+
+    git(repo, "merge", "-q", "--no-edit", "topic")
+    assert "<<<<<<<" not in (repo / MEMORY / "failures.md").read_text("utf-8")
+    assert lh("memory", "index", "--check", cwd=repo).returncode == 1
+    assert lh("memory", "index", cwd=repo).returncode == 0
+    assert lh("memory", "index", "--check", cwd=repo).returncode == 0
+    assert sorted(texts(repo, "failures")) == sorted(
+        [
+            "base: the cache key ignored the encoding name",
+            "base: tests flaked on the shared tmp dir; use tmp_path",
+            "base: a third note",
+            "topic: the lock file was opened in text mode",
+            "main: pip needs --no-build-isolation",
+            "topic: a multi-line note\nabout the proxy\n- and a list",
+            "main: another multi-line note\nabout the runner\n- with its own list",
+        ]
+    )
+    assert sorted(texts(repo, "quirks")) == [
+        "main: the proxy strips auth headers",
+        "topic: tar on macOS lacks --wildcards",
+    ]
+    status = json.loads(lh("memory", "status", "--json", cwd=repo).stdout)
+    assert {s["name"]: s["entries"] for s in status["shards"]}["failures"] == 7
+
+
+def test_multi_line_notes_sharing_lines_that_union_interleaves_are_reported(repo: Path) -> None:
+    """The limit of the union driver: two notes added on two branches that share a line (here a
+    blank line and a list item) can come out interleaved. lh names the place and changes nothing;
+    both texts are in the file for the person who merged to separate."""
+    git(repo, "checkout", "-q", "-b", "topic")
+    put(repo, "failures", "topic: a note\n\nwith a blank line\n\n- and a list", epoch=2_000_020)
+    commit(repo, "topic")
+    git(repo, "checkout", "-q", "main")
+    put(repo, "failures", "main: a note\n\nwith a blank line\n\n- and a list", epoch=2_000_025)
+    commit(repo, "main")
+    git(repo, "merge", "-q", "--no-edit", "topic")
+    shard = (repo / MEMORY / "failures.md").read_text("utf-8")
+    assert "topic: a note" in shard
+    assert "main: a note" in shard
+    before = snapshot(repo)
+    result = lh("memory", "index", cwd=repo)
+    assert result.returncode == 2
+    assert result.stderr.startswith(".agents/memory/failures.md:")
+    assert result.stderr.endswith(" is not closed before the next entry starts\n")
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize("more", [False, True], ids=["alone", "with-other-entries"])
+def test_the_same_text_added_on_both_branches_ends_up_once(repo: Path, more: bool) -> None:
+    git(repo, "checkout", "-q", "-b", "topic")
+    put(repo, "failures", "both found it: the runner has no IPv6", "--tag", "ci", epoch=3_000_000)
+    if more:
+        put(repo, "failures", "topic only", epoch=3_000_001)
+    commit(repo, "topic")
+    git(repo, "checkout", "-q", "main")
+    if more:
+        put(repo, "failures", "main only", epoch=3_000_002)
+    put(repo, "failures", "both found it: the runner has no IPv6", "--tag", "network", epoch=3_000_100)
+    commit(repo, "main")
+    git(repo, "merge", "-q", "--no-edit", "topic")
+
+    same_id = derive_id("failures", "both found it: the runner has no IPv6")
+    check = lh("memory", "index", "--check", cwd=repo)
+    assert check.returncode == 1
+    assert check.stderr.splitlines() == [
+        ".agents/memory/failures.md: entry " + same_id + " is stored more than once",
+        '.agents/memory/INDEX.md is stale; run "lh memory index"',
+    ]
+    assert lh("memory", "index", cwd=repo).returncode == 0
+    assert lh("memory", "index", "--check", cwd=repo).returncode == 0
+    entries = parse((repo / MEMORY / "failures.md").read_text("utf-8")).entries
+    same = [e for e in entries if e.text == "both found it: the runner has no IPv6"]
+    assert len(same) == 1
+    assert same[0].tags == ("ci", "network")
+    assert same[0].created == "1970-02-04T17:20:00Z"  # the earlier of the two
+    assert len(entries) == 4 + (2 if more else 0)
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        pytest.param(
+            "e1",
+            ".agents/memory/failures.md:{second}: entry e1 (line {first}) starts again before its end marker;"
+            " both sides of a merge probably changed it: keep the version you want between one pair of markers,"
+            ' then run "lh memory index"\n',
+            id="different-text",
+        ),
+        pytest.param(
+            "new",
+            ".agents/memory/failures.md:{first}: entry new has a second header on line {second}; both sides of a"
+            ' merge probably changed it: keep one header and the text you want, then run "lh memory index"\n',
+            id="chosen-id-same-text",
+        ),
+    ],
+)
+def test_the_same_entry_changed_on_both_branches_is_reported_never_picked(repo: Path, key: str, message: str) -> None:
+    topic_text = "the cache key ignored the encoding" if key == "new" else "topic's version of e1"
+    main_text = "the cache key ignored the encoding" if key == "new" else "main's version of e1"
+    git(repo, "checkout", "-q", "-b", "topic")
+    put(repo, "failures", topic_text, "--id", key, epoch=4_000_000)
+    commit(repo, "topic")
+    git(repo, "checkout", "-q", "main")
+    put(repo, "failures", main_text, "--id", key, epoch=4_000_100)
+    commit(repo, "main")
+    git(repo, "merge", "-q", "--no-edit", "topic")
+
+    shard = (repo / MEMORY / "failures.md").read_text("utf-8")
+    assert topic_text in shard
+    assert main_text in shard
+    lines = shard.splitlines()
+    first, second = (n for n, line in enumerate(lines, start=1) if f'id="{key}" created=' in line)
+    before = snapshot(repo)
+    for args in (["memory", "index"], ["memory", "put", "failures", "another note"], ["memory", "status"]):
+        result = lh(*args, cwd=repo)
+        assert result.returncode == 2
+        assert result.stderr == message.format(first=first, second=second)
+    assert lh("memory", "index", "--check", cwd=repo).returncode == 2
+    assert snapshot(repo) == before
+
+
+# -- hostile input --------------------------------------------------------------------------------
+
+ENTRY = '<!-- lh:entry id="{key}" created="2026-01-01T00:00:00Z" -->\n{text}\n<!-- /lh:entry -->\n'
+
+
+def _seed(text: str) -> bytes:
+    return ("# seed\n\n" + text).encode()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        pytest.param(
+            _seed('<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nhalf-wri'),
+            '.agents/memory/seed.md:3: entry a is not closed; add <!-- /lh:entry id="a" --> after its text',
+            id="half-written",
+        ),
+        pytest.param(
+            _seed("<<<<<<< HEAD\n" + ENTRY.format(key="a", text="x") + "=======\n>>>>>>> topic\n"),
+            ".agents/memory/seed.md:3: git conflict marker; resolve the conflict (keep both entries), then run"
+            ' "lh memory index"',
+            id="conflict-markers",
+        ),
+        pytest.param(
+            _seed(ENTRY.format(key="a", text="caf")).replace(b"caf", b"caf\xe9"),
+            ".agents/memory/seed.md:4: not valid UTF-8 (byte 67); re-save the file as UTF-8",
+            id="invalid-utf8",
+        ),
+        pytest.param(
+            _seed('<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\none\n<!-- /lh:entry id="b" -->\n'),
+            ".agents/memory/seed.md:5: the end marker of entry b closes entry a (line 3); a merge interleaved two"
+            ' entries: put each text between its own markers, then run "lh memory index"',
+            id="interleaved",
+        ),
+        pytest.param(
+            _seed(ENTRY.format(key="a", text="one") + "\n" + ENTRY.format(key="a", text="two")),
+            ".agents/memory/seed.md:7: entry a appears again with other text (first on line 3); both sides of a"
+            ' merge probably changed it: keep one version, or give the other its own id, then run "lh memory index"',
+            id="same-id-other-text",
+        ),
+    ],
+)
+def test_broken_shards_are_named_and_never_rewritten(
+    project: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    (project / MEMORY / "seed.md").write_bytes(content)
+    before = snapshot(project)
+    capsys.readouterr()
+    for args in (["memory", "put", "seed", "x"], ["memory", "put", "failures", "y"], ["memory", "index"]):
+        assert main(args) == 2, args
+        assert capsys.readouterr().err == message + "\n"
+    assert main(["memory", "index", "--check"]) == 2
+    assert capsys.readouterr().err == message + "\n"
+    assert snapshot(project) == before
+
+
+def test_a_shard_past_its_cap_is_reported(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = project / MEMORY / "seed.md"
+    with open(path, "r+b") as handle:
+        handle.truncate(64 * 1024 * 1024 + 1)  # sparse: quick to make
+    before = {p: p.stat().st_size for p in (project / MEMORY).iterdir()}
+    capsys.readouterr()
+    assert main(["memory", "put", "seed", "x"]) == 2
+    assert capsys.readouterr().err == (
+        ".agents/memory/seed.md is 67108865 bytes, over the 67108864 byte limit for a shard;"
+        ' split it or run "lh memory compact"\n'
+    )
+    assert {p: p.stat().st_size for p in (project / MEMORY).iterdir()} == before
+
+
+@pytest.mark.parametrize("linked", [".agents", MEMORY, f"{MEMORY}/INDEX.md"])
+def test_symlinked_managed_paths_are_refused(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], linked: str
+) -> None:
+    path = project / linked
+    target = tmp_path / "elsewhere"
+    path.rename(target)
+    path.symlink_to(target, target_is_directory=target.is_dir())
+    before = snapshot(target) if target.is_dir() else {"": target.read_bytes()}
+    before_project = snapshot(project)
+    capsys.readouterr()
+    for args in (["memory", "put", "seed", "x"], ["memory", "index"]):
+        assert main(args) == 2
+        assert capsys.readouterr().err == (
+            f"{linked} is a symbolic link; lean-harness only manages real files."
+            " Replace the link with the file or folder itself\n"
+        )
+    assert (snapshot(target) if target.is_dir() else {"": target.read_bytes()}) == before
+    assert snapshot(project) == before_project
