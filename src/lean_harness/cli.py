@@ -339,9 +339,9 @@ def _memory_get(args: argparse.Namespace) -> int:
     memory = _memory()
     memory.check_dir()
     name = memory.check_shard(args.shard)
-    entries = memory.entries(name)
-    counts = memory.counter.counts([e.text for e in entries])
-    memory.counter.save()
+    with memory.reading():
+        entries = memory.entries(name)
+        counts = memory.counter.counts([e.text for e in entries])
     shown = memory.shown(memory.shard_path(name))
     texts, warnings = [], []
     for entry in entries:

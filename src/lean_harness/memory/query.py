@@ -51,7 +51,6 @@ class Unreachable:
     id: str
     shard: str
     title: str
-    rank: int | None
 
 
 def load_index(memory: Memory) -> search.Index:
@@ -100,27 +99,27 @@ def ask(
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
-    index = load_index(memory)
-    hits = index.search(text, limit=limit, shards=shards, tags=[t.lower() for t in tags], min_score=min_score)
-    results: list[Result] = []
-    used = 0
-    texts: dict[str, str] = {}
-    for hit in hits:
-        entry = _entry(memory, hit.shard, hit.id, texts)
-        if entry is None:
-            continue
-        body, findings = mask_entry(entry)
-        tokens = memory.counter.count(body)
-        if used + tokens > max_tokens:
-            if results or tokens <= max_tokens:
+    with memory.reading():  # the shards stay as indexed while their entries are read
+        index = load_index(memory)
+        hits = index.search(text, limit=limit, shards=shards, tags=[t.lower() for t in tags], min_score=min_score)
+        results: list[Result] = []
+        used = 0
+        texts: dict[str, str] = {}
+        for hit in hits:
+            entry = _entry(memory, hit.shard, hit.id, texts)
+            if entry is None:
+                continue
+            body, findings = mask_entry(entry)
+            tokens = memory.counter.count(body)
+            if used + tokens > max_tokens:
+                if results or tokens <= max_tokens:
+                    break
+                body, tokens = _cut(memory, body, hit.shard, max_tokens)
+                results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
+                used += tokens
                 break
-            body, tokens = _cut(memory, body, hit.shard, max_tokens)
-            results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
+            results.append(_result(hit, entry, body, tokens, cut=False, masked=bool(findings)))
             used += tokens
-            break
-        results.append(_result(hit, entry, body, tokens, cut=False, masked=bool(findings)))
-        used += tokens
-    memory.counter.save()
     return Answer(text, tuple(results), used)
 
 
@@ -134,7 +133,7 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
             hits = index.search(entry.title, limit=top, min_score=0.0)
             ids = [(h.shard, h.id) for h in hits]
             if (name, entry.id) not in ids:
-                found.append(Unreachable(entry.id, name, entry.title, None))
+                found.append(Unreachable(entry.id, name, entry.title))
     return found
 
 

@@ -307,6 +307,15 @@ def _header(lines: Sequence[str], start: int, path: str) -> tuple[str, str, dict
     return key, created, attrs
 
 
+def entry_at(text: str, start: int, path: str) -> tuple[Entry, int]:
+    """The entry whose header starts at character `start` of shard text, and the offset just past it."""
+    tail = text[start:].splitlines(keepends=True)
+    skipped = text.count("\n", 0, start)
+    # Blank stand-ins for the lines before `start` keep every line number in messages right.
+    entry, after = _parse_entry([""] * skipped + tail, skipped, path)
+    return entry, start + sum(len(line) for line in tail[: after - skipped])
+
+
 def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, int]:
     key, created, attrs = _header(lines, start, path)
     match = _OPEN_RE.fullmatch(lines[start].rstrip("\r\n"))

@@ -23,12 +23,12 @@ from lean_harness.lock import locked
 from lean_harness.memory import index as index_md
 from lean_harness.memory.shard import (
     Entry,
-    ShardError,
     append_text,
     check_id,
     check_tag,
     check_text,
     derive_id,
+    entry_at,
     new_shard_text,
     normalize_text,
     parse,
@@ -252,6 +252,7 @@ class Memory:
             return
         with self._lock(shared=True):
             yield
+            self.counter.save()  # counts made while reading are kept, appended under the lock
 
     @contextmanager
     def _lock(self, shared: bool) -> Iterator[None]:
@@ -292,24 +293,8 @@ def locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
     match = _header_re(key).search(text)
     if match is None:
         return None
-    start = match.start()
-    tail = text[start:]
-    lines = tail.splitlines(keepends=True)
-    line_no = text.count("\n", 0, start)
-    from lean_harness.memory.shard import _parse_entry
-
-    try:
-        entry, consumed = _parse_entry(lines, 0, shown)
-    except ShardError as error:
-        raise ShardError(_shift_line(error.message, line_no)) from None
-    end = start + sum(len(line) for line in lines[:consumed])
-    return start, end, entry
-
-
-def _shift_line(message: str, offset: int) -> str:
-    path, _, rest = message.partition(":")
-    number, _, tail = rest.partition(":")
-    return f"{path}:{int(number) + offset}:{tail}" if number.isdigit() else message
+    entry, end = entry_at(text, match.start(), shown)
+    return match.start(), end, entry
 
 
 def put(
@@ -493,7 +478,6 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
             rendered = memory.render_index()
             duplicates = _found_duplicates(memory)
             fresh = _index_matches(memory, rendered.text) and not duplicates
-        memory.counter.save()
         return IndexResult(
             memory.shown(memory.index_path),
             fresh,
@@ -550,7 +534,6 @@ def status(memory: Memory) -> Status:
             )
         rendered = memory.render_index()
         fresh = _index_matches(memory, rendered.text)
-    memory.counter.save()
     return Status(
         tuple(rows),
         memory.totals(),
