@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lean_harness import __version__
-from lean_harness.cli import main
+from lean_harness.cli import COMMANDS, main
 from support import lh
 
 SUBCOMMANDS = [
@@ -111,3 +114,31 @@ def test_init_json(tmp_path: Path) -> None:
     data = json.loads(lh("init", "--json", cwd=tmp_path).stdout)
     assert data["command"] == "init"
     assert ".agents/lh.toml" in data["created"]
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS), ids=" ".join)
+def test_every_registered_command_has_a_module_or_children(path: tuple[str, ...]) -> None:
+    module_name = COMMANDS[path][1]
+    if module_name is None:
+        assert any(other[: len(path)] == path and len(other) == len(path) + 1 for other in COMMANDS)
+        return
+    module = importlib.import_module(f"lean_harness.commands.{module_name}")
+    assert callable(module.add_arguments)
+    assert callable(module.run)
+
+
+def test_top_level_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert all(path[0] in out for path in COMMANDS)
+
+
+def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
+    probe = (
+        "import sys; from lean_harness.cli import main; main(['-C', sys.argv[1], 'memory', 'status']);"
+        " print(sorted(m for m in sys.modules if m.startswith('lean_harness.commands.')))"
+    )
+    assert lh("init", cwd=tmp_path).returncode == 0
+    result = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=False)
+    assert result.stdout.splitlines()[-1] == "['lean_harness.commands.status']"

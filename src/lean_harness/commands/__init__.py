@@ -1,0 +1,50 @@
+"""One module per `lh` command: `add_arguments(parser)` and `run(args) -> int`, plus shared output.
+
+The command modules and cli.py are the only code that prints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lean_harness.memory.store import Memory
+
+JSON_VERSION = 1
+
+
+def emit(command: str, payload: dict[str, Any], problems: Sequence[str] = ()) -> None:
+    """Print the versioned JSON envelope: version, command, the payload's fields, problems."""
+    envelope = {"version": JSON_VERSION, "command": command, **payload, "problems": list(problems)}
+    print(json.dumps(envelope, indent=2, ensure_ascii=False))
+
+
+def project_root() -> Path:
+    """The project that holds the current directory."""
+    from lean_harness.config import find_root
+
+    return find_root(Path.cwd())
+
+
+def open_memory() -> Memory:
+    """The memory of the project that holds the current directory."""
+    from lean_harness.config import load
+    from lean_harness.memory.store import open_memory as open_store
+
+    return open_store(load(project_root()))
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of 1 or more."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value

@@ -1,0 +1,119 @@
+"""`lh memory get`: a shard's entries, or with --query the entries that best match."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lean_harness.commands import emit, open_memory, positive
+from lean_harness.errors import LhError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `lh memory get`."""
+    parser.add_argument("shard", metavar="SHARD", nargs="?", help="the shard to print (with --query: a filter)")
+    parser.add_argument("--query", "-q", metavar="TEXT", help="words, identifiers or an error message to look for")
+    parser.add_argument("--limit", type=positive, default=8, metavar="K", help="at most K entries (default 8)")
+    parser.add_argument(
+        "--max-tokens", type=positive, default=1500, metavar="N", help="at most N tokens in all (default 1500)"
+    )
+    parser.add_argument("--shard", dest="shards", action="append", default=[], metavar="S", help="only shard S")
+    parser.add_argument("--tag", dest="tags", action="append", default=[], metavar="T", help="only entries tagged T")
+    parser.add_argument(
+        "--min-score",
+        type=float,
+        default=None,
+        metavar="X",
+        help="drop entries scoring below X (default 0.35; 1.0 is every query word matched once)",
+    )
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.query is not None:
+        return _query(args)
+    if args.shard is None:
+        raise LhError('name a shard or a query: lh memory get SHARD, or lh memory get --query "words"')
+    from lean_harness.memory.leaks import mask_entry
+
+    memory = open_memory()
+    memory.check_dir()
+    name = memory.check_shard(args.shard)
+    with memory.reading():
+        entries = memory.entries(name)
+        counts = memory.counter.counts([e.text for e in entries])
+    shown = memory.shown(memory.shard_path(name))
+    texts, warnings = [], []
+    for entry in entries:
+        text, findings = mask_entry(entry)
+        texts.append(text)
+        warnings += [
+            f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
+            for f in findings
+        ]
+    if args.json:
+        rows = [
+            {"id": e.id, "shard": name, "created": e.created, "tags": list(e.tags), "tokens": n, "text": t}
+            for e, n, t in zip(entries, counts, texts, strict=True)
+        ]
+        emit("memory get", {"shard": name, "entries": rows, "total_tokens": sum(counts)}, warnings)
+        return 0
+    for line in warnings[:1]:
+        more = f" and {len(warnings) - 1} more" if len(warnings) > 1 else ""
+        print(f'warning: {line}{more}; run "lh memory scan"', file=sys.stderr)
+    if not entries:
+        print(f"{name}: no entries")
+    for number, (entry, text) in enumerate(zip(entries, texts, strict=True)):
+        tags = "".join(f" #{t}" for t in entry.tags)
+        print(("\n" if number else "") + f"[{entry.id}] {entry.created}{tags}")
+        print(text)
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    from lean_harness.memory import query, search
+
+    memory = open_memory()
+    shards = [*([args.shard] if args.shard else []), *args.shards]
+    min_score = search.DEFAULT_MIN_SCORE if args.min_score is None else args.min_score
+    answer = query.ask(
+        memory,
+        args.query,
+        limit=args.limit,
+        max_tokens=args.max_tokens,
+        shards=shards,
+        tags=args.tags,
+        min_score=min_score,
+    )
+    masked = [r for r in answer.results if r.masked]
+    warnings = [
+        f"{memory.shown(memory.shard_path(r.shard))}: entry {r.id} holds what looks like a credential (masked here);"
+        ' run "lh memory scan"'
+        for r in masked
+    ]
+    if args.json:
+        rows = [
+            {
+                "id": r.id,
+                "shard": r.shard,
+                "score": r.score,
+                "tokens": r.tokens,
+                "created": r.created,
+                "tags": list(r.tags),
+                "text": r.text,
+                "cut": r.cut,
+            }
+            for r in answer.results
+        ]
+        emit("memory get", {"query": answer.query, "results": rows, "total_tokens": answer.total_tokens}, warnings)
+        return 0
+    for line in warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    for number, r in enumerate(answer.results):
+        tags = "".join(f" #{t}" for t in r.tags)
+        print(
+            ("\n" if number else "")
+            + f"[{r.shard}/{r.id}] score {r.score:.2f}, {r.tokens} tokens, {r.created[:10]}{tags}"
+        )
+        print(r.text)
+    return 0

@@ -1,0 +1,51 @@
+"""`lh memory index`: regenerate INDEX.md, or check that it is fresh."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lean_harness.commands import emit, open_memory
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `lh memory index`."""
+    parser.add_argument("--check", action="store_true", help="exit 1 when INDEX.md is stale; change nothing")
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.memory import store
+
+    memory = open_memory()
+    result = store.reindex(memory, check=args.check)
+    over = result.tokens > result.budget
+    if args.json:
+        emit(
+            "memory index",
+            {
+                "path": result.path,
+                "fresh": result.fresh_before,
+                "written": result.written,
+                "tokens": result.tokens,
+                "budget": result.budget,
+                "titles": result.titles,
+                "duplicates": list(result.duplicates),
+            },
+            [f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else [],
+        )
+    elif args.check:
+        for line in result.duplicates:
+            print(line, file=sys.stderr)
+        if result.fresh_before:
+            print(f"{result.path} is up to date ({result.tokens} of {result.budget} tokens)")
+        else:
+            print(f'{result.path} is stale; run "lh memory index"', file=sys.stderr)
+    else:
+        for line in result.duplicates:
+            print(f"removed a copy: {line}")
+        state = "written" if result.written else "unchanged"
+        print(f"{result.path} {state} ({result.tokens} of {result.budget} tokens, {result.titles} newest titles)")
+    if over:
+        print(f"warning: {result.path} is over its token budget", file=sys.stderr)
+    return 1 if args.check and not result.fresh_before else 0

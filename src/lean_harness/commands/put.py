@@ -1,0 +1,81 @@
+"""`lh memory put`: store a note, update one in place, or find it already stored."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from lean_harness.commands import emit, open_memory
+from lean_harness.errors import LhError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `lh memory put`."""
+    parser.add_argument("shard", metavar="SHARD")
+    parser.add_argument("text", metavar="TEXT")
+    parser.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeatable)")
+    parser.add_argument("--id", dest="key", metavar="KEY", help="update the entry KEY in place, or create it")
+    parser.add_argument(
+        "--allow-secret",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="store despite a finding of scanner rule RULE (recorded in the entry)",
+    )
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def read_text_arg(value: str) -> str:
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LhError("standard input is not valid UTF-8; nothing was written") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.memory import store
+
+    memory = open_memory()
+    result = store.put(
+        memory, args.shard, read_text_arg(args.text), tags=args.tag, key=args.key, allow=args.allow_secret
+    )
+    if args.json:
+        totals = result.totals
+        emit(
+            "memory put",
+            {
+                "id": result.id,
+                "shard": result.shard,
+                "action": result.action,
+                "entry_tokens": result.entry_tokens,
+                "shard_tokens": result.shard_tokens,
+                "total_tokens": totals.tokens,
+                "token_budget": totals.budget,
+                "compact_threshold": totals.threshold,
+                "compaction_due": totals.compaction_due,
+                "encoding": result.label,
+            },
+        )
+    else:
+        print_put(result)
+    return 0
+
+
+def print_put(result: Any) -> None:
+    verb = {"added": "added", "updated": "updated", "unchanged": "already stored as"}[result.action]
+    totals = result.totals
+    print(f"{verb} {result.id} in {result.shard} ({result.entry_tokens} tokens)")
+    print(
+        f"{result.shard}: {result.shard_tokens} tokens; memory: {totals.tokens} of {totals.budget} tokens"
+        f" ({totals.percent}%)"
+    )
+    if totals.compaction_due:
+        print(
+            f"warning: memory is over its compaction threshold ({totals.compact_at_percent}% of {totals.budget}"
+            ' tokens); run "lh memory compact"',
+            file=sys.stderr,
+        )

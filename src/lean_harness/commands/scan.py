@@ -1,0 +1,57 @@
+"""`lh memory scan`: find credentials in memory files or the given files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lean_harness.commands import emit, open_memory
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `lh memory scan`."""
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the memory dir)")
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.memory.leaks import scan_paths
+
+    if args.paths:
+        root = Path.cwd()
+        paths = [Path(p) for p in args.paths]
+    else:
+        memory = open_memory()
+        memory.check_dir()
+        root, paths = memory.root, [memory.config.memory_dir]
+    leaks, skipped = scan_paths(paths, root)
+    if args.json:
+        rows = [
+            {
+                "path": leak.path,
+                "line": leak.line,
+                "column": leak.column,
+                "rule": leak.rule,
+                "description": leak.description,
+                "preview": leak.preview,
+                "entry": leak.entry,
+            }
+            for leak in leaks
+        ]
+        emit("memory scan", {"findings": rows, "skipped": skipped})
+        return 1 if leaks else 0
+    for leak in leaks:
+        where = f" (entry {leak.entry})" if leak.entry else ""
+        print(f"{leak.path}:{leak.line}:{leak.column}: {leak.description}{where}: {leak.preview} [rule {leak.rule}]")
+    for line in skipped:
+        print(line, file=sys.stderr)
+    if leaks:
+        print(
+            f"{len(leaks)} possible credential(s); remove them from the files (and rotate them if they are real),"
+            " or mark a false positive with --allow-secret RULE on lh memory put",
+            file=sys.stderr,
+        )
+        return 1
+    print("no credentials found")
+    return 0

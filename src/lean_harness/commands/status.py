@@ -1,0 +1,69 @@
+"""`lh memory status`: entries and tokens per shard against the budget."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lean_harness.commands import emit, open_memory
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `lh memory status`."""
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.memory import store
+
+    result = store.status(open_memory())
+    if args.json:
+        totals = result.totals
+        emit(
+            "memory status",
+            {
+                "encoding": result.label,
+                "exact": result.exact,
+                "shards": [
+                    {
+                        "name": s.name,
+                        "description": s.description,
+                        "path": s.path,
+                        "entries": s.entries,
+                        "tokens": s.tokens,
+                    }
+                    for s in result.shards
+                ],
+                "total_tokens": totals.tokens,
+                "token_budget": totals.budget,
+                "compact_at_percent": totals.compact_at_percent,
+                "compact_threshold": totals.threshold,
+                "compaction_due": totals.compaction_due,
+                "index": {
+                    "path": result.index_path,
+                    "tokens": result.index_tokens,
+                    "budget": result.index_budget,
+                    "fresh": result.index_fresh,
+                },
+            },
+        )
+    else:
+        print_status(result)
+    return 0
+
+
+def print_status(result: Any) -> None:
+    width = max([len(s.name) for s in result.shards] + [5])
+    print(f"{'shard':<{width}}  {'entries':>7}  {'tokens':>7}")
+    for shard in result.shards:
+        print(f"{shard.name:<{width}}  {shard.entries:>7}  {shard.tokens:>7}")
+    totals = result.totals
+    print(
+        f"{'total':<{width}}  {sum(s.entries for s in result.shards):>7}  {totals.tokens:>7}"
+        f"  of {totals.budget} ({totals.percent}%; compaction above {totals.compact_at_percent}%)"
+    )
+    fresh = "fresh" if result.index_fresh else 'stale: run "lh memory index"'
+    print(f"index: {result.index_path}, {result.index_tokens} of {result.index_budget} tokens, {fresh}")
+    print(f"token counts: {result.label}")
+    if totals.compaction_due:
+        print('compaction is due: run "lh memory compact"')
