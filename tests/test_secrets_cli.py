@@ -85,7 +85,7 @@ def test_index_titles_are_masked(project: Path) -> None:
     hand_write(project, "quirks", "pasted", f"{token} is the bot token")
     assert main(["memory", "index"]) == 0
     index = (project / MEMORY / "INDEX.md").read_text("utf-8")
-    assert "quirks/pasted: ghp_******** is the bot token" in index
+    assert "- 2026-01-02 quirks: ghp_******** is the bot token" in index
     assert token[4:] not in index
 
 

@@ -143,3 +143,25 @@ def test_texts_that_differ_only_in_digits_share_a_count(tmp_path: Path) -> None:
     warm = TokenCounter("cl100k_base", tmp_path)
     assert warm.count("Memory: 9876 of 50000 tokens (7%)") == exact("Memory: 9876 of 50000 tokens (7%)")
     assert warm.loaded_ranks is False
+
+
+def test_a_new_text_made_of_known_pieces_is_counted_without_ranks(tmp_path: Path) -> None:
+    first = TokenCounter("cl100k_base", tmp_path)
+    first.count("the lock test hangs on windows runners")
+    first.count("open the file in binary mode")
+    first.save()
+    second = TokenCounter("cl100k_base", tmp_path)
+    text = "the lock file hangs in binary mode on windows"
+    assert second.count(text) == exact(text)
+    assert second.loaded_ranks is False
+    assert second.count("a brand-new word: zygomorphic") == exact("a brand-new word: zygomorphic")
+    assert second.loaded_ranks is True
+
+
+def test_a_corrupt_piece_cache_is_ignored(tmp_path: Path) -> None:
+    first = TokenCounter("cl100k_base", tmp_path)
+    first.count("pieces to remember")
+    first.save()
+    (piece_file,) = (tmp_path / "tokens" / "cl100k_base").glob("pieces-*.marshal")
+    piece_file.write_bytes(b"\x00 not marshal")
+    assert TokenCounter("cl100k_base", tmp_path).count("pieces to forget") == exact("pieces to forget")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tempfile
 import time
 from pathlib import Path
 
@@ -68,6 +67,8 @@ def write_atomic(path: Path, data: bytes, *, compare: bool = True) -> bool:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
+    import tempfile  # only writers pay for it (it imports shutil and random)
+
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.chmod(temp, mode)

@@ -88,7 +88,7 @@ def render(
     used += count_tokens(section)
     chosen: list[str] = []
     for shard, item in newest:
-        line = f"- {item.created[:10]} {shard}/{item.id}: {item.title}\n"
+        line = f"- {item.created[:10]} {shard}: {item.title}\n"
         cost = count_tokens(line)
         if used + cost > budget:
             break

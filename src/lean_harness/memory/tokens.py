@@ -6,10 +6,13 @@ marshal file in the cache dir, which loads several times faster than the origina
 cached per entry text under `<cacheDir>/lh/tokens/<encoding>/`, so a command that changes one
 entry counts that entry only, and a command whose counts are all cached never loads ranks.
 
-A few short texts are counted by a small byte-pair merge over the same ranks (no tiktoken
-import, no encoder construction); many texts go through tiktoken's own encoder. Tests keep
-both equal. When no ranks are available offline the count is an estimate, UTF-8 bytes / 4,
-and every report says so (adr/0005-token-counts.md).
+A few short texts are counted piece by piece: the text is split with tiktoken's own pattern,
+pieces seen before are looked up in a piece cache, and only a new piece is merged over the
+ranks (no tiktoken import, no encoder construction), so a note made of known words needs no
+ranks at all. Many texts go through tiktoken's own encoder. Tests keep both equal.
+
+When no ranks are available offline the count is an estimate, UTF-8 bytes / 4, and every
+report says so (adr/0005-token-counts.md).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ SPECIAL_TOKENS = {
 }
 # Above this many uncached characters, tiktoken's compiled encoder is faster than loading it is slow.
 _BATCH_CHARS = 200_000
+# Pieces whose counts are kept for counting new texts without ranks (about 20 bytes each).
+_PIECES_KEPT = 200_000
 ESTIMATE_LABEL = "estimate: UTF-8 bytes / 4"
 
 
@@ -57,6 +62,8 @@ class TokenCounter:
     _pending: dict[str, list[str]] = field(default_factory=dict)
     _ranks: dict[bytes, int] | None = None
     _fallback: str | None = None
+    _pieces: dict[str, int] | None = None
+    _pieces_added: bool = False
     loaded_ranks: bool = False
 
     @property
@@ -109,6 +116,14 @@ class TokenCounter:
             except OSError:
                 return  # a cache that cannot be written only costs a recount later
         self._pending.clear()
+        if self._pieces_added and self._pieces is not None:
+            from lean_harness.files import write_atomic
+
+            try:
+                write_atomic(self._pieces_path(), marshal.dumps(self._pieces), compare=False)
+            except OSError:
+                return
+            self._pieces_added = False
 
     def _folder(self) -> Path:
         return self.cache_dir / "tokens" / self.encoding
@@ -126,13 +141,43 @@ class TokenCounter:
         self._pending.setdefault(bucket, []).append(f"{key}\t{value}\n")
 
     def _count_uncached(self, texts: list[str]) -> list[int]:
-        if self.encoding != "estimate":
+        if self.encoding == "estimate":
+            return [estimate(t) for t in texts]
+        if sum(len(t) for t in texts) > _BATCH_CHARS:
             ranks = self._load_ranks()
-            if ranks is not None:
-                if sum(len(t) for t in texts) > _BATCH_CHARS:
-                    return _count_with_tiktoken(ranks, texts)
-                return [_count_lean(ranks, t) for t in texts]
-        return [estimate(t) for t in texts]
+            return _count_with_tiktoken(ranks, texts) if ranks is not None else [estimate(t) for t in texts]
+        return [self._count_pieces(t) for t in texts]
+
+    def _count_pieces(self, text: str) -> int:
+        # Byte-pair merging never crosses the pattern's pieces, so a text's count is the sum of
+        # its pieces' counts; pieces seen before are looked up, and only a new piece needs ranks.
+        pieces = self._piece_table()
+        total = 0
+        for piece in _splitter(text.isascii()).findall(text.translate(_DIGITS)):
+            known = pieces.get(piece)
+            if known is None:
+                ranks = self._load_ranks()
+                if ranks is None:
+                    return estimate(text)
+                data = piece.encode("utf-8")
+                known = 1 if data in ranks else _merge_count(ranks, data)
+                if len(pieces) < _PIECES_KEPT:
+                    pieces[piece] = known
+                    self._pieces_added = True
+            total += known
+        return total
+
+    def _piece_table(self) -> dict[str, int]:
+        if self._pieces is None:
+            try:
+                table = marshal.loads(self._pieces_path().read_bytes())
+            except (OSError, EOFError, ValueError, TypeError):
+                table = None
+            self._pieces = table if isinstance(table, dict) else {}
+        return self._pieces
+
+    def _pieces_path(self) -> Path:
+        return self._folder() / f"pieces-{sys.implementation.cache_tag}.marshal"
 
     def _load_ranks(self) -> dict[bytes, int] | None:
         if self._ranks is None and self._fallback is None:
@@ -222,14 +267,6 @@ def _splitter(ascii_only: bool) -> re.Pattern[str]:
             pattern = regex.compile(CL100K_PATTERN)
         _compiled[ascii_only] = pattern
     return pattern
-
-
-def _count_lean(ranks: dict[bytes, int], text: str) -> int:
-    total = 0
-    for piece in _splitter(text.isascii()).findall(text):
-        data = piece.encode("utf-8")
-        total += 1 if data in ranks else _merge_count(ranks, data)
-    return total
 
 
 def _merge_count(ranks: dict[bytes, int], data: bytes) -> int:
