@@ -122,8 +122,19 @@ class Hit:
     created: str
 
 
+_STEMS: dict[str, str] = {}
+
+
 def stem(word: str) -> str:
     """A light English suffix stripper for lowercase words; other strings come back as they are."""
+    found = _STEMS.get(word)
+    if found is None:
+        found = _STEMS[word] = _stem(word)
+    return found
+
+
+def _stem(word: str) -> str:
+    # Memoized by stem(): a memory repeats a few thousand words hundreds of thousands of times.
     if not STEM or len(word) <= 3 or not word.isalpha() or not word.isascii():
         return word
     if word.endswith("ies") and len(word) > 4:
@@ -149,25 +160,33 @@ def stem(word: str) -> str:
 def _analyze(text: str) -> list[tuple[str, bool]]:
     """Terms of a text in order, each flagged True when it is only a part of an identifier."""
     terms: list[tuple[str, bool]] = []
-    for match in _CHUNK_RE.finditer(text):
-        chunk = match.group().strip("_")
-        if not chunk:
-            continue
-        if _PLAIN_RE.fullmatch(chunk):
-            word = chunk.lower()
-            if word not in STOPWORDS:
-                terms.append((stem(word), False))
-            continue
-        if not chunk.isascii() and chunk.isalpha():
-            terms.append((chunk.casefold(), False))
-            continue
-        terms.append((chunk.casefold(), False))
-        segments = _SEGMENT_RE.split(chunk)
-        if len(segments) > 1:
-            terms.extend((s.strip("_").casefold(), False) for s in segments if _is_compound(s.strip("_")))
-        for part in _split_parts(chunk):
-            if (len(part) > 1 or part.isdigit()) and part not in STOPWORDS:
-                terms.append((stem(part), True))
+    for chunk in _CHUNK_RE.findall(text):
+        found = _CHUNKS.get(chunk)
+        if found is None:
+            found = _CHUNKS[chunk] = tuple(_chunk_terms(chunk.strip("_")))
+        terms.extend(found)
+    return terms
+
+
+# Chunks (words, identifiers) recur across entries: each is analyzed once per process.
+_CHUNKS: dict[str, tuple[tuple[str, bool], ...]] = {}
+
+
+def _chunk_terms(chunk: str) -> list[tuple[str, bool]]:
+    if not chunk:
+        return []
+    if _PLAIN_RE.fullmatch(chunk):
+        word = chunk.lower()
+        return [] if word in STOPWORDS else [(stem(word), False)]
+    if not chunk.isascii() and chunk.isalpha():
+        return [(chunk.casefold(), False)]
+    terms = [(chunk.casefold(), False)]
+    segments = _SEGMENT_RE.split(chunk)
+    if len(segments) > 1:
+        terms.extend((s.strip("_").casefold(), False) for s in segments if _is_compound(s.strip("_")))
+    for part in _split_parts(chunk):
+        if (len(part) > 1 or part.isdigit()) and part not in STOPWORDS:
+            terms.append((stem(part), True))
     return terms
 
 
