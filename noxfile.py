@@ -1,14 +1,20 @@
-"""Development sessions: tests, lint, typecheck (run all with `nox`)."""
+"""Development sessions: tests, lint, typecheck, clients (run all with `nox`)."""
 
 from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.sessions = ["tests", "lint", "typecheck", "clients"]
 nox.options.error_on_missing_interpreters = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
+# The real clients, pinned: the `clients` session installs them from npm (tests/test_clients.py).
+CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102")
 
 
 @nox.session
@@ -31,3 +37,23 @@ def typecheck(session: nox.Session) -> None:
     """Type-check src/ with mypy in strict mode."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "typecheck"))
     session.run("mypy")
+
+
+@nox.session
+def clients(session: nox.Session) -> None:
+    """Install the plugin with the real Claude Code and Copilot CLI, pinned, from npm."""
+    if shutil.which("npm") is None:
+        if os.environ.get("CI"):
+            session.error("npm is needed to install the clients; install Node.js 20 or newer")
+        session.skip("npm not found; install Node.js 20 or newer to run the real clients")
+    session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
+    prefix = Path(session.create_tmp()).resolve() / "clients"
+    session.run(
+        "npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save", *CLIENTS, external=True
+    )
+    session.run(
+        "pytest",
+        "tests/test_clients.py",
+        *session.posargs,
+        env={"LEAN_HARNESS_CLIENTS_BIN": str(prefix / "node_modules" / ".bin")},
+    )

@@ -98,3 +98,31 @@ def test_init_refuses_a_symlinked_memory_dir(
         " Replace the link with the file or folder itself\n"
     )
     assert list(elsewhere.iterdir()) == []
+
+
+def test_init_agents_md_adds_a_pointer_block_once(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "AGENTS.md").write_text("# Our agents\n\nBe kind.\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["init", "--agents-md"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "updated AGENTS.md"
+    text = (project / "AGENTS.md").read_text("utf-8")
+    assert text.startswith("# Our agents\n\nBe kind.\n")
+    assert "`.agents/memory/INDEX.md`" in text
+    before = snapshot(project)
+    assert main(["init", "--agents-md"]) == 0
+    assert capsys.readouterr().out == "lean-harness is already set up here; nothing changed\n"
+    assert snapshot(project) == before
+
+
+def test_init_agents_md_refuses_a_symlinked_agents_md_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "elsewhere.md").write_text("x\n", encoding="utf-8")
+    (tmp_path / "AGENTS.md").symlink_to(tmp_path / "elsewhere.md")
+    assert main(["init", "--agents-md"]) == 2
+    assert capsys.readouterr().err == (
+        "AGENTS.md is a symbolic link; lean-harness only manages real files. Replace the link with the file or"
+        " folder itself\n"
+    )
+    assert not (tmp_path / ".agents").exists()

@@ -24,6 +24,7 @@ from lean_harness.errors import LhError
 COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("init",): ("set up the config, memory, and .gitignore and .gitattributes blocks here", "init"),
     ("demo",): ("show lh at work in a throwaway project", "demo"),
+    ("doctor",): ("check the project's harness (or a plugin) and fix what is safe", "doctor"),
     ("config",): ("show, change or describe the config", None),
     ("config", "show"): ("print the effective config, defaults included", "config_show"),
     ("config", "set"): ("set one key (validated before anything is written)", "config_set"),
@@ -33,8 +34,14 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("memory", "get"): ("print a shard's entries, or with --query the entries that best match", "get"),
     ("memory", "index"): ("regenerate INDEX.md", "index"),
     ("memory", "status"): ("entries and tokens per shard against the budget", "status"),
+    ("memory", "compact"): ("merge old entries into digests until memory is under its target", "compact"),
+    ("memory", "expand"): ("put the entries of a digest back from the archive", "expand"),
     ("memory", "scan"): ("find credentials in memory files (or the given files); exit 1 on findings", "scan"),
     ("memory", "lint"): ("list entries their own first line does not find (top 5)", "lint"),
+    ("memory", "import"): ("import entries from jsonl, memory-md, notes-tree or layered-jsonl", "import_"),
+    ("memory", "export"): ("write every entry with its metadata as jsonl", "export"),
+    ("memory", "note"): ("drop a note in the pending inbox, without waiting for other writers", "note"),
+    ("memory", "consolidate"): ("merge the pending notes into the shards", "consolidate"),
 }
 
 

@@ -56,15 +56,7 @@ def run(root: Path, force: bool = False) -> InitResult:
         (updated if config_path.exists() else created).append(display(config_path, root))
         write_text(config_path, config_mod.render(config_mod.DEFAULTS))
         cfg = config_mod.load(root)
-    memory_dir = cfg.memory_dir
-    refuse_symlink(memory_dir, root)
-    memory_dir.mkdir(parents=True, exist_ok=True)
-    for name, description in cfg.shards:
-        path = memory_dir / f"{name}.md"
-        refuse_symlink(path, root)
-        if not path.exists():
-            write_text(path, new_shard_text(name, description))
-            created.append(display(path, root))
+    created += create_shards(cfg)
     memory = store.open_memory(cfg)
     index_existed = memory.index_path.exists()
     result = store.reindex(memory)
@@ -72,13 +64,38 @@ def run(root: Path, force: bool = False) -> InitResult:
         (updated if index_existed else created).append(result.path)
     gitignore = root / ".gitignore"
     existed = gitignore.exists()
-    if _write_block(gitignore, root, managed_block(list(cfg.ignored))):
+    if write_ignore_block(cfg):
         (updated if existed else created).append(display(gitignore, root))
     attributes = root / ".gitattributes"
     existed = attributes.exists()
-    if _write_block(attributes, root, attributes_block(display(memory_dir, root))):
+    if write_attributes_block(cfg):
         (updated if existed else created).append(display(attributes, root))
     return InitResult(root, tuple(created), tuple(updated))
+
+
+def create_shards(cfg: config_mod.Config) -> list[str]:
+    """Create the memory dir and every configured shard that does not exist yet; the paths created."""
+    root, memory_dir = cfg.root, cfg.memory_dir
+    refuse_symlink(memory_dir, root)
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    created: list[str] = []
+    for name, description in cfg.shards:
+        path = memory_dir / f"{name}.md"
+        refuse_symlink(path, root)
+        if not path.exists():
+            write_text(path, new_shard_text(name, description))
+            created.append(display(path, root))
+    return created
+
+
+def write_ignore_block(cfg: config_mod.Config) -> bool:
+    """Write the managed .gitignore block from artifacts.ignored; False when it was already current."""
+    return _write_block(cfg.root / ".gitignore", cfg.root, managed_block(list(cfg.ignored)))
+
+
+def write_attributes_block(cfg: config_mod.Config) -> bool:
+    """Write the managed .gitattributes block for the memory dir; False when it was already current."""
+    return _write_block(cfg.root / ".gitattributes", cfg.root, attributes_block(display(cfg.memory_dir, cfg.root)))
 
 
 def managed_block(lines: tuple[str, ...] | list[str]) -> str:
@@ -87,11 +104,15 @@ def managed_block(lines: tuple[str, ...] | list[str]) -> str:
 
 
 def attributes_block(memory_dir: str) -> str:
-    """The managed .gitattributes block for the shards and INDEX.md in `memory_dir`."""
-    pattern = f"{memory_dir.rstrip('/')}/*.md"
-    if any(c in pattern for c in ' \t"\\'):
-        pattern = '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return "\n".join([ATTRIBUTES_START, f"{pattern} {ATTRIBUTES}", BLOCK_END]) + "\n"
+    """The managed .gitattributes block for the shards and INDEX.md in `memory_dir`, and its archive."""
+    lines = [ATTRIBUTES_START]
+    # Compaction appends to archive/SHARD.md as a put appends to a shard (adr/0012-compaction.md).
+    for glob in (f"{memory_dir.rstrip('/')}/*.md", f"{memory_dir.rstrip('/')}/archive/*.md"):
+        pattern = glob
+        if any(c in pattern for c in ' \t"\\'):
+            pattern = '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        lines.append(f"{pattern} {ATTRIBUTES}")
+    return "\n".join([*lines, BLOCK_END]) + "\n"
 
 
 def _write_block(path: Path, root: Path, block: str) -> bool:

@@ -596,8 +596,18 @@ def _matches(rule: Rule, views: dict[str, str]) -> Iterator[tuple[int, int]]:
             yield start, end
 
 
+_HEADS: dict[str, str] = {}
+
+
 def _literal_head(pattern: str) -> str:
     """The lowercased literal a pattern starts with ("ghp_" for ``ghp_[A-Za-z0-9]{36}``)."""
+    head = _HEADS.get(pattern)
+    if head is None:
+        head = _HEADS[pattern] = _head_of(pattern)
+    return head
+
+
+def _head_of(pattern: str) -> str:
     head, index = "", 0
     while index < len(pattern):
         char = pattern[index]
@@ -627,7 +637,8 @@ def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     for rule in RULES:
         keys = rule.keywords
         if not keys and len(text) < _SHORT and rule.view == "text":
-            keys = (_literal_head(rule.pattern),) if len(_literal_head(rule.pattern)) > 1 else ()
+            head = _literal_head(rule.pattern)
+            keys = (head,) if len(head) > 1 else ()
         if keys and not any(keyword in lowered for keyword in keys):
             continue
         for start, end in _matches(rule, views):

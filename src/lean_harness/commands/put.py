@@ -16,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", metavar="TEXT")
     parser.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeatable)")
     parser.add_argument("--id", dest="key", metavar="KEY", help="update the entry KEY in place, or create it")
+    parser.add_argument("--pin", action="store_true", help="tag the entry pinned: compaction never merges it")
     parser.add_argument(
         "--allow-secret",
         action="append",
@@ -40,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import store
 
     memory = open_memory()
-    result = store.put(
-        memory, args.shard, read_text_arg(args.text), tags=args.tag, key=args.key, allow=args.allow_secret
-    )
+    tags = [*args.tag, "pinned"] if args.pin else args.tag
+    result = store.put(memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret)
+    next_merge = _next_merge(memory, result)
     if args.json:
         totals = result.totals
         emit(
@@ -57,12 +58,28 @@ def run(args: argparse.Namespace) -> int:
                 "token_budget": totals.budget,
                 "compact_threshold": totals.threshold,
                 "compaction_due": totals.compaction_due,
+                "next_compaction_merges": next_merge,
                 "encoding": result.label,
             },
         )
     else:
         print_put(result)
+        if next_merge:
+            shown = ", ".join(next_merge[:5]) + (f" and {len(next_merge) - 5} more" if len(next_merge) > 5 else "")
+            print(f"next compaction would merge {len(next_merge)} entries: {shown}", file=sys.stderr)
     return 0
+
+
+def _next_merge(memory: Any, result: Any) -> list[str]:
+    """SHARD/ID of each entry the next compaction would merge, when this put crossed the threshold."""
+    totals = result.totals
+    crossed = result.action != "unchanged" and totals.tokens - result.entry_tokens <= totals.threshold
+    if not totals.compaction_due or not crossed:
+        return []  # not due, or due before this put (its warning says so)
+    from lean_harness.memory import archive
+
+    plan = archive.compact(memory, dry_run=True).plan
+    return [f"{d.shard}/{e.id}" for d in plan.digests for e in d.sources]
 
 
 def print_put(result: Any) -> None:

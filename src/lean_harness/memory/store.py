@@ -16,11 +16,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lean_harness import hooks
 from lean_harness.config import Config
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, remove_stale_temps, write_atomic, write_text
 from lean_harness.lock import locked
 from lean_harness.memory import index as index_md
+from lean_harness.memory import journal
 from lean_harness.memory.shard import (
     Entry,
     append_text,
@@ -238,7 +240,8 @@ class Memory:
         """Hold the project's write lock; the token cache is appended to before it is let go."""
         self.check_dir()
         refuse_symlink(self.index_path, self.root)  # before any write, not after the shard's
-        with self._lock(shared=False):
+        # Files lh writes are recorded as its own, so the prompt hook does not report them back.
+        with self._lock(shared=False), hooks.lh_writes(self.config.memory_dir, self.config.cache_dir):
             self._summaries.clear()
             remove_stale_temps(self.config.memory_dir)
             yield
@@ -260,6 +263,9 @@ class Memory:
         with locked(lock_path, self.shown(lock_path), shared=shared):
             self._locked = True
             try:
+                # A compaction killed after its commit point is finished before anything is read
+                # (adr/0012-compaction.md); renames are idempotent, so concurrent readers may both try.
+                journal.recover(self.config.memory_dir, self.shown(self.config.memory_dir))
                 yield
             finally:
                 self._locked = False
@@ -364,6 +370,45 @@ def put(
         return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
 
 
+def add_entries(memory: Memory, additions: Sequence[tuple[str, Entry]]) -> tuple[str, ...]:
+    """Append new entries (shard, entry) in one write; the caller holds `memory.writing()`.
+
+    The caller has checked each entry as put does (text, size, tags, id, credentials) and that
+    its id is new. Every shard is summarized and every new shard text built before the first
+    file is written, so a broken or oversized shard stops the write with nothing changed.
+    Returns the shards written.
+    """
+    if not memory._locked:
+        raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
+    if not additions:
+        return ()
+    for other in memory.config.shard_names:
+        memory.summary(other)
+    grouped: dict[str, list[Entry]] = {}
+    for name, entry in additions:
+        grouped.setdefault(memory.check_shard(name), []).append(entry)
+    texts: dict[str, str] = {}
+    for name, entries in grouped.items():
+        current, _ = memory.read_shard(name)
+        text = current or new_shard_text(name, dict(memory.config.shards)[name])
+        if current and memory.duplicates(name):
+            text, _, _ = _deduplicated(memory, name, current)
+        for entry in entries:
+            text = append_text(text, entry, close_id=True)
+        size = len(text.encode("utf-8"))
+        if size > MAX_SHARD_BYTES:
+            raise LhError(
+                f"{memory.shown(memory.shard_path(name))} would be {size} bytes, over the {MAX_SHARD_BYTES} byte"
+                ' limit for a shard; nothing was written. Run "lh memory compact" first'
+            )
+        texts[name] = text
+    for name, text in texts.items():
+        write_atomic(memory.shard_path(name), text.encode("utf-8"), compare=False)
+        memory._summaries.pop(name, None)
+    write_index(memory)
+    return tuple(texts)
+
+
 def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, str]:
     """A shard's text with exact copies of entries dropped, its summary and its ids listing."""
     shard, _ = without_duplicates(parse(text, memory.shown(memory.shard_path(name))))
@@ -446,8 +491,10 @@ def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
                 raise LhError(f"entry {key} is in shard {other}, not {shard}; update it there or choose another --id")
 
 
-def refuse_secrets(text: str, allow: Sequence[str], where: str) -> None:
-    """Raise Refused when `text` holds something that looks like a credential."""
+def refuse_secrets(
+    text: str, allow: Sequence[str], where: str, hint: str = "If it is not a secret, pass --allow-secret {rule}"
+) -> None:
+    """Raise Refused when `text` holds something that looks like a credential; `hint` says what next."""
     from lean_harness import secret_scan
     from lean_harness.errors import Refused
 
@@ -457,8 +504,7 @@ def refuse_secrets(text: str, allow: Sequence[str], where: str) -> None:
         more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
         raise Refused(
             f"refused: {where}: line {first.line} looks like {first.description}"
-            f" ({first.preview}, rule {first.rule}){more}; nothing was written."
-            f" If it is not a secret, pass --allow-secret {first.rule}"
+            f" ({first.preview}, rule {first.rule}){more}; nothing was written. {hint.format(rule=first.rule)}"
         )
 
 

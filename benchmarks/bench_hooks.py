@@ -1,0 +1,120 @@
+"""Time the plugin's hooks as the clients run them, against a bare interpreter; print a Markdown table.
+
+The project is a throwaway memory of 1,000 entries built as `bench_memory.py` builds its
+memories (`lh init`, then shard files written directly, then `lh memory index`). Each hook runs
+as hooks/hooks.json names it: `sh hooks/lh-hook EVENT`, the launcher included, with the event's
+JSON on stdin and `python3` from PATH. The figures compared run one after the other in the same
+loop, so a busy machine slows all of them:
+
+- `python3 -c pass`: a bare interpreter, the yardstick;
+- session-start, with INDEX.md already scanned clean (the common case), and cold (the clean
+  marker deleted, so the credential scanner runs);
+- prompt-submit with nothing changed, and with one shard changed by hand;
+- pre-compact.
+
+Target: session-start (warm) and prompt-submit within 2x the bare interpreter (medians).
+Timed processes run with the bytecode cache on, kept in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_memory
+
+REPO = Path(__file__).resolve().parents[1]
+TARGET = 2.0
+
+
+def timed(argv: Sequence[str], cwd: Path, env: dict[str, str], stdin: str = "") -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, input=stdin.encode(), stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--entries", type=int, default=1000, help="entries in the memory (default 1000)")
+    parser.add_argument("--repeat", type=int, default=40, help="runs of each figure (default 40)")
+    parser.add_argument(
+        "--python", default="python3", help="the interpreter the hooks and the bare runs use (default: python3 on PATH)"
+    )
+    args = parser.parse_args(argv)
+    lh = bench_memory.find_lh()
+    work = Path(tempfile.mkdtemp(prefix="lh-bench-hooks-"))
+    try:
+        root = work / "project"
+        bench_memory.build(root, args.entries, lh)
+        subprocess.run([str(lh), "memory", "index"], cwd=root, check=True, stdout=subprocess.DEVNULL)
+        index = root / ".agents" / "memory" / "INDEX.md"
+        past = time.time() - 10
+        os.utime(index, (past, past))  # a settled INDEX.md, as between sessions
+        env = bench_memory.child_environment(work / "pycache")
+        env["CLAUDE_PLUGIN_ROOT"] = str(REPO)
+        # The hooks and the bare runs start the same interpreter by the name `python3`, the way
+        # lh-hook finds it; a version manager's shim script in between would be timed otherwise.
+        real = subprocess.run(
+            [args.python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        (work / "bin").mkdir()
+        (work / "bin" / "python3").symlink_to(real)
+        env["PATH"] = str(work / "bin") + os.pathsep + env["PATH"]
+        event = json.dumps({"session_id": "bench", "cwd": str(root)})
+        hook = ["sh", str(REPO / "hooks" / "lh-hook")]
+        marker = root / ".agents" / ".cache" / "lh" / "hooks" / "index-clean"
+        quirks = root / ".agents" / "memory" / "quirks.md"
+        timed([*hook, "session-start"], root, env, event)  # warms the bytecode cache and marks INDEX.md clean
+        figures: dict[str, list[float]] = {
+            name: []
+            for name in (
+                "bare",
+                "session-start",
+                "session-start cold",
+                "prompt-submit",
+                "prompt-submit changed",
+                "pre-compact",
+            )
+        }
+        for _ in range(args.repeat):
+            figures["bare"].append(timed(["python3", "-c", "pass"], root, env))
+            figures["session-start"].append(timed([*hook, "session-start"], root, env, event))
+            figures["prompt-submit"].append(timed([*hook, "prompt-submit"], root, env, event))
+            with quirks.open("a", encoding="utf-8") as handle:
+                handle.write("\n")
+            figures["prompt-submit changed"].append(timed([*hook, "prompt-submit"], root, env, event))
+            figures["pre-compact"].append(timed([*hook, "pre-compact"], root, env, event))
+            marker.unlink(missing_ok=True)
+            figures["session-start cold"].append(timed([*hook, "session-start"], root, env, event))
+        bare = statistics.median(figures["bare"])
+        print(f"Hooks on a {args.entries}-entry memory, {args.repeat} runs each, medians; python3 is {real}.\n")
+        print("| figure | median | vs bare | target |")
+        print("|---|---|---|---|")
+        failed = False
+        for name, values in figures.items():
+            median = statistics.median(values)
+            ratio = median / bare
+            target = ""
+            if name in ("session-start", "prompt-submit", "prompt-submit changed"):
+                ok = ratio <= TARGET
+                failed = failed or not ok
+                target = f"<= {TARGET}x {'ok' if ok else 'MISSED'}"
+            print(f"| {name} | {median * 1000:.1f} ms | {ratio:.2f}x | {target} |")
+        return 1 if failed else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""`lh memory compact`: merge old entries into digests until memory is at its target."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from lean_harness.commands import emit, open_memory
+
+SHOWN_SOURCES = 20  # per digest in the text output; --json lists them all
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `lh memory compact`."""
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
+    parser.add_argument("--force", action="store_true", help="compact down to the target even below the threshold")
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.memory import archive
+
+    result = archive.compact(open_memory(), force=args.force, dry_run=args.dry_run)
+    plan = result.plan
+    problems = _problems(plan)
+    if args.json:
+        emit("memory compact", _payload(result, args.dry_run), problems)
+    else:
+        print_plan(plan)
+        if not plan.digests:
+            print(_nothing(plan))
+        elif args.dry_run:
+            print('dry run: nothing was written; "lh memory compact" does it')
+        else:
+            print(f"wrote {', '.join(result.written)}")
+            print('"lh memory expand DIGEST_ID" puts a digest\'s entries back')
+        for problem in problems:
+            print(f"warning: {problem}", file=sys.stderr)
+    return 1 if plan.total_after > plan.threshold and (plan.due or plan.forced) else 0
+
+
+def _percent(tokens: int, budget: int) -> int:
+    return tokens * 100 // budget if budget else 0
+
+
+def print_plan(plan: Any) -> None:
+    """The plan as text: the memory against its limits, each digest with its sources, each shard."""
+    print(
+        f"memory: {plan.total_before} of {plan.budget} tokens ({_percent(plan.total_before, plan.budget)}%);"
+        f" compaction threshold {plan.threshold}, target {plan.target} tokens"
+    )
+    for digest in plan.digests:
+        count = len(digest.sources)
+        dropped = f", {digest.dropped} repeated lines left out" if digest.dropped else ""
+        print(
+            f"digest {digest.entry.id} in {digest.shard}: {count} entries from {digest.entry.attr('from')[:10]}"
+            f" to {digest.entry.created[:10]}, {digest.tokens_before} -> {digest.tokens} tokens{dropped}"
+        )
+        for source in digest.sources[:SHOWN_SOURCES]:
+            print(f"  {source.id} {source.created[:10]} {source.title}")
+        if count > SHOWN_SOURCES:
+            print(f"  ... and {count - SHOWN_SOURCES} more (--json lists them all)")
+    if not plan.digests:
+        return
+    width = max([len(s.name) for s in plan.shards] + [5])
+    print(f"{'shard':<{width}}  {'entries':>14}  {'tokens':>18}")
+    for shard in plan.shards:
+        if shard.entries_after == shard.entries_before:
+            continue  # untouched shards are in the total only
+        entries = f"{shard.entries_before} -> {shard.entries_after}"
+        tokens = f"{shard.tokens_before} -> {shard.tokens_after}"
+        print(f"{shard.name:<{width}}  {entries:>14}  {tokens:>18}")
+    total = f"{plan.total_before} -> {plan.total_after}"
+    print(f"{'total':<{width}}  {'':>14}  {total:>18}  ({_percent(plan.total_after, plan.budget)}% of the budget)")
+
+
+def _nothing(plan: Any) -> str:
+    if not plan.due and not plan.forced:
+        return "not above the compaction threshold: nothing to do (--force compacts down to the target)"
+    if plan.total_before <= plan.target:
+        return "already at or below the target: nothing to do"
+    return "nothing can be merged: every entry is among the newest of its shard or pinned"
+
+
+def _problems(plan: Any) -> list[str]:
+    if plan.reached or not (plan.due or plan.forced):
+        return []
+    protected = sum(s.protected for s in plan.shards)
+    return [
+        f"memory stays at {plan.total_after} tokens, above the target of {plan.target}: {protected} entries are"
+        " the newest of their shards (memory.keepNewest) or pinned; lower memory.keepNewest, unpin entries"
+        " or raise memory.tokenBudget"
+    ]
+
+
+def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
+    plan = result.plan
+    return {
+        "dry_run": dry_run,
+        "forced": plan.forced,
+        "due": plan.due,
+        "reached": plan.reached,
+        "written": list(result.written),
+        "total_before": plan.total_before,
+        "total_after": plan.total_after,
+        "token_budget": plan.budget,
+        "compact_threshold": plan.threshold,
+        "compact_target": plan.target,
+        "encoding": result.label,
+        "shards": [
+            {
+                "name": s.name,
+                "entries_before": s.entries_before,
+                "entries_after": s.entries_after,
+                "tokens_before": s.tokens_before,
+                "tokens_after": s.tokens_after,
+                "protected": s.protected,
+            }
+            for s in plan.shards
+        ],
+        "digests": [
+            {
+                "id": d.entry.id,
+                "shard": d.shard,
+                "from": d.entry.attr("from"),
+                "to": d.entry.created,
+                "tokens_before": d.tokens_before,
+                "tokens_after": d.tokens,
+                "repeated_lines_left_out": d.dropped,
+                "text": d.entry.text,
+                "sources": [{"id": e.id, "created": e.created, "title": e.title} for e in d.sources],
+            }
+            for d in plan.digests
+        ],
+    }

@@ -1,0 +1,74 @@
+"""`lh doctor`: check the project's harness (or, with --plugin, a plugin) and fix what is safe."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lean_harness.commands import emit, project_root
+
+MARKS = {"ok": "ok", "warn": "warn", "fail": "FAIL", "skip": "skip"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `lh doctor`."""
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    parser.add_argument("--fix", action="store_true", help="repair what is safe (INDEX.md, managed blocks, shards)")
+    parser.add_argument(
+        "--plugin",
+        nargs="?",
+        const=".",
+        metavar="DIR",
+        help="check the plugin in DIR (default: here) instead of the project",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness import doctor
+
+    fixed: list[str] = []
+    unfixed: list[str] = []
+    if args.plugin is not None:
+        if args.fix:
+            print("lh doctor: --fix repairs a project, not a plugin; run it without --plugin", file=sys.stderr)
+            return 2
+        command, results = "doctor --plugin", doctor.run_plugin(Path(args.plugin))
+    else:
+        root = project_root()
+        if args.fix:
+            from lean_harness.doctor.fix import fix
+
+            fixed, unfixed = fix(root)
+        command, results = "doctor", doctor.run(root)
+    counts = {status: sum(r.status == status for r in results) for status in doctor.STATUSES}
+    if args.json:
+        emit(
+            command,
+            {
+                "ok": not doctor.failed(results),
+                "counts": counts,
+                "checks": [
+                    {"id": r.id, "status": r.status, "message": r.message, "fix": r.fix, "details": list(r.details)}
+                    for r in results
+                ],
+                "fixed": fixed,
+                "not_fixed": unfixed,
+            },
+            [f"{r.id}: {r.message}" for r in results if r.status == "fail"],
+        )
+    else:
+        for line in fixed:
+            print(f"fixed: {line}")
+        for line in unfixed:
+            print(f"not fixed: {line}", file=sys.stderr)
+        width = max(len(r.id) for r in results)
+        for r in results:
+            print(f"{MARKS[r.status]:<4}  {r.id:<{width}}  {r.message}")
+            for line in r.details:
+                print(f"{'':<4}  {'':<{width}}  {line}")
+            if r.fix and r.status in ("warn", "fail"):
+                print(f"{'':<4}  {'':<{width}}  fix: {r.fix}")
+        summary = ", ".join(f"{counts[s]} {s}" for s in doctor.STATUSES if counts[s])
+        print(f"lh doctor: {summary}", file=sys.stderr if doctor.failed(results) else sys.stdout)
+    return 1 if doctor.failed(results) else 0

@@ -1,0 +1,49 @@
+"""`lh memory export`: every entry with its metadata, as jsonl that `lh memory import` reads back."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lean_harness.commands import open_memory
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `lh memory export`."""
+    parser.add_argument("--format", default="jsonl", choices=("jsonl",), help="the output format (default jsonl)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (default: standard output)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.files import write_text
+    from lean_harness.interop import jsonl
+    from lean_harness.memory.leaks import mask_entry
+    from lean_harness.memory.shard import Entry
+
+    memory = open_memory()
+    memory.check_dir()
+    rows: list[tuple[str, Entry]] = []
+    warnings: list[str] = []
+    with memory.reading():
+        for name in memory.config.shard_names:
+            shown = memory.shown(memory.shard_path(name))
+            for entry in memory.entries(name):
+                text, findings = mask_entry(entry)
+                if not findings:
+                    rows.append((name, entry))
+                else:
+                    warnings.append(
+                        f"{shown}:{entry.line}: entry {entry.id} holds what looks like {findings[0].description};"
+                        " exported masked"
+                    )
+                    rows.append((name, Entry(entry.id, entry.created, text, entry.tags, entry.extra)))
+    text = jsonl.render(rows)
+    if args.output:
+        write_text(Path(args.output), text)
+        print(f"exported {len(rows)} entries to {Path(args.output).as_posix()}")
+    else:
+        sys.stdout.write(text)
+    for line in warnings:
+        print(f'warning: {line}; run "lh memory scan"', file=sys.stderr)
+    return 1 if warnings else 0

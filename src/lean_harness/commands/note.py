@@ -1,0 +1,35 @@
+"""`lh memory note`: drop a note in the pending inbox without waiting for other writers."""
+
+from __future__ import annotations
+
+import argparse
+
+from lean_harness.commands import emit, open_memory
+from lean_harness.commands.put import read_text_arg
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `lh memory note`."""
+    parser.add_argument("text", metavar="TEXT", help="the note (- reads stdin)")
+    parser.add_argument("--shard", metavar="S", help="the shard it belongs in (default: decided at consolidation)")
+    parser.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeatable)")
+    parser.add_argument(
+        "--allow-secret",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="keep the note despite a finding of scanner rule RULE (recorded in the entry)",
+    )
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.memory import inbox
+
+    memory = open_memory()
+    path = inbox.write_note(memory, read_text_arg(args.text), shard=args.shard, tags=args.tag, allow=args.allow_secret)
+    if args.json:
+        emit("memory note", {"path": memory.shown(path)})
+    else:
+        print(f'noted in {memory.shown(path)}; "lh memory consolidate" merges pending notes into the shards')
+    return 0

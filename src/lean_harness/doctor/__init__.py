@@ -1,0 +1,90 @@
+"""`lh doctor`: checks that say whether a project's harness, or a plugin, is healthy; no printing.
+
+A check is a function from the thing it inspects (a Project, a plugin folder) to a Verdict: a
+status, one line saying what it found and where, and for anything not ok a hint, the exact
+command where there is one. The registries are plain tuples, `project.CHECKS` and
+`plugin.CHECKS`; a check's id is its function's name with hyphens. Doctor runs every check,
+even after a failure, so one run shows everything that is wrong (adr/0013-doctor.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol, TypeVar
+
+from lean_harness.errors import LhError
+
+Status = Literal["ok", "warn", "fail", "skip"]
+STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip")
+Subject_contra = TypeVar("Subject_contra", contravariant=True)
+Subject = TypeVar("Subject")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one check found: status, one line, a fix hint, and more lines when there are several."""
+
+    status: Status
+    message: str
+    fix: str = ""
+    details: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Result:
+    """A verdict with the id of the check that gave it."""
+
+    id: str
+    status: Status
+    message: str
+    fix: str = ""
+    details: tuple[str, ...] = ()
+
+
+class Check(Protocol[Subject_contra]):
+    """A doctor check: inspect the subject, return a verdict; never write, never print."""
+
+    __name__: str
+
+    def __call__(self, subject: Subject_contra, /) -> Verdict: ...
+
+
+def check_id(check: Check[Subject]) -> str:
+    """A check's id: its function's name with hyphens."""
+    return check.__name__.replace("_", "-")
+
+
+def apply(checks: Sequence[Check[Subject]], subject: Subject) -> list[Result]:
+    """Run every check on the subject; a check stopped by a user-facing error fails with its message."""
+    results: list[Result] = []
+    for check in checks:
+        try:
+            verdict = check(subject)
+        except LhError as error:
+            first, *rest = error.message.splitlines() or [""]
+            verdict = Verdict("fail", first, "fix what the line says, then run lh doctor again", tuple(rest))
+        results.append(Result(check_id(check), verdict.status, verdict.message, verdict.fix, verdict.details))
+    return results
+
+
+def run(root: Path) -> list[Result]:
+    """The project checks for the project at `root`."""
+    from lean_harness.doctor import project
+
+    return apply(project.CHECKS, project.open_project(root))
+
+
+def run_plugin(folder: Path) -> list[Result]:
+    """The plugin checks for the plugin in `folder`."""
+    from lean_harness.doctor import plugin
+
+    if not folder.is_dir():
+        raise LhError(f"{folder.as_posix()}: no such folder; give lh doctor --plugin the plugin's folder")
+    return apply(plugin.CHECKS, folder.resolve())
+
+
+def failed(results: Sequence[Result]) -> bool:
+    """True when any check failed."""
+    return any(r.status == "fail" for r in results)

@@ -1,0 +1,54 @@
+"""`lh doctor --fix`: repair only what is safe, and say what changed.
+
+Safe means derived or empty: missing empty shards (and the memory dir), the managed .gitignore
+and .gitattributes blocks (the user's own lines are kept), and INDEX.md. No entry is ever
+deleted or rewritten: exact copies a merge left stay for `lh memory index` to remove, and a
+shard that does not parse stays as it is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lean_harness import init
+from lean_harness.doctor.project import open_project
+from lean_harness.errors import LhError
+
+
+def fix(root: Path) -> tuple[list[str], list[str]]:
+    """Repair what is safe in the project at `root`; what changed, and what could not be repaired."""
+    from lean_harness.memory import store
+
+    project = open_project(root)
+    config = project.config
+    if config is None:
+        return [], ["the config did not load; fix it first (see the config check)"]
+    changed: list[str] = []
+    refused: list[str] = []
+
+    def shards() -> list[str]:
+        return [f"created {path} (empty shard)" for path in init.create_shards(config)]
+
+    def ignore_block() -> list[str]:
+        return ["wrote the lean-harness block in .gitignore"] if init.write_ignore_block(config) else []
+
+    def attributes_block() -> list[str]:
+        return ["wrote the lean-harness block in .gitattributes"] if init.write_attributes_block(config) else []
+
+    for step in (shards, ignore_block, attributes_block):
+        try:
+            changed += step()
+        except LhError as error:
+            refused.append(error.message)
+    project = open_project(root)  # shards created above are part of the index
+    memory = project.memory
+    if memory is not None and not project.shard_state[1]:
+        try:
+            before = memory.index_path.read_bytes() if memory.index_path.is_file() else None
+            with memory.writing():
+                store.write_index(memory)
+            if memory.index_path.read_bytes() != before:
+                changed.append(f"regenerated {memory.shown(memory.index_path)}")
+        except LhError as error:
+            refused.append(error.message)
+    return changed, refused

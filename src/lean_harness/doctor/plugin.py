@@ -1,0 +1,135 @@
+"""The plugin checks (`lh doctor --plugin DIR`): manifests, their copies, skills and hooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lean_harness import manifests, skills
+from lean_harness.doctor import Check, Verdict
+
+
+def _verdict(problems: list[str], ok: str, fix: str, warnings: list[str] | None = None) -> Verdict:
+    if problems:
+        return Verdict("fail", problems[0], fix, tuple(problems[1:] + (warnings or [])))
+    if warnings:
+        return Verdict("warn", warnings[0], fix, tuple(warnings[1:]))
+    return Verdict("ok", ok)
+
+
+def _plugin(folder: Path) -> tuple[list[manifests.Manifest], list[str]]:
+    return manifests.load(folder, manifests.PLUGIN_PLACES)
+
+
+def plugin_json(folder: Path) -> Verdict:
+    """Each copy of plugin.json is valid JSON and matches the plugin schema."""
+    copies, problems = _plugin(folder)
+    if not copies and not problems:
+        return Verdict(
+            "fail",
+            f"no plugin.json in {folder.name} (looked in {', '.join(manifests.PLUGIN_PLACES)})",
+            f'add {manifests.CLAUDE_PLUGIN} with at least {{"name": "{folder.name.lower()}"}}',
+        )
+    for copy in copies:
+        problems += manifests.validate(copy, "plugin")
+        hooks = copy.data.get("hooks") if isinstance(copy.data, dict) else None
+        if hooks in ("./hooks/hooks.json", "hooks/hooks.json"):
+            problems.append(
+                f"{copy.path}: at hooks: names the default {manifests.HOOKS} again, which Claude Code refuses"
+                " to load; remove the key"
+            )
+    names = ", ".join(c.path for c in copies)
+    return _verdict(problems, f"{names}: valid", "edit the file as the line says")
+
+
+def marketplace_json(folder: Path) -> Verdict:
+    """marketplace.json is valid, lists this plugin under its own name and version, and its sources exist."""
+    copies, problems = manifests.load(folder, manifests.MARKETPLACE_PLACES)
+    if not copies and not problems:
+        return Verdict("skip", "no marketplace.json: nothing to check")
+    plugins, _ = _plugin(folder)
+    plugin: dict[str, Any] = next((c.data for c in plugins if isinstance(c.data, dict)), {})
+    name, version = plugin.get("name"), plugin.get("version")
+    for copy in copies:
+        problems += manifests.validate(copy, "marketplace")
+        problems += manifests.missing_sources(copy, folder)
+        if not isinstance(name, str):
+            continue
+        found = manifests.entry_for(copy, name, folder, folder)
+        if found is None:
+            problems.append(f'{copy.path}: no entry lists plugin {name} (with "source": "./")')
+            continue
+        number, entry = found
+        if entry.get("name") != name:
+            problems.append(
+                f"{copy.path}: at plugins.{number}.name: {entry.get('name')!r} differs from plugin.json's {name!r};"
+                " make them equal (Codex CLI requires it)"
+            )
+        if version is not None and entry.get("version") not in (None, version):
+            problems.append(
+                f"{copy.path}: at plugins.{number}.version: {entry.get('version')!r} differs from"
+                f" plugin.json's {version!r}; make them equal"
+            )
+    names = ", ".join(c.path for c in copies)
+    return _verdict(
+        problems, f"{names}: valid, lists {name} {version or ''}".rstrip(), "edit the file as the line says"
+    )
+
+
+def manifest_copies(folder: Path) -> Verdict:
+    """The copies each client reads (root, .github/plugin/, .claude-plugin/, ...) are equal."""
+    problems: list[str] = []
+    warnings: list[str] = []
+    seen: list[str] = []
+    for places, claude in (
+        (manifests.PLUGIN_PLACES, manifests.CLAUDE_PLUGIN),
+        (manifests.MARKETPLACE_PLACES, ".claude-plugin/marketplace.json"),
+    ):
+        copies, _ = manifests.load(folder, places)
+        if not copies:
+            continue
+        seen += [c.path for c in copies]
+        problems += manifests.differences(copies)
+        if all(c.path != claude for c in copies):
+            warnings.append(f"no {claude}: Claude Code and Codex CLI read only that one; copy {copies[0].path} there")
+    if not seen:
+        return Verdict("skip", "no manifests to compare")
+    ok = f"{', '.join(seen)} agree" if len(seen) > 1 else f"one copy: {seen[0]}"
+    return _verdict(problems, ok, "make the copies byte-identical (copy one over the others)", warnings)
+
+
+def skills_(folder: Path) -> Verdict:
+    """Every skills/*/SKILL.md follows the Agent Skills specification."""
+    found = skills.find(folder)
+    if not found:
+        return Verdict("skip", "no skills/ folder")
+    problems: list[str] = []
+    warnings: list[str] = []
+    for skill in found:
+        for problem in skills.check(skill, f"skills/{skill.name}"):
+            (warnings if problem.warning else problems).append(problem.message)
+    return _verdict(
+        problems, f"{len(found)} skills follow the Agent Skills specification", "edit the SKILL.md", warnings
+    )
+
+
+def hooks_json(folder: Path) -> Verdict:
+    """hooks/hooks.json has a valid structure, known events, and names commands that exist."""
+    copies, problems = manifests.load(folder, (manifests.HOOKS,))
+    if not copies and not problems:
+        return Verdict("skip", f"no {manifests.HOOKS}")
+    commands = manifests.hook_commands(copies[0].data) if copies else []
+    for copy in copies:
+        problems += manifests.validate(copy, "hooks")
+    for where, command in commands:
+        problems += [f"{manifests.HOOKS}: at {where}: {p}" for p in manifests.command_problems(command, folder)]
+    return _verdict(
+        problems,
+        f"{manifests.HOOKS}: valid, {len(commands)} command{'' if len(commands) == 1 else 's'} found",
+        "edit the file as the line says; commands resolve ${CLAUDE_PLUGIN_ROOT} to the plugin folder",
+    )
+
+
+skills_.__name__ = "skills"
+
+CHECKS: tuple[Check[Path], ...] = (plugin_json, marketplace_json, manifest_copies, skills_, hooks_json)

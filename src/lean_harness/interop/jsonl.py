@@ -1,0 +1,87 @@
+"""The jsonl format: one JSON object per line, the form `lh memory export` writes.
+
+Each line is `{"id"?, "shard", "text", "tags"?, "created"?, "updated"?, "allow_secret"?}`:
+`shard` and `text` are strings, `tags` and `allow_secret` lists of strings, times ISO 8601 with
+a zone. Blank lines are skipped; any other field is a problem, so a typo never drops data
+silently. Export writes the shards in config order and each shard's entries in file order, with
+the keys in the order above, so the same memory exports to the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from lean_harness.interop.records import TIME_HINT, Problem, Reading, Record, utc_time
+from lean_harness.memory.shard import Entry
+
+FIELDS = ("id", "shard", "text", "tags", "created", "updated", "allow_secret")
+
+
+def read(text: str, shown: str, reading: Reading) -> None:
+    """Add the records of jsonl `text` (the file shown as `shown`) to `reading`."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            reading.problems.append(Problem(shown, number, f"not valid JSON ({error.msg} at column {error.colno})"))
+            continue
+        record = _record(value, f"{shown}:{number}")
+        if isinstance(record, str):
+            reading.problems.append(Problem(shown, number, record))
+        else:
+            reading.records.append(record)
+
+
+def _record(value: Any, where: str) -> Record | str:
+    """The record on one line, or what is wrong with it."""
+    if not isinstance(value, dict):
+        return "expected a JSON object with shard and text"
+    unknown = sorted(set(value) - set(FIELDS))
+    if unknown:
+        return f"unknown field {unknown[0]!r}; fields are {', '.join(FIELDS)}"
+    shard, text, key = value.get("shard"), value.get("text"), value.get("id")
+    if not isinstance(shard, str) or not isinstance(text, str):
+        return "shard and text are required strings"
+    if key is not None and not isinstance(key, str):
+        return "id must be a string"
+    lists = {name: value.get(name, []) for name in ("tags", "allow_secret")}
+    for name, items in lists.items():
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            return f"{name} must be a list of strings"
+    times: dict[str, str | None] = {}
+    for name in ("created", "updated"):
+        times[name] = None if value.get(name) is None else utc_time(value[name])
+        if value.get(name) is not None and times[name] is None:
+            return f"{name} {value[name]!r} is not a time; {TIME_HINT}"
+    extra: list[tuple[str, str]] = []
+    if times["updated"]:
+        extra.append(("updated", times["updated"]))
+    if lists["allow_secret"]:
+        extra.append(("allow-secret", ",".join(sorted(set(lists["allow_secret"])))))
+    return Record(
+        where, text, shard=shard, id=key, tags=tuple(lists["tags"]), created=times["created"], extra=tuple(extra)
+    )
+
+
+def render(rows: Iterable[tuple[str, Entry]]) -> str:
+    """jsonl text for (shard, entry) pairs, one line each, keys in a fixed order."""
+    lines = []
+    for shard, entry in rows:
+        row: dict[str, object] = {
+            "id": entry.id,
+            "shard": shard,
+            "text": entry.text,
+            "tags": list(entry.tags),
+            "created": entry.created,
+        }
+        if entry.attr("updated"):
+            row["updated"] = entry.attr("updated")
+        allowed = [rule for rule in (entry.attr("allow-secret") or "").split(",") if rule]
+        if allowed:
+            row["allow_secret"] = allowed
+        lines.append(json.dumps(row, ensure_ascii=False) + "\n")
+    return "".join(lines)

@@ -1,0 +1,77 @@
+"""The notes-tree format: a `.agents/notes/` tree of topic folders and focused Markdown notes.
+
+Each topic folder has an `index.md` describing its children (read for the digest, not
+imported) and notes, one `*.md` file each; a `.pending/` folder holds observations not yet
+filed. A note's id is its path without `.md` ('/' becomes '.'); an observation's id is derived
+from its text, like a put. A note may start with frontmatter (`id`, `shard`, `tags` separated
+by spaces, `created`). Its shard is the frontmatter's, else the one `--map TOPIC=SHARD` gives
+its top topic folder, else that folder's name when it is a shard, else the default shard.
+The topic folders it sits in become its tags.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lean_harness.interop import frontmatter
+from lean_harness.interop.records import (
+    TIME_HINT,
+    Problem,
+    Reading,
+    Record,
+    key_from,
+    read_source_text,
+    tag_from,
+    utc_time,
+)
+
+FIELDS = ("id", "shard", "tags", "created")
+PENDING = ".pending"
+
+
+def folder_of(source: Path) -> Path:
+    """The notes folder: `source/.agents/notes` when it exists, else `source`."""
+    inner = source / ".agents" / "notes"
+    return inner if inner.is_dir() else source
+
+
+def read(folder: Path, shown: str, reading: Reading) -> None:
+    """Add the notes and observations under `folder` (shown as `shown`) to `reading`."""
+    for path in sorted(folder.rglob("*.md")):
+        parts = path.relative_to(folder).parts
+        hidden = [p for p in parts[:-1] if p.startswith(".")]
+        if path.name.startswith(".") or not path.is_file() or (hidden and hidden != [PENDING]):
+            continue
+        relative = "/".join(parts)
+        text = read_source_text(path, f"{shown}/{relative}", reading, relative)
+        if text is None or path.name.lower() == "index.md":
+            continue
+        topics = [p for p in parts[:-1] if p != PENDING]
+        _note(text, f"{shown}/{relative}", topics, None if PENDING in parts else relative[:-3], reading)
+
+
+def _note(text: str, shown: str, topics: list[str], path_key: str | None, reading: Reading) -> None:
+    front = frontmatter.split(text)
+    problems = [Problem(shown, line, message) for line, message in front.problems]
+    fields = front.fields
+    for name in sorted(set(fields) - set(FIELDS)):
+        problems.append(Problem(shown, 1, f"unknown frontmatter key {name!r}; notes may have {', '.join(FIELDS)}"))
+    created = utc_time(fields["created"]) if "created" in fields else None
+    if "created" in fields and created is None:
+        problems.append(Problem(shown, 1, f"created {fields['created']!r} is not a time; {TIME_HINT}"))
+    key = fields.get("id") or (key_from(path_key.replace("/", ".")) if path_key else None)
+    if problems:
+        reading.problems += problems
+        return
+    tags = [t for t in (tag_from(topic) for topic in topics) if t] + fields.get("tags", "").split()
+    reading.records.append(
+        Record(
+            shown,
+            front.body,
+            shard=fields.get("shard"),
+            kind=topics[0] if topics else "",
+            id=key,
+            tags=tuple(tags),
+            created=created,
+        )
+    )

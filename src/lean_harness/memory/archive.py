@@ -1,0 +1,315 @@
+"""The archive of merged entries, and the two moves through it: compact and expand.
+
+`<memory dir>/archive/<shard>.md` keeps, byte for byte, the entries compaction merged into
+digests, one group per digest, so that `lh memory expand DIGEST_ID` can put them back. It is
+committed with the memory, is not a shard (nothing loads it or counts it against the budget),
+and reads as Markdown::
+
+    # failures: archive
+
+    Entries `lh memory compact` merged into digests, ... `lh memory expand DIGEST_ID` ...
+
+    <!-- lh:archive digest="9a8b7c6d5e4f" -->
+    <!-- lh:entry id="3f9a1c2b7d4e" created="2026-11-30T11:32:07Z" -->
+    test_lock times out on Windows runners.
+    <!-- /lh:entry id="3f9a1c2b7d4e" -->
+    <!-- /lh:archive digest="9a8b7c6d5e4f" -->
+
+Both moves write the shard, the archive and INDEX.md in one journalled commit
+(`memory/journal.py`), and both scan what they write for credentials (adr/0012-compaction.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_harness.errors import LhError
+from lean_harness.files import read_text, refuse_symlink, remove_stale_temps
+from lean_harness.memory import compact as planner
+from lean_harness.memory import index as index_md
+from lean_harness.memory import journal
+from lean_harness.memory.leaks import allowed
+from lean_harness.memory.shard import Entry, Shard, check_text, parse, render, render_entry, without_duplicates
+from lean_harness.memory.store import Memory, locate, refuse_secrets
+from lean_harness.memory.summary import Summary, summarize
+
+HEAD = (
+    "# {shard}: archive\n\nEntries `lh memory compact` merged into digests, kept here verbatim:"
+    " `lh memory expand DIGEST_ID` puts them back. Not loaded into sessions, not counted against"
+    " the token budget.\n"
+)
+_OPEN = '<!-- lh:archive digest="{key}" -->'
+_CLOSE = '<!-- /lh:archive digest="{key}" -->'
+_SECRET_HINT = 'Remove the credential from that entry, or add allow-secret="{rule}" to its header if it is not a secret'
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    """A compaction's plan and the files it wrote (none for a dry run or nothing to do)."""
+
+    plan: planner.Plan
+    written: tuple[str, ...]
+    label: str
+
+
+@dataclass(frozen=True)
+class ExpandResult:
+    """What expanding a digest put back."""
+
+    digest: str
+    shard: str
+    restored: tuple[str, ...]
+    archive: str
+    tokens_before: int
+    tokens_after: int
+    totals: index_md.Totals
+    written: tuple[str, ...]
+
+
+def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> CompactResult:
+    """Merge old entries into digests until memory is at its target; with `dry_run`, only plan."""
+    memory.check_dir()
+    with memory.reading() if dry_run else memory.writing():
+        shards = {name: _shard(memory, name) for name in memory.config.shard_names}
+        inputs = [
+            planner.ShardInput(name, shard.entries, tuple(memory.counter.counts([e.text for e in shard.entries])))
+            for name, shard in shards.items()
+        ]
+        config = memory.config
+        plan = planner.plan(
+            inputs,
+            budget=config.token_budget,
+            at_percent=config.compact_at_percent,
+            target_percent=config.compact_target_percent,
+            keep_newest=config.keep_newest,
+            counts=memory.counter.counts,
+            force=force,
+            taken=functools.cache(lambda name: _archived_ids(memory, name)),
+        )
+        if dry_run or not plan.digests:
+            return CompactResult(plan, (), memory.counter.label)
+        changes: dict[str, tuple[bytes | None, Summary | None, str]] = {}
+        for digest in plan.digests:
+            where = f"shard {digest.shard}, digest {digest.entry.id}"
+            check_text(digest.entry.text, where)
+            _scan_digest(digest)
+            shard = _merged(shards[digest.shard], digest)
+            changes[digest.shard] = _shard_change(memory, digest.shard, shard)
+            text = _archive_text(memory, digest.shard)
+            group = _group(digest.entry.id, [e.raw or render_entry(e) for e in digest.sources])
+            changes[planner.archive_path(digest.shard)] = ((text + "\n" + group).encode("utf-8"), None, "")
+        return CompactResult(plan, _commit(memory, changes), memory.counter.label)
+
+
+def expand(memory: Memory, key: str) -> ExpandResult:
+    """Put the entries of digest `key` back in its shard, in its place, and out of the archive."""
+    memory.check_dir()
+    with memory.writing():
+        for name in memory.config.shard_names:
+            memory.summary(name)  # INDEX.md needs them all: a broken one stops before any write
+        name, digest = _find(memory, key)
+        archive = memory.config.memory_dir / planner.archive_path(name)
+        shown = memory.shown(archive)
+        text = _archive_text(memory, name) if archive.exists() else ""
+        span, sources = _group_at(text, key, shown)
+        wanted = (digest.attr("sources") or "").split()
+        if span is None:
+            raise LhError(
+                f"digest {key} of shard {name}: its entries are not in {shown}; restore that file from git"
+                f' history (git log -- {shown}), then run "lh memory expand {key}" again'
+            )
+        if [e.id for e in sources] != wanted:
+            raise LhError(
+                f"{shown}: the entries kept for digest {key} are not the ones it names ({' '.join(wanted)});"
+                " restore the file from git history"
+            )
+        for entry in sources:
+            refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
+        _refuse_ids_in_use(memory, sources, digest)
+        shard = _shard(memory, name)
+        before = memory.summary(name).tokens
+        blocks: list[str | Entry] = []
+        for block in shard.blocks:
+            if isinstance(block, Entry) and block.id == key:
+                for number, entry in enumerate(sources):
+                    blocks += ([shard.newline] if number else []) + [entry]
+            else:
+                blocks.append(block)
+        changes = {name: _shard_change(memory, name, Shard(tuple(blocks), shard.newline))}
+        start, end = span
+        rest = text[:start].removesuffix("\n") + text[end:] if start else text[end:]
+        left = "<!-- lh:archive " in rest
+        changes[planner.archive_path(name)] = (rest.encode("utf-8") if left else None, None, "")
+        written = _commit(memory, changes)
+        return ExpandResult(
+            key,
+            name,
+            tuple(e.id for e in sources),
+            shown,
+            before,
+            memory.summary(name).tokens,
+            memory.totals(),
+            written,
+        )
+
+
+def _shard(memory: Memory, name: str) -> Shard:
+    """A shard parsed, with exact copies of entries (as a merge leaves them) kept once."""
+    text, _ = memory.read_shard(name)
+    summary = memory.summary(name)  # refuses one id with two texts
+    shard = parse(text, memory.shown(memory.shard_path(name)))
+    return without_duplicates(shard)[0] if summary.repeated else shard
+
+
+def _merged(shard: Shard, digest: planner.Digest) -> Shard:
+    """The shard with the digest in place of its first source and the other sources removed."""
+    lines = {e.line for e in digest.sources}
+    places = {i for i, b in enumerate(shard.blocks) if isinstance(b, Entry) and b.line in lines}
+    first = min(places)
+    blocks: list[str | Entry] = []
+    skip_blank = False
+    for number, block in enumerate(shard.blocks):
+        if skip_blank and isinstance(block, str) and _blank(block):
+            skip_blank = False
+            continue
+        skip_blank = False
+        if number == first:
+            blocks.append(digest.entry)
+        elif number in places:
+            # Drop the blank line that separated the removed entry from its neighbour.
+            if len(blocks) > 1 and isinstance(blocks[-1], str) and _blank(blocks[-1]):
+                blocks.pop()
+            else:
+                skip_blank = True
+        else:
+            blocks.append(block)
+    return Shard(tuple(blocks), shard.newline)
+
+
+def _blank(text: str) -> bool:
+    return text != "" and not text.strip("\r\n")
+
+
+def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None, Summary | None, str]:
+    data = render(shard, close_id=True).encode("utf-8")
+    summary, ids = summarize(name, hashlib.sha256(data).hexdigest(), list(shard.entries), memory.counter)
+    return data, summary, ids
+
+
+def _commit(memory: Memory, changes: dict[str, tuple[bytes | None, Summary | None, str]]) -> tuple[str, ...]:
+    """Write the changed shards and archives and INDEX.md in one journalled commit."""
+    folder = memory.config.memory_dir
+    files: dict[str, bytes | None] = {}
+    for name, (data, summary, _) in changes.items():
+        if summary is not None:
+            memory._summaries[name] = summary
+            files[f"{name}.md"] = data
+        else:
+            files[name] = data
+    index = memory.render_index().text.encode("utf-8")
+    files[memory.index_path.name] = index
+    paths = {folder / name: data for name, data in files.items()}
+    for path in paths:
+        refuse_symlink(path, memory.root)
+    unchanged = [p for p, data in paths.items() if data is not None and _holds(p, data)]
+    for path in unchanged:
+        del paths[path]
+    remove_stale_temps(folder / planner.ARCHIVE_DIR)
+    journal.commit(folder, paths)
+    for name, (_, summary, ids) in changes.items():
+        if summary is not None:
+            memory.cache.store(summary, memory.shard_path(name), ids)
+    return tuple(memory.shown(p) for p in sorted(paths))
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except FileNotFoundError:
+        return False
+
+
+def _archive_text(memory: Memory, name: str) -> str:
+    path = memory.config.memory_dir / planner.archive_path(name)
+    refuse_symlink(path, memory.root)
+    try:
+        return read_text(path, memory.root)
+    except FileNotFoundError:
+        return HEAD.format(shard=name)
+
+
+def _archived_ids(memory: Memory, name: str) -> set[str]:
+    """Ids of the entries and digests in a shard's archive, which a new digest must not take."""
+    text = _archive_text(memory, name)
+    return set(re.findall(r'(?:id|digest)="([^"]*)"', text))
+
+
+def _group(key: str, raws: list[str]) -> str:
+    return _OPEN.format(key=key) + "\n" + "\n".join(raws) + _CLOSE.format(key=key) + "\n"
+
+
+def _group_at(text: str, key: str, shown: str) -> tuple[tuple[int, int] | None, tuple[Entry, ...]]:
+    """The span of digest `key`'s group in archive text and the entries in it."""
+    opening = re.search("^" + re.escape(_OPEN.format(key=key)) + r"\r?$", text, re.MULTILINE)
+    if opening is None:
+        return None, ()
+    closing = re.compile("^" + re.escape(_CLOSE.format(key=key)) + r"\r?\n?", re.MULTILINE)
+    found = closing.search(text, opening.end())
+    if found is None:
+        line = text.count("\n", 0, opening.start()) + 1
+        raise LhError(f"{shown}:{line}: the group of digest {key} is not closed; restore the file from git history")
+    first, last = text.count("\n", 0, opening.start()) + 1, text.count("\n", 0, found.start()) + 1
+    entries = tuple(e for e in parse(text, shown).entries if first < e.line < last)
+    return (opening.start(), found.end()), entries
+
+
+def _find(memory: Memory, key: str) -> tuple[str, Entry]:
+    """The shard holding entry `key`, and the entry, which must be a digest."""
+    for name in memory.config.shard_names:
+        text, _ = memory.read_shard(name)
+        found = locate(text, key, memory.shown(memory.shard_path(name)))
+        if found is not None:
+            if not planner.is_digest(found[2]):
+                raise LhError(
+                    f"entry {key} in shard {name} is not a digest; only digests written by"
+                    ' "lh memory compact" can be expanded'
+                )
+            return name, found[2]
+    raise LhError(f'no digest {key} in any shard; "lh memory get SHARD" lists the ids (digests are tagged digest)')
+
+
+def _refuse_ids_in_use(memory: Memory, sources: tuple[Entry, ...], digest: Entry) -> None:
+    """Refuse to put back an entry whose id was taken again since it was merged."""
+    for name in memory.config.shard_names:
+        text, _ = memory.read_shard(name)
+        shown = memory.shown(memory.shard_path(name))
+        for entry in sources:
+            found = locate(text, entry.id, shown)
+            if found is not None and found[2].id != digest.id:
+                raise LhError(
+                    f"entry {entry.id} of digest {digest.id} is in shard {name} again, since the compaction;"
+                    f" putting it back would store it twice: give the newer one another id"
+                    f' (lh memory put {name} TEXT --id NEW), then run "lh memory expand {digest.id}"'
+                )
+
+
+def _scan_digest(digest: planner.Digest) -> None:
+    """Scan the digest text lh wrote; a finding names the source entry it came from."""
+    from lean_harness import secret_scan
+    from lean_harness.errors import Refused
+
+    findings = secret_scan.scan(digest.entry.text, allow=allowed(digest.entry))
+    if not findings:
+        return
+    first = findings[0]
+    line = digest.entry.text.split("\n")[first.line - 1].removeprefix("- ")
+    source = next((e for e in digest.sources if line in planner.lines_of(e)), digest.sources[0])
+    raise Refused(
+        f"refused: the digest of shard {digest.shard} would hold, from entry {source.id}, what looks like"
+        f" {first.description} ({first.preview}, rule {first.rule}); nothing was written."
+        f" {_SECRET_HINT.format(rule=first.rule)}"
+    )

@@ -1,0 +1,401 @@
+"""Import memory from other formats: read, validate every record, plan against the memory, write.
+
+Nothing is written unless every record is well formed; records holding a credential are
+refused one by one and the rest imported. An id already in memory with other content is a
+conflict, reported and left alone. Each import of a source updates its marker,
+`<memory dir>/.imports/<format>-<hash>.json` (committed), which records the source, the digest
+of what was read and a digest per imported record: a record imported before is skipped even
+if its entry was since edited, compacted or deleted, so importing again adds nothing and a
+changed source adds only the difference (adr/0014-import-and-inbox.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_harness import secret_scan
+from lean_harness.errors import LhError
+from lean_harness.files import display, refuse_symlink, write_text
+from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
+from lean_harness.interop.records import Reading, Record, read_source_text
+from lean_harness.memory.leaks import allowed
+from lean_harness.memory.shard import Entry, check_id, check_tag, check_text, derive_id, normalize_text
+from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc
+from lean_harness.memory.summary import text_key
+
+FORMATS = ("jsonl", "memory-md", "notes-tree", "layered-jsonl")
+TABLES: dict[str, dict[str, str]] = {"memory-md": memory_md.TYPES, "layered-jsonl": layered_jsonl.CATEGORIES}
+MARKERS = ".imports"
+
+
+class ImportProblems(LhError):
+    """Records that are not well formed; nothing was written."""
+
+    def __init__(self, problems: Sequence[str], shown: str) -> None:
+        count = f"{len(problems)} problem(s)" if len(problems) != 1 else "1 problem"
+        super().__init__(
+            "\n".join([*problems, f"{count} in {shown}; nothing was imported. Fix the source and import again"])
+        )
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one record: added, unchanged, imported before, or conflict (with why)."""
+
+    where: str
+    shard: str
+    id: str
+    action: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A record refused for a credential; only the rule and a redacted preview are kept."""
+
+    where: str
+    line: int
+    rule: str
+    description: str
+    preview: str
+
+    def __str__(self) -> str:
+        return (
+            f"refused: {self.where}: line {self.line} looks like {self.description}"
+            f" ({self.preview}, rule {self.rule}); not imported"
+        )
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """The outcome of an import (or of a dry run)."""
+
+    format: str
+    source: str
+    records: int
+    outcomes: tuple[Outcome, ...]
+    refused: tuple[Refusal, ...]
+    warnings: tuple[str, ...]
+    marker: str
+    dry_run: bool
+
+    def count(self, action: str) -> int:
+        return sum(1 for o in self.outcomes if o.action == action)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    record: Record
+    shard: str
+    text: str
+    tags: tuple[str, ...]
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(f"{self.shard}\n{' '.join(self.tags)}\n{self.text}".encode()).hexdigest()[:20]
+
+
+def default_shard(names: Sequence[str]) -> str:
+    """Where a record or note with no shard of its own goes: insights, else the first shard."""
+    return "insights" if "insights" in names else names[0]
+
+
+def detect(source: Path, shown: str) -> str:
+    """The format of `source`, or an error naming what was found."""
+    if source.is_file():
+        if source.suffix in (".jsonl", ".ndjson", ".json"):
+            return "jsonl"
+        raise LhError(f"{shown}: a file that is not .jsonl; pass --format jsonl if it holds one entry per line")
+    if not source.is_dir():
+        raise LhError(f"{shown}: no such file or folder")
+    found = []
+    if (source / memory_md.INDEX).is_file():
+        found.append("memory-md")
+    if any((layered_jsonl.folder_of(source) / f"{c}.jsonl").is_file() for c in layered_jsonl.CATEGORIES):
+        found.append("layered-jsonl")
+    notes = notes_tree.folder_of(source)
+    if notes != source or (notes / notes_tree.PENDING).is_dir() or any(notes.glob("*/index.md")):
+        found.append("notes-tree")
+    if len(found) != 1:
+        what = f"it looks like {' and '.join(found)}" if found else "it matches no known format"
+        raise LhError(f"{shown}: cannot tell the format ({what}); pass --format {'|'.join(FORMATS[1:])}")
+    return found[0]
+
+
+def read(source: Path, shown: str, fmt: str, stdin: bytes | None = None) -> Reading:
+    """Read a source in a known format; `stdin` holds the bytes when SOURCE is '-'."""
+    reading = Reading()
+    if stdin is not None:
+        try:
+            text = stdin.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+        except UnicodeDecodeError:
+            raise LhError("standard input is not valid UTF-8; nothing was imported") from None
+        reading.files.append(("-", stdin))
+        jsonl.read(text, shown, reading)
+        return reading
+    if fmt == "jsonl":
+        if not source.is_file():
+            raise LhError(f"{shown}: not a file; the jsonl format is one file with one entry per line")
+        content = read_source_text(source, shown, reading, source.name)
+        if content is not None:
+            jsonl.read(content, shown, reading)
+        return reading
+    if not source.is_dir():
+        raise LhError(f"{shown}: not a folder; the {fmt} format is a folder")
+    if fmt == "memory-md":
+        if not (source / memory_md.INDEX).is_file():
+            raise LhError(f"{shown}: no {memory_md.INDEX} here; the memory-md format is a folder with one")
+        memory_md.read(source, shown, reading)
+    elif fmt == "layered-jsonl":
+        folder = layered_jsonl.folder_of(source)
+        layered_jsonl.read(folder, shown if folder == source else f"{shown}/memory", reading)
+    else:
+        folder = notes_tree.folder_of(source)
+        notes_tree.read(folder, shown if folder == source else f"{shown}/.agents/notes", reading)
+    return reading
+
+
+def parse_maps(fmt: str, values: Sequence[str], memory: Memory) -> dict[str, str]:
+    """The shard table for `fmt`: its defaults overridden by `--map KIND=SHARD` values."""
+    table = dict(TABLES.get(fmt, {}))
+    for value in values:
+        kind, sep, shard = value.partition("=")
+        if not sep or not kind or not shard:
+            raise LhError(f"--map {value!r}: expected KIND=SHARD, for instance feedback=corrections")
+        if fmt == "jsonl":
+            raise LhError("--map does not apply to jsonl: each record names its shard")
+        if fmt in TABLES and kind not in TABLES[fmt]:
+            raise LhError(f"--map {value!r}: {fmt} has no {kind!r}; it has {', '.join(TABLES[fmt])}")
+        table[kind] = memory.check_shard(shard)
+    return table
+
+
+def prepare(
+    memory: Memory, reading: Reading, fmt: str, table: dict[str, str], shown: str
+) -> tuple[list[_Candidate], list[Refusal]]:
+    """Validate every record; raise ImportProblems listing all that are broken, else the candidates
+    (one per record, source duplicates dropped) and the records refused for a credential."""
+    names = memory.config.shard_names
+    problems = [str(p) for p in reading.problems]
+    candidates: list[_Candidate] = []
+    first: dict[tuple[str, str], _Candidate] = {}
+    for record in reading.records:
+        candidate = _check(record, fmt, table, names, problems)
+        if candidate is None:
+            continue
+        key = ("id", record.id) if record.id else ("text", f"{candidate.shard}\n{candidate.text}")
+        seen = first.setdefault(key, candidate)
+        if seen is candidate:
+            candidates.append(candidate)
+        elif record.id and (seen.shard, seen.text, seen.tags) != (candidate.shard, candidate.text, candidate.tags):
+            problems.append(
+                f"{record.where}: id {record.id!r} is also at {seen.record.where} with other content;"
+                " an id is unique in a source"
+            )
+    if problems:
+        raise ImportProblems(sorted(problems, key=_location), shown)
+    refused: list[Refusal] = []
+    kept: list[_Candidate] = []
+    for candidate in candidates:
+        findings = secret_scan.scan(candidate.text, allow=allowed(_entry(candidate, "", "")))
+        if findings:
+            f = findings[0]
+            refused.append(Refusal(candidate.record.where, f.line, f.rule, f.description, f.preview))
+        else:
+            kept.append(candidate)
+    return kept, refused
+
+
+def _check(
+    record: Record, fmt: str, table: dict[str, str], names: Sequence[str], problems: list[str]
+) -> _Candidate | None:
+    where = record.where
+    shard = record.shard or table.get(record.kind or "")
+    if shard is None:
+        topic = record.kind if fmt == "notes-tree" else None
+        shard = topic if topic and topic in names else default_shard(names)
+    before = len(problems)
+    if shard not in names:
+        how = f"--map {record.kind}=SHARD" if not record.shard and record.kind else "one of them"
+        problems.append(f"{where}: shard {shard!r} is not in memory.shards ({', '.join(names)}); use {how}")
+    text = normalize_text(record.text)
+    try:
+        check_text(text, where)
+    except LhError as error:
+        problems.append(error.message)
+    size = len(text.encode("utf-8"))
+    if size > MAX_ENTRY_BYTES:
+        problems.append(f"{where}: the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit")
+    tags: set[str] = set()
+    for tag in record.tags:
+        try:
+            tags.add(check_tag(tag))
+        except LhError as error:
+            problems.append(f"{where}: {error.message}")
+    if record.id is not None:
+        try:
+            check_id(record.id)
+        except LhError as error:
+            problems.append(f"{where}: {error.message}")
+    if len(problems) > before:
+        return None
+    return _Candidate(record, shard, text, tuple(sorted(tags)))
+
+
+def _location(problem: str) -> tuple[str, int, str]:
+    match = re.match(r"(.*?):(\d+): ", problem)
+    if match:
+        return match.group(1), int(match.group(2)), problem
+    return problem.split(": ", 1)[0], 0, problem
+
+
+def _entry(candidate: _Candidate, key: str, created: str) -> Entry:
+    return Entry(key, created, candidate.text, candidate.tags, candidate.record.extra)
+
+
+def import_source(
+    memory: Memory,
+    source: Path,
+    shown: str,
+    fmt: str,
+    *,
+    maps: Sequence[str] = (),
+    dry_run: bool = False,
+    stdin: bytes | None = None,
+) -> ImportResult:
+    """Import `source` into the memory (or with `dry_run` only say what would happen)."""
+    memory.check_dir()
+    if stdin is not None and fmt not in ("auto", "jsonl"):
+        raise LhError(f"standard input is read as jsonl; --format {fmt} needs a folder")
+    if fmt == "auto":
+        fmt = "jsonl" if stdin is not None else detect(source, shown)
+    table = parse_maps(fmt, maps, memory)
+    reading = read(source, shown, fmt, stdin)
+    candidates, refused = prepare(memory, reading, fmt, table, shown)
+    marker = memory.config.memory_dir / MARKERS / f"{fmt}-{_label_hash(fmt, source, memory, stdin)}.json"
+    refuse_symlink(marker, memory.root)
+    with memory.reading() if dry_run else memory.writing():
+        outcomes, additions, recorded = _plan(memory, candidates)
+        if not dry_run:
+            add_entries(memory, additions)
+            _write_marker(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
+    return ImportResult(
+        fmt,
+        shown,
+        len(reading.records),
+        tuple(outcomes),
+        tuple(refused),
+        tuple(reading.warnings),
+        memory.shown(marker),
+        dry_run,
+    )
+
+
+def _plan(
+    memory: Memory, candidates: Sequence[_Candidate]
+) -> tuple[list[Outcome], list[tuple[str, Entry]], dict[str, str]]:
+    names = memory.config.shard_names
+    for name in names:
+        memory.summary(name)  # a broken shard stops the import before anything is written
+    existing: dict[str, tuple[str, Entry]] = {}
+    by_text: dict[str, dict[str, str]] = {name: {} for name in names}
+    for name in names:
+        for entry in memory.entries(name):
+            existing.setdefault(entry.id, (name, entry))
+            by_text[name].setdefault(text_key(entry.text), entry.id)
+    before = imported_records(memory)
+    outcomes: list[Outcome] = []
+    additions: list[tuple[str, Entry]] = []
+    recorded: dict[str, str] = {}
+    for candidate in candidates:
+        record, shard = candidate.record, candidate.shard
+        key = record.id
+        if key is None:
+            same = by_text[shard].get(text_key(candidate.text))
+            if same is not None:  # the text is stored already; without an id of its own, that is this record
+                outcomes.append(Outcome(record.where, shard, same, "unchanged"))
+                recorded[same] = candidate.digest
+                continue
+            key = derive_id(shard, candidate.text, existing)
+        if before.get(key) == candidate.digest:
+            outcomes.append(Outcome(record.where, shard, key, "imported before"))
+            continue
+        if key in existing:
+            name, entry = existing[key]
+            detail = _difference(candidate, name, entry)
+            outcomes.append(Outcome(record.where, shard, key, "conflict" if detail else "unchanged", detail))
+            if not detail:
+                recorded[key] = candidate.digest
+            continue
+        entry = _entry(candidate, key, record.created or now_utc())
+        additions.append((shard, entry))
+        existing[key] = (shard, entry)
+        by_text[shard][text_key(candidate.text)] = key
+        recorded[key] = candidate.digest
+        outcomes.append(Outcome(record.where, shard, key, "added"))
+    return outcomes, additions, recorded
+
+
+def _difference(candidate: _Candidate, shard: str, entry: Entry) -> str:
+    if shard != candidate.shard:
+        return f"the stored entry is in shard {shard}"
+    if normalize_text(entry.text) != candidate.text:
+        return "the stored entry has other text"
+    if tuple(sorted(entry.tags)) != candidate.tags:
+        return "the stored entry has other tags"
+    return ""
+
+
+def imported_records(memory: Memory) -> dict[str, str]:
+    """Every record digest the import markers hold, by entry id."""
+    records: dict[str, str] = {}
+    folder = memory.config.memory_dir / MARKERS
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            raise LhError(
+                f"{memory.shown(path)}: not a readable import record; restore it from git or delete it"
+            ) from None
+        found = data.get("records") if isinstance(data, dict) else None
+        if isinstance(found, dict):
+            records.update({str(k): str(v) for k, v in found.items()})
+    return records
+
+
+def _label(source: Path, memory: Memory, stdin: bytes | None) -> str:
+    # A committed file holds no absolute path: a source outside the project is named by its last part.
+    if stdin is not None:
+        return "-"
+    resolved = source.resolve()
+    try:
+        return resolved.relative_to(memory.root.resolve()).as_posix() or "."
+    except ValueError:
+        return f"(outside the project)/{resolved.name}"
+
+
+def _label_hash(fmt: str, source: Path, memory: Memory, stdin: bytes | None) -> str:
+    return hashlib.sha256(f"{fmt}\n{_label(source, memory, stdin)}".encode()).hexdigest()[:12]
+
+
+def _write_marker(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> None:
+    try:
+        old = json.loads(path.read_bytes()).get("records", {})
+    except (OSError, ValueError, AttributeError):
+        old = {}
+    records = {**(old if isinstance(old, dict) else {}), **recorded}
+    data = {"format": fmt, "source": label, "sha256": digest, "records": dict(sorted(records.items()))}
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def shown_source(value: str, root: Path) -> str:
+    """SOURCE as messages show it: relative to the project root when inside it."""
+    if value == "-":
+        return "-"
+    return display(Path(value).resolve(), root.resolve()) if Path(value).is_absolute() else Path(value).as_posix()

