@@ -165,3 +165,29 @@ def test_a_corrupt_piece_cache_is_ignored(tmp_path: Path) -> None:
     (piece_file,) = (tmp_path / "tokens" / "cl100k_base").glob("pieces-*.marshal")
     piece_file.write_bytes(b"\x00 not marshal")
     assert TokenCounter("cl100k_base", tmp_path).count("pieces to forget") == exact("pieces to forget")
+
+
+MULTILINGUAL = [
+    "naïve café — résumé… “quoted” ‘single’ → ⇒ ✓",
+    "東京の天気は晴れ。明日も晴れるでしょう。",
+    "Привет, мир! Это тест токенизации.",
+    "مرحبا بالعالم، هذا اختبار",
+    "emoji 🙂🚀 and flags 🇫🇷 mixed with text",
+    "combining: e\u0301 a\u0308 n\u0303 and ﬁ ligature, ſ long s, K kelvin",
+    "non-breaking\u00a0space and\u2003em space\u3000ideographic",
+    "Ǆ titlecase ǅ and ǆ; Greek ΑΒΓ αβγ; Hangul 한국어",
+    "digits in other scripts: ٣٤٥ ४५६ and fullwidth １２３",
+    "line\u2028separator and\u0085next line",
+]
+
+
+@pytest.mark.parametrize("text", MULTILINGUAL)
+def test_counts_equal_tiktoken_on_multilingual_text(tmp_path: Path, text: str) -> None:
+    assert TokenCounter("cl100k_base", tmp_path).count(text) == exact(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=80))
+def test_counts_equal_tiktoken_on_any_unicode_text(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    counter = TokenCounter("cl100k_base", tmp_path_factory.getbasetemp() / "tokens-unicode")
+    assert counter.count(text) == exact(text)

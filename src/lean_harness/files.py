@@ -66,7 +66,7 @@ def write_atomic(path: Path, data: bytes, *, compare: bool = True) -> bool:
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        mode = new_file_mode()
     import tempfile  # only writers pay for it (it imports shutil and random)
 
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -83,7 +83,7 @@ def write_atomic(path: Path, data: bytes, *, compare: bool = True) -> bool:
         except FileNotFoundError:
             pass
         raise
-    _sync_dir(path.parent)
+    sync_dir(path.parent)
     return True
 
 
@@ -119,14 +119,32 @@ def write_text(path: Path, text: str, *, compare: bool = True) -> bool:
     return write_atomic(path, text.encode("utf-8"), compare=compare)
 
 
-def _umask() -> int:
+def with_block(text: str, block: str, start: str, end: str) -> str:
+    """`text` with its managed block (from the line holding `start` to the one holding `end`)
+    replaced by `block`, or `block` appended after a blank line; the text's line endings kept."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    unix = text.replace("\r\n", "\n")
+    first = unix.find(start)
+    last = unix.find(end, first + 1) if first >= 0 else -1
+    if first >= 0 and last >= 0:
+        stop = unix.find("\n", last)
+        stop = len(unix) if stop < 0 else stop + 1
+        updated = unix[:first] + block + unix[stop:]
+    else:
+        separator = "" if not unix or unix.endswith("\n\n") else ("\n" if unix.endswith("\n") else "\n\n")
+        updated = unix + separator + block
+    return updated.replace("\n", newline)
+
+
+def new_file_mode() -> int:
+    """The mode a new file gets under the current umask (mkstemp would give 0600)."""
     # os.umask can only be read by setting it; set it back at once.
     current = os.umask(0o022)
     os.umask(current)
-    return current
+    return 0o666 & ~current
 
 
-def _sync_dir(folder: Path) -> None:
+def sync_dir(folder: Path) -> None:
     # A rename is durable only once its folder is synced; Windows has no folder handles to sync.
     if os.name != "posix":
         return

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lean_harness import config as config_mod
 from lean_harness.errors import LhError
-from lean_harness.files import display, read_text, refuse_symlink, write_text
+from lean_harness.files import display, read_text, refuse_symlink, with_block, write_text
 from lean_harness.memory import store
 from lean_harness.memory.shard import new_shard_text
 
@@ -122,15 +122,4 @@ def _write_block(path: Path, root: Path, block: str) -> bool:
         text = read_text(path, root)
     except FileNotFoundError:
         return write_text(path, block)
-    newline = "\r\n" if "\r\n" in text else "\n"
-    unix = text.replace("\r\n", "\n")
-    start = unix.find(start_line)
-    end = unix.find(BLOCK_END, start + 1) if start >= 0 else -1
-    if start >= 0 and end >= 0:
-        end = unix.find("\n", end)
-        end = len(unix) if end < 0 else end + 1
-        updated = unix[:start] + block + unix[end:]
-    else:
-        separator = "" if not unix or unix.endswith("\n\n") else ("\n" if unix.endswith("\n") else "\n\n")
-        updated = unix + separator + block
-    return write_text(path, updated.replace("\n", newline))
+    return write_text(path, with_block(text, block, start_line, BLOCK_END))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from lean_harness import files
 from lean_harness.files import display, read_text, refuse_symlink, write_text
 
 START = "<!-- >>> lean-harness >>> (managed by lh init; lines between these markers are rewritten) -->"
@@ -69,15 +70,4 @@ def write(root: Path, memory_dir: str = ".agents/memory", paths: list[Path] | No
 
 def with_block(text: str, new_block: str) -> str:
     """`text` with the pointer block replaced, or appended after a blank line when it has none."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    unix = text.replace("\r\n", "\n")
-    start = unix.find(START)
-    end = unix.find(END, start + 1) if start >= 0 else -1
-    if start >= 0 and end >= 0:
-        stop = unix.find("\n", end)
-        stop = len(unix) if stop < 0 else stop + 1
-        updated = unix[:start] + new_block + unix[stop:]
-    else:
-        separator = "" if not unix or unix.endswith("\n\n") else ("\n" if unix.endswith("\n") else "\n\n")
-        updated = unix + separator + new_block
-    return updated.replace("\n", newline)
+    return files.with_block(text, new_block, START, END)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from lean_harness import secret_scan
 from lean_harness.errors import LhError
-from lean_harness.files import _umask, refuse_symlink
+from lean_harness.files import new_file_mode, refuse_symlink
 from lean_harness.interop import frontmatter
 from lean_harness.interop.records import TIME_HINT, utc_time
 from lean_harness.memory.shard import Entry, check_tag, check_text, derive_id, normalize_text
@@ -110,7 +110,7 @@ def _place(inbox: Path, data: bytes) -> Path:
 
     fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=inbox)
     try:
-        os.chmod(temp, 0o666 & ~_umask())  # a note is committed like a shard, not private like a temp file
+        os.chmod(temp, new_file_mode())  # a note is committed like a shard, not private like a temp file
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lean_harness.errors import LhError
-from lean_harness.files import write_atomic
+from lean_harness.files import new_file_mode, sync_dir, write_atomic
 
 JOURNAL_NAME = ".lh-journal"
 _TARGET_RE = re.compile(r"(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md")
@@ -44,7 +44,7 @@ def commit(folder: Path, changes: Mapping[Path, bytes | None]) -> None:
             staged.append(temp)
             replace.append([name, temp.relative_to(folder).as_posix()])
         for parent in sorted({t.parent for t in staged}):
-            _sync_dir(parent)
+            sync_dir(parent)
         record = {"version": 1, "replace": replace, "delete": delete}
         write_atomic(folder / JOURNAL_NAME, json.dumps(record, indent=1).encode("utf-8"), compare=False)
         pairs = [(name, temp) for name, temp in replace]
@@ -92,9 +92,9 @@ def _finish(folder: Path, replace: list[tuple[str, str]], delete: list[str]) -> 
         _unlink(folder / name)
         parents.add((folder / name).parent)
     for parent in sorted(parents):
-        _sync_dir(parent)
+        sync_dir(parent)
     _unlink(folder / JOURNAL_NAME)
-    _sync_dir(folder)
+    sync_dir(folder)
     for parent in sorted(parents - {folder}):
         try:
             parent.rmdir()  # an archive folder left empty by expand
@@ -127,7 +127,7 @@ def _stage(path: Path, data: bytes) -> Path:
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        mode = new_file_mode()
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.chmod(temp, mode)
@@ -146,19 +146,3 @@ def _unlink(path: Path) -> None:
         path.unlink()
     except FileNotFoundError:
         pass
-
-
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
-
-
-def _sync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

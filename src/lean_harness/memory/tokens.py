@@ -38,6 +38,13 @@ _ASCII_PATTERN = (
     rf"'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_W}A-Za-z0-9]++[\r\n]*+"
     rf"|[{_W}]++$|[{_W}]*[\r\n]|[{_W}]+(?![^{_W}])|[{_W}]"
 )
+# And for other text, where letters are exactly re's [^\W\d_] and numbers exactly \d: true when
+# the text has no numeric characters other than decimal digits (such as "²" or "Ⅻ") and none of
+# the separators \x1c-\x1f, which re counts as white space and Unicode does not (see _kind).
+_UNICODE_PATTERN = (
+    r"'(?i:[sdmt]|ll|ve|re)|(?:[^\r\n\w]|_)?+[^\W\d_]++|\d{1,3}+| ?(?:[^\s\w]|_)++[\r\n]*+"
+    r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
+)
 SPECIAL_TOKENS = {
     "<|endoftext|>": 100257,
     "<|fim_prefix|>": 100258,
@@ -153,7 +160,7 @@ class TokenCounter:
         # its pieces' counts; pieces seen before are looked up, and only a new piece needs ranks.
         pieces = self._piece_table()
         total = 0
-        for piece in _splitter(text.isascii()).findall(text.translate(_DIGITS)):
+        for piece in _splitter(_kind(text)).findall(text.translate(_DIGITS)):
             known = pieces.get(piece)
             if known is None:
                 ranks = self._load_ranks()
@@ -253,19 +260,31 @@ def _count_with_tiktoken(ranks: dict[bytes, int], texts: list[str]) -> list[int]
     return [len(tokens) for tokens in encoder.encode_ordinary_batch(texts, num_threads=os.cpu_count() or 1)]
 
 
-_compiled: dict[bool, re.Pattern[str]] = {}
+_compiled: dict[str, re.Pattern[str]] = {}
 
 
-def _splitter(ascii_only: bool) -> re.Pattern[str]:
-    pattern = _compiled.get(ascii_only)
+def _kind(text: str) -> str:
+    """Which spelling of the pattern splits `text` exactly: "ascii", "unicode" or "regex"."""
+    if text.isascii():
+        return "ascii"
+    for char in set(text):
+        if "\x1c" <= char <= "\x1f" or (char.isnumeric() and not char.isdecimal()):
+            return "regex"
+    return "unicode"
+
+
+def _splitter(kind: str) -> re.Pattern[str]:
+    pattern = _compiled.get(kind)
     if pattern is None:
-        if ascii_only:
+        if kind == "ascii":
             pattern = re.compile(_ASCII_PATTERN)
+        elif kind == "unicode":
+            pattern = re.compile(_UNICODE_PATTERN)
         else:
-            import regex  # tiktoken's own dependency, needed for \p classes
+            import regex  # tiktoken's own dependency, for \p classes the standard re lacks
 
             pattern = regex.compile(CL100K_PATTERN)
-        _compiled[ascii_only] = pattern
+        _compiled[kind] = pattern
     return pattern
 
 
