@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 from lean_harness.errors import LhError
@@ -99,13 +99,12 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def derive_id(shard: str, text: str, taken: Iterable[str] = ()) -> str:
+def derive_id(shard: str, text: str, taken: Container[str] = ()) -> str:
     """A stable id from the shard and the normalized text, lengthened on a collision."""
     digest = hashlib.sha256(f"{shard}\n{normalize_text(text)}".encode()).hexdigest()
-    used = set(taken)
     for size in range(12, 65):
         candidate = digest[:size]
-        if candidate not in used:
+        if candidate not in taken:
             return candidate
     raise LhError(f"could not derive a free id for a new entry in shard {shard!r}")
 

@@ -358,15 +358,11 @@ def put(
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
             replaced = memory.counter.count(old.text)
             return _finish(memory, name, path, new_text, entry, before, ids, replaced)
-        digest = text_key(body)
-        for line in ids.splitlines():
-            line_key, _, entry_id = line.partition(" ")
-            if line_key == digest:
-                found = locate(existing, entry_id, shown)
-                if found is not None and normalize_text(found[2].text) == body:
-                    return _unchanged(memory, name, found[2])
-        taken = {line.partition(" ")[2] for line in ids.splitlines()}
-        entry = Entry(derive_id(name, body, taken), now_utc(), body, clean_tags, extra)
+        for entry_id in _ids_with_text(ids, text_key(body)):
+            found = locate(existing, entry_id, shown)
+            if found is not None and normalize_text(found[2].text) == body:
+                return _unchanged(memory, name, found[2])
+        entry = Entry(derive_id(name, body, _Listed(ids)), now_utc(), body, clean_tags, extra)
         return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
 
 
@@ -407,6 +403,28 @@ def add_entries(memory: Memory, additions: Sequence[tuple[str, Entry]]) -> tuple
         memory._summaries.pop(name, None)
     write_index(memory)
     return tuple(texts)
+
+
+def _ids_with_text(ids: str, digest: str) -> list[str]:
+    """The ids whose text hashes to `digest`, found by substring search in the ids listing."""
+    found = []
+    at = ids.find(digest + " ")
+    while at >= 0:
+        if at == 0 or ids[at - 1] == "\n":
+            end = ids.find("\n", at)
+            found.append(ids[at + len(digest) + 1 : end if end >= 0 else len(ids)])
+        at = ids.find(digest + " ", at + 1)
+    return found
+
+
+class _Listed:
+    """The ids of an ids listing, as a container, without building a set of them all."""
+
+    def __init__(self, ids: str) -> None:
+        self.ids = ids
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and (f" {key}\n" in self.ids)
 
 
 def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, str]:
