@@ -18,15 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import secret_scan
+from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink, write_text
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.interop.records import Reading, Record, read_source_text
-from lean_harness.memory.leaks import allowed
-from lean_harness.memory.shard import Entry, check_id, check_tag, check_text, derive_id, normalize_text
-from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc
+from lean_harness.memory import rules
+from lean_harness.memory.handle import Memory
+from lean_harness.memory.shard import Entry, derive_id, normalize_text
 from lean_harness.memory.summary import text_key
+from lean_harness.memory.writes import add_entries
 
 FORMATS = ("jsonl", "memory-md", "notes-tree", "layered-jsonl")
 TABLES: dict[str, dict[str, str]] = {"memory-md": memory_md.TYPES, "layered-jsonl": layered_jsonl.CATEGORIES}
@@ -60,14 +61,19 @@ class Refusal:
     """A record refused for a credential; only the rule and a redacted preview are kept."""
 
     where: str
-    line: int
+    what: str  # "line N", "the id" or "a tag"
     rule: str
     description: str
     preview: str
 
+    @property
+    def line(self) -> int:
+        """The line of the text the finding is on; 0 when it is in the id or a tag."""
+        return int(self.what.split()[1]) if self.what.startswith("line ") else 0
+
     def __str__(self) -> str:
         return (
-            f"refused: {self.where}: line {self.line} looks like {self.description}"
+            f"refused: {self.where}: {self.what} looks like {self.description}"
             f" ({self.preview}, rule {self.rule}); not imported"
         )
 
@@ -95,6 +101,7 @@ class _Candidate:
     shard: str
     text: str
     tags: tuple[str, ...]
+    checked: rules.Checked
 
     @property
     def digest(self) -> str:
@@ -203,10 +210,10 @@ def prepare(
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
     for candidate in candidates:
-        findings = secret_scan.scan(candidate.text, allow=allowed(_entry(candidate, "", "")))
-        if findings:
-            f = findings[0]
-            refused.append(Refusal(candidate.record.where, f.line, f.rule, f.description, f.preview))
+        found = rules.credential(candidate.checked)
+        if found is not None:
+            what, f = found
+            refused.append(Refusal(candidate.record.where, what, f.rule, f.description, f.preview))
         else:
             kept.append(candidate)
     return kept, refused
@@ -224,28 +231,17 @@ def _check(
     if shard not in names:
         how = f"--map {record.kind}=SHARD" if not record.shard and record.kind else "one of them"
         problems.append(f"{where}: shard {shard!r} is not in memory.shards ({', '.join(names)}); use {how}")
-    text = normalize_text(record.text)
-    try:
-        check_text(text, where)
-    except LhError as error:
-        problems.append(error.message)
-    size = len(text.encode("utf-8"))
-    if size > MAX_ENTRY_BYTES:
-        problems.append(f"{where}: the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit")
-    tags: set[str] = set()
-    for tag in record.tags:
-        try:
-            tags.add(check_tag(tag))
-        except LhError as error:
-            problems.append(f"{where}: {error.message}")
-    if record.id is not None:
-        try:
-            check_id(record.id)
-        except LhError as error:
-            problems.append(f"{where}: {error.message}")
+    checked = rules.check(record.text, tags=record.tags, key=record.id, allow=allowed_rules(record.extra))
+    problems += [f"{where}: {problem}" for problem in checked.problems]
+    text, tags = checked.text, checked.tags
     if len(problems) > before:
         return None
-    return _Candidate(record, shard, text, tuple(sorted(tags)))
+    return _Candidate(record, shard, text, tags, checked)
+
+
+def allowed_rules(extra: Sequence[tuple[str, str]]) -> list[str]:
+    """The scanner rules a record's `allow-secret` attribute names."""
+    return [r for key, value in extra if key == "allow-secret" for r in value.split(",") if r]
 
 
 def _location(problem: str) -> tuple[str, int, str]:

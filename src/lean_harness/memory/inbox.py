@@ -26,14 +26,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import secret_scan
+from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import new_file_mode, refuse_symlink
 from lean_harness.interop import frontmatter
 from lean_harness.interop.records import TIME_HINT, utc_time
-from lean_harness.memory.shard import Entry, check_tag, check_text, derive_id, normalize_text
-from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc, refuse_secrets, write_index
+from lean_harness.memory import rules
+from lean_harness.memory.handle import Memory
+from lean_harness.memory.shard import Entry, derive_id
+from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import text_key
+from lean_harness.memory.writes import add_entries
 
 PENDING = ".pending"
 CONSUMED = ".consumed"
@@ -85,19 +88,13 @@ def write_note(
     """Check a note as put checks an entry, then write it to the inbox without taking the lock."""
     memory.check_dir()
     name = memory.check_shard(shard) if shard else None
-    body = normalize_text(text)
-    check_text(body, "note")
-    size = len(body.encode("utf-8"))
-    if size > MAX_ENTRY_BYTES:
-        raise LhError(f"note: the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit; store a summary")
-    clean_tags = sorted({check_tag(t) for t in tags})
-    rules = sorted(set(allow))
-    refuse_secrets(body, rules, "note")
+    checked = rules.require(rules.check(text, tags=tags, allow=allow), "note")
+    rules.refuse_credentials(checked, "note")
     lines = ["---", f"created: {now_utc()}"]
     lines += [f"shard: {name}"] if name else []
-    lines += [f"tags: {' '.join(clean_tags)}"] if clean_tags else []
-    lines += [f"allow-secret: {','.join(rules)}"] if rules else []
-    data = "\n".join([*lines, "---", body, ""]).encode("utf-8")
+    lines += [f"tags: {' '.join(checked.tags)}"] if checked.tags else []
+    lines += [f"allow-secret: {','.join(checked.allow)}"] if checked.allow else []
+    data = "\n".join([*lines, "---", checked.text, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
     inbox.mkdir(exist_ok=True)
@@ -249,20 +246,18 @@ def _entry(
     created = utc_time(fields["created"]) if fields.get("created") else now_utc()
     if created is None:
         return None, "", f"created {fields['created']!r} is not a time; {TIME_HINT}"
-    body = normalize_text(front.body)
-    rules = tuple(r for r in fields.get("allow-secret", "").split(",") if r)
-    try:
-        check_text(body, shown)
-        tags = tuple(sorted({check_tag(t) for t in fields.get("tags", "").split()}))
-    except LhError as error:
-        return None, "", error.message.removeprefix(f"{shown}: ")
-    if len(body.encode("utf-8")) > MAX_ENTRY_BYTES:
-        return None, "", f"over the {MAX_ENTRY_BYTES} byte limit for an entry; store a summary"
-    findings = secret_scan.scan(body, allow=rules)
-    if findings:
-        f = findings[0]
-        return None, "", f"line {f.line} looks like {f.description} ({f.preview}, rule {f.rule}); remove it"
-    extra = (("allow-secret", ",".join(rules)),) if rules else ()
+    checked = rules.check(
+        front.body,
+        tags=fields.get("tags", "").split(),
+        allow=[r for r in fields.get("allow-secret", "").split(",") if r],
+    )
+    if checked.problems:
+        return None, "", checked.problems[0]
+    found = rules.credential(checked)
+    if found is not None:
+        return None, "", f"{rules.describe(*found)}; remove it"
+    body, tags = checked.text, checked.tags
+    extra = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
     return Entry(derive_id(shard, body, taken), created, body, tags, extra), shard, ""
 
 
