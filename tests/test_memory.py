@@ -106,14 +106,14 @@ def test_hand_edits_survive_a_put(project: Path) -> None:
         pytest.param(["seed", "  \n"], "shard seed: the entry text is empty; give the note to store", id="empty"),
         pytest.param(
             ["seed", "x", "--tag", "a b"],
-            "shard seed: tag 'a b' is not allowed; use letters, digits and . _ : / + - (at most 48 characters, starting with a"
-            " letter or digit)",
+            "shard seed: tag 'a b' is not allowed; use letters, digits and . _ : / + -"
+            " (at most 48 characters, starting with a letter or digit)",
             id="bad-tag",
         ),
         pytest.param(
             ["seed", "x", "--id", "no/slash"],
-            "shard seed: id 'no/slash' is not allowed; use letters, digits, '.', '_' and '-' (at most 64 characters, starting"
-            " with a letter or digit)",
+            "shard seed: id 'no/slash' is not allowed; use letters, digits, '.', '_' and '-'"
+            " (at most 64 characters, starting with a letter or digit)",
             id="bad-id",
         ),
         pytest.param(

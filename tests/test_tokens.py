@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import handle
+from lean_harness.memory.status import status as memory_status
 from lean_harness.memory.tokens import CL100K_PATTERN, ESTIMATE_LABEL, TokenCounter, estimate, load_ranks
 from support import lh
 
