@@ -220,7 +220,7 @@ def _commit(memory: Memory, changes: dict[str, tuple[bytes | None, Summary | Non
     for path in unchanged:
         del paths[path]
     remove_stale_temps(folder / planner.ARCHIVE_DIR)
-    journal.commit(folder, paths)
+    journal.commit(folder, paths, memory.journal_path)
     for name, (_, summary, ids) in changes.items():
         if summary is not None:
             memory.cache.store(summary, memory.shard_path(name), ids)

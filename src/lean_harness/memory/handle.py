@@ -52,6 +52,11 @@ class Memory:
     def index_path(self) -> Path:
         return self.config.memory_dir / INDEX_NAME
 
+    @property
+    def journal_path(self) -> Path:
+        """Where a multi-file write is recorded until it is done (memory/journal.py): the cache, never git."""
+        return self.config.cache_dir / "lh" / journal.JOURNAL_NAME
+
     def shard_path(self, name: str) -> Path:
         return self.config.memory_dir / f"{name}.md"
 
@@ -185,12 +190,13 @@ class Memory:
     @contextmanager
     def _lock(self, shared: bool) -> Iterator[None]:
         lock_path = self.config.cache_dir / "lh" / "write.lock"
+        refuse_symlink(lock_path, self.root)  # every cache folder on the way, and the lock itself
         with locked(lock_path, self.shown(lock_path), shared=shared):
             self._locked = True
             try:
                 # A compaction killed after its commit point is finished before anything is read
                 # (adr/0012-compaction.md); renames are idempotent, so concurrent readers may both try.
-                journal.recover(self.config.memory_dir, self.shown(self.config.memory_dir))
+                journal.recover(self.config.memory_dir, self.journal_path, self.root)
                 yield
             finally:
                 self._locked = False

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
-from lean_harness.files import display, refuse_symlink, write_text
+from lean_harness.files import display, refuse_symlink
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.interop.records import Reading, Record, read_source_text
 from lean_harness.memory import rules
@@ -279,8 +279,9 @@ def import_source(
     with memory.reading() if dry_run else memory.writing():
         outcomes, additions, recorded = _plan(memory, candidates)
         if not dry_run:
-            add_entries(memory, additions)
-            _write_marker(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
+            # The entries and the record of their import are one commit (memory/journal.py).
+            record = _marker_bytes(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
+            add_entries(memory, additions, {marker: record})
     return ImportResult(
         fmt,
         shown,
@@ -380,14 +381,14 @@ def _label_hash(fmt: str, source: Path, memory: Memory, stdin: bytes | None) -> 
     return hashlib.sha256(f"{fmt}\n{_label(source, memory, stdin)}".encode()).hexdigest()[:12]
 
 
-def _write_marker(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> None:
+def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> bytes:
     try:
         old = json.loads(path.read_bytes()).get("records", {})
     except (OSError, ValueError, AttributeError):
         old = {}
     records = {**(old if isinstance(old, dict) else {}), **recorded}
     data = {"format": fmt, "source": label, "sha256": digest, "records": dict(sorted(records.items()))}
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def shown_source(value: str, root: Path) -> str:

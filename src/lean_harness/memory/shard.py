@@ -175,6 +175,15 @@ def append_text(existing: str, entry: Entry, newline: str = "\n", *, close_id: b
     return existing + separator + render_entry(entry, newline, close_id=close_id)
 
 
+def append_entries(existing: str, entries: Sequence[Entry], newline: str = "\n") -> str:
+    """The shard text with the entries appended, each after a blank line, built in one pass."""
+    if not entries:
+        return existing
+    first = append_text(existing, entries[0], newline)
+    rest = [newline + render_entry(entry, newline) for entry in entries[1:]]
+    return first + "".join(rest)
+
+
 def render(shard: Shard, *, close_id: bool = True) -> str:
     """The shard as file text."""
     return "".join(b if isinstance(b, str) else render_entry(b, shard.newline, close_id=close_id) for b in shard.blocks)

@@ -8,18 +8,19 @@ leaves every file as it was (adr/0007-writes-and-locking.md).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
-from lean_harness.files import write_atomic
+from lean_harness.files import refuse_symlink, write_atomic
 from lean_harness.memory import index as index_md
-from lean_harness.memory import rules
+from lean_harness.memory import journal, rules
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, header_re, locate
 from lean_harness.memory.shard import (
     Entry,
+    append_entries,
     append_text,
     derive_id,
     new_shard_text,
@@ -99,43 +100,48 @@ def put(
         return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
 
 
-def add_entries(memory: Memory, additions: Sequence[tuple[str, Entry]]) -> tuple[str, ...]:
-    """Append new entries (shard, entry) in one write; the caller holds `memory.writing()`.
+def add_entries(
+    memory: Memory, additions: Sequence[tuple[str, Entry]], records: Mapping[Path, bytes | None] | None = None
+) -> tuple[str, ...]:
+    """Append new entries (shard, entry) and write `records` in one all-or-nothing commit.
 
-    The caller has checked each entry as put does (text, size, tags, id, credentials) and that
-    its id is new. Every shard is summarized and every new shard text built before the first
-    file is written, so a broken or oversized shard stops the write with nothing changed.
-    Returns the shards written.
+    The caller holds `memory.writing()` and has checked each entry with memory/rules.py and that
+    its id is new. `records` are the files that say the entries were taken in (import records,
+    consumed-note markers): they change in the same journalled commit as the shards, so no kill
+    can leave entries without their record, which would add them again (memory/journal.py).
+    Every shard is summarized and every new shard text built before the first file is written,
+    so a broken or oversized shard stops the write with nothing changed. Returns the shards written.
     """
     if not memory._locked:
         raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
-    if not additions:
+    if not additions and not records:
         return ()
     for other in memory.config.shard_names:
         memory.summary(other)
     grouped: dict[str, list[Entry]] = {}
     for name, entry in additions:
         grouped.setdefault(memory.check_shard(name), []).append(entry)
-    texts: dict[str, str] = {}
+    changes: dict[Path, bytes | None] = dict(records or {})
     for name, entries in grouped.items():
         current, _ = memory.read_shard(name)
         text = current or new_shard_text(name, dict(memory.config.shards)[name])
         if current and memory.duplicates(name):
             text, _, _ = _deduplicated(memory, name, current)
-        for entry in entries:
-            text = append_text(text, entry, close_id=True)
-        size = len(text.encode("utf-8"))
-        if size > MAX_SHARD_BYTES:
+        data = append_entries(text, entries).encode("utf-8")
+        if len(data) > MAX_SHARD_BYTES:
             raise LhError(
-                f"{memory.shown(memory.shard_path(name))} would be {size} bytes, over the {MAX_SHARD_BYTES} byte"
-                ' limit for a shard; nothing was written. Run "lh memory compact" first'
+                f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
+                ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
             )
-        texts[name] = text
-    for name, text in texts.items():
-        write_atomic(memory.shard_path(name), text.encode("utf-8"), compare=False)
+        changes[memory.shard_path(name)] = data
+    for path in changes:
+        refuse_symlink(path, memory.root)
+    journal.commit(memory.config.memory_dir, changes, memory.journal_path)
+    for name in grouped:
         memory._summaries.pop(name, None)
-    write_index(memory)
-    return tuple(texts)
+    if grouped:
+        write_index(memory)
+    return tuple(grouped)
 
 
 def _ids_with_text(ids: str, digest: str) -> list[str]:
