@@ -198,3 +198,34 @@ def test_a_credential_in_the_text_names_its_line_and_the_rule_to_allow() -> None
     assert message.startswith("refused: note: line 2 looks like ")
     assert message.endswith("; nothing was written. If it is not a secret, pass --allow-secret github-pat")
     rules.refuse_credentials(rules.check(f"the token is {token}", allow=["github-pat"]), "note")  # allowed: no error
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        pytest.param("seed", None, id="known"),
+        pytest.param(
+            "deploys",
+            "unknown shard 'deploys'; shards in lh.toml: seed, quirks"
+            ' (add one with "lh config set memory.shards.deploys DESCRIPTION")',
+            id="unknown",
+        ),
+        pytest.param(
+            "../seed",
+            "shard '../seed' is not a shard name; shard names are lowercase letters, digits and '-'"
+            " (shards in lh.toml: seed, quirks)",
+            id="path",
+        ),
+    ],
+)
+def test_shard_names_are_known_or_explained(name: str, problem: str | None) -> None:
+    assert rules.shard_problem(name, ["seed", "quirks"], "lh.toml") == problem
+
+
+def test_stored_text_is_scanned_with_its_own_allowances() -> None:
+    token = _github_token()
+    with pytest.raises(rules.Refused) as raised:
+        rules.refuse_secrets(f"x\n{token}", (), "archive.md: entry e1", hint="Restore it by hand")
+    assert raised.value.message.startswith("refused: archive.md: entry e1: line 2 looks like ")
+    assert raised.value.message.endswith("; nothing was written. Restore it by hand")
+    rules.refuse_secrets(token, ("github-pat",), "archive.md: entry e1")
