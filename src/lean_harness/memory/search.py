@@ -10,7 +10,7 @@ are widened with a small table of technical synonyms, rejoined from known parts
 
 A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
 the share of the query the entry matches: 1.0 is every query word found once in an entry
-of average length; repeats and first-line or tag matches raise it (up to K1 + 1 = 2.2),
+of average length; repeats and first-line or tag matches raise it (up to k1 + 1 = 2.2),
 and every query word that no entry contains lowers all scores, as much as the rarest word
 would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops most queries
 that have no answer in the memory while losing few real hits (see benchmarks/retrieval).
@@ -30,26 +30,38 @@ import sys
 from array import array
 from binascii import crc32
 from bisect import bisect_left
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 MAGIC = b"LHIX"
 FORMAT_VERSION = 1
 DEFAULT_MIN_SCORE = 0.35
 
-# BM25F parameters; each was measured on benchmarks/retrieval.
-K1 = 1.2
-B = 0.5
-W_BODY = 1.0
-W_TITLE = 1.0
-W_TAGS = 2.0
-W_SHARD = 0.5
-PART_DOC = 1.0  # an identifier's part counts this much of a plain word in an entry
-PART_QUERY = 0.5  # and this much of the whole identifier in a query
-SYNONYM = 0.5  # a synonym's match counts this much of the word's own
-PREFIX = 0.5  # a completion of an unknown query word counts this much of a full match
-UNKNOWN = 1.0  # a query word no entry contains still weighs this share of the rarest idf
-STEM = True
+
+@dataclass(frozen=True)
+class Settings:
+    """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
+
+    `k1`, `b`, the field weights, `part_doc` and `stem` shape the index when it is built; the
+    rest apply to each query. An index keeps the settings it was built with.
+    """
+
+    k1: float = 1.2
+    b: float = 0.5
+    w_body: float = 1.0
+    w_title: float = 1.0
+    w_tags: float = 2.0
+    w_shard: float = 0.5
+    part_doc: float = 1.0  # an identifier's part counts this much of a plain word in an entry
+    part_query: float = 0.5  # and this much of the whole identifier in a query
+    synonym: float = 0.5  # a synonym's match counts this much of the word's own
+    prefix: float = 0.5  # a completion of an unknown query word counts this much of a full match
+    unknown: float = 1.0  # a query word no entry contains still weighs this share of the rarest idf
+    stem: bool = True
+    expand_unknown: bool = True  # complete unknown words as prefixes and rejoin them from known parts
+
+
+DEFAULT_SETTINGS = Settings()
 
 _CHUNK_RE = re.compile(r"\w+(?:[./:-]\w+)*")
 _SEGMENT_RE = re.compile(r"[./:-]")
@@ -135,7 +147,7 @@ def stem(word: str) -> str:
 
 def _stem(word: str) -> str:
     # Memoized by stem(): a memory repeats a few thousand words hundreds of thousands of times.
-    if not STEM or len(word) <= 3 or not word.isalpha() or not word.isascii():
+    if len(word) <= 3 or not word.isalpha() or not word.isascii():
         return word
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "i"
@@ -157,22 +169,27 @@ def _stem(word: str) -> str:
     return word
 
 
-def _analyze(text: str) -> list[tuple[str, bool]]:
+def _same(word: str) -> str:
+    return word
+
+
+def _analyze(text: str, stemmed: bool = True) -> list[tuple[str, bool]]:
     """Terms of a text in order, each flagged True when it is only a part of an identifier."""
+    cache = _CHUNKS[stemmed]
     terms: list[tuple[str, bool]] = []
     for chunk in _CHUNK_RE.findall(text):
-        found = _CHUNKS.get(chunk)
+        found = cache.get(chunk)
         if found is None:
-            found = _CHUNKS[chunk] = tuple(_chunk_terms(chunk.strip("_")))
+            found = cache[chunk] = tuple(_chunk_terms(chunk.strip("_"), stem if stemmed else _same))
         terms.extend(found)
     return terms
 
 
 # Chunks (words, identifiers) recur across entries: each is analyzed once per process.
-_CHUNKS: dict[str, tuple[tuple[str, bool], ...]] = {}
+_CHUNKS: dict[bool, dict[str, tuple[tuple[str, bool], ...]]] = {True: {}, False: {}}
 
 
-def _chunk_terms(chunk: str) -> list[tuple[str, bool]]:
+def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool]]:
     if not chunk:
         return []
     if _PLAIN_RE.fullmatch(chunk):
@@ -218,6 +235,7 @@ class Index:
         doc_shards: bytes,
         tags: dict[str, bytes],
         postings: dict[str, bytes],
+        settings: Settings = DEFAULT_SETTINGS,
     ) -> None:
         self._ids = ids
         self._created = created
@@ -225,6 +243,8 @@ class Index:
         self._doc_shards = doc_shards
         self._tags = tags
         self._postings = postings
+        self._settings = settings
+        self._stem = stem if settings.stem else _same
         self._vocab: list[str] | None = None
         self._synonyms: dict[str, tuple[str, ...]] | None = None
 
@@ -232,23 +252,24 @@ class Index:
         return len(self._ids)
 
     @classmethod
-    def build(cls, docs: Iterable[Doc]) -> Index:
+    def build(cls, docs: Iterable[Doc], settings: Settings = DEFAULT_SETTINGS) -> Index:
         """Index entries; the result does not depend on their order."""
         ordered = sorted(docs, key=lambda d: (d.id, d.shard))
-        fields = [_fields(doc) for doc in ordered]
+        fields = [_fields(doc, settings) for doc in ordered]
+        k1, b = settings.k1, settings.b
         count = len(fields) or 1
         avg_body = sum(f[0] for f in fields) / count or 1.0
         avg_title = sum(f[1] for f in fields) / count or 1.0
         lists: dict[str, tuple[list[int], list[int]]] = {}
         for number, (body_len, title_len, weights) in enumerate(fields):
-            body_norm = W_BODY / (1 - B + B * body_len / avg_body)
-            title_norm = W_TITLE / (1 - B + B * title_len / avg_title)
+            body_norm = settings.w_body / (1 - b + b * body_len / avg_body)
+            title_norm = settings.w_title / (1 - b + b * title_len / avg_title)
             for term, (body, title, other) in weights.items():
                 tf = body * body_norm + title * title_norm + other
-                impact = tf * (K1 + 1) / (K1 + tf)
+                impact = tf * (k1 + 1) / (k1 + tf)
                 entry = lists.setdefault(term, ([], []))
                 entry[0].append(number)
-                entry[1].append(max(1, min(255, round(impact * 255 / (K1 + 1)))))
+                entry[1].append(max(1, min(255, round(impact * 255 / (k1 + 1)))))
         postings = {t: array("I", lists[t][0]).tobytes() + bytes(lists[t][1]) for t in sorted(lists)}
         shard_names = sorted({d.shard for d in ordered})
         shard_number = {name: n for n, name in enumerate(shard_names)}
@@ -263,6 +284,7 @@ class Index:
             doc_shards=array("I", [shard_number[d.shard] for d in ordered]).tobytes(),
             tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
             postings=postings,
+            settings=settings,
         )
 
     def to_bytes(self) -> bytes:
@@ -274,8 +296,11 @@ class Index:
         return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Index:
-        """An index from `to_bytes` output; ValueError for anything else, so a bad cache is rebuilt."""
+    def from_bytes(cls, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> Index:
+        """An index from `to_bytes` output of an index built with `settings`.
+
+        ValueError for anything else, so a bad cache is rebuilt.
+        """
         order = b"L" if sys.byteorder == "little" else b"B"
         if data[:4] != MAGIC:
             raise ValueError("not a search index (bad magic bytes)")
@@ -301,7 +326,13 @@ class Index:
         ):
             raise ValueError("search index is corrupt (unexpected layout)")
         return cls(
-            ids=ids, created=created, shard_names=shard_names, doc_shards=doc_shards, tags=tags, postings=postings
+            ids=ids,
+            created=created,
+            shard_names=shard_names,
+            doc_shards=doc_shards,
+            tags=tags,
+            postings=postings,
+            settings=settings,
         )
 
     def search(
@@ -324,12 +355,13 @@ class Index:
         allowed = self._allowed(shards, tags)
         if allowed is not None and not allowed:
             return []
+        settings = self._settings
         totals: dict[int, float] = {}
         denominator = 0.0
         rarest = math.log(1 + (count + 0.5) / 0.5)
         for weight, known, alternatives in self._concepts(query):
             top_idf = max((self._idf(t) * w for t, w in alternatives), default=0.0)
-            denominator += weight * (top_idf if known else max(top_idf, UNKNOWN * rarest))
+            denominator += weight * (top_idf if known else max(top_idf, settings.unknown * rarest))
             if not alternatives:
                 continue
             best: dict[int, float] = totals if len(alternatives) == 1 else {}
@@ -338,7 +370,7 @@ class Index:
                 size = len(posting) // 5
                 docs = array("I")
                 docs.frombytes(posting[: 4 * size])
-                factor = weight * share * self._idf(term) * (K1 + 1) / 255
+                factor = weight * share * self._idf(term) * (settings.k1 + 1) / 255
                 get = best.get
                 if best is totals:
                     for doc, impact in zip(docs, posting[4 * size :], strict=False):
@@ -410,18 +442,19 @@ class Index:
                 continue
             concepts.setdefault(whole, (1.0, True, alternatives))
             for part in parts:
-                term = stem(part)
+                term = self._stem(part)
                 if term in self._postings:
-                    concepts.setdefault(term, (PART_QUERY, True, [(term, 1.0)]))
+                    concepts.setdefault(term, (self._settings.part_query, True, [(term, 1.0)]))
         return list(concepts.values())
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
-        term = stem(word)
+        term = self._stem(word)
+        share = self._settings.synonym
         if term in self._postings:
-            synonyms = [(s, SYNONYM) for s in self._synonyms_of(term) if s in self._postings]
+            synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
             concepts.setdefault(term, (1.0, True, [(term, 1.0), *synonyms]))
             return
-        synonyms = [(s, SYNONYM) for s in self._synonyms_of(term) if s in self._postings]
+        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
         if synonyms:
             concepts.setdefault(term, (1.0, False, synonyms))
             return
@@ -429,15 +462,15 @@ class Index:
         for piece in pieces:
             concepts.setdefault(piece, (1.0, True, [(piece, 1.0)]))
         if not pieces:
-            completions = [(t, PREFIX) for t, _ in self._prefixed(term)] if len(word) >= 4 else []
+            completions = [(t, self._settings.prefix) for t, _ in self._prefixed(term)] if len(word) >= 4 else []
             concepts.setdefault(term, (1.0, False, completions))
 
     def _segment(self, word: str) -> list[str]:
         """Known terms that join up to an unknown word ("lockfile" -> lock, file), or nothing."""
-        if len(word) < 6 or not word.isalpha():
+        if len(word) < 6 or not word.isalpha() or not self._settings.expand_unknown:
             return []
         for cut in range(3, len(word) - 2):
-            left, right = stem(word[:cut]), stem(word[cut:])
+            left, right = self._stem(word[:cut]), self._stem(word[cut:])
             known = left in self._postings and right in self._postings
             if known and word[:cut] not in STOPWORDS and word[cut:] not in STOPWORDS:
                 return [left, right]
@@ -445,7 +478,7 @@ class Index:
 
     def _prefixed(self, prefix: str) -> list[tuple[str, float]]:
         """Index terms that start with an unknown, possibly truncated, query term."""
-        if len(prefix) < 4:
+        if len(prefix) < 4 or not self._settings.expand_unknown:
             return []
         if self._vocab is None:
             self._vocab = list(self._postings)  # built in sorted order
@@ -462,26 +495,27 @@ class Index:
         if self._synonyms is None:
             table: dict[str, set[str]] = {}
             for group in _SYNONYM_GROUPS:
-                stems = {stem(w) for w in group.split()}
+                stems = {self._stem(w) for w in group.split()}
                 for member in stems:
                     table.setdefault(member, set()).update(stems - {member})
             self._synonyms = {k: tuple(sorted(v)) for k, v in table.items()}
         return self._synonyms.get(term, ())
 
 
-def _fields(doc: Doc) -> tuple[int, int, dict[str, list[float]]]:
+def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[float]]]:
     """Body length, title length and, per term, its weighted frequency in body, title and the rest."""
     weights: dict[str, list[float]] = {}
+    part_doc = settings.part_doc
     body_len = 0
-    for term, part in _analyze(doc.text):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[0] += PART_DOC if part else 1.0
+    for term, part in _analyze(doc.text, settings.stem):
+        weights.setdefault(term, [0.0, 0.0, 0.0])[0] += part_doc if part else 1.0
         body_len += not part
     title = next((line for line in doc.text.splitlines() if line.strip()), "")
     title_len = 0
-    for term, part in _analyze(title):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[1] += PART_DOC if part else 1.0
+    for term, part in _analyze(title, settings.stem):
+        weights.setdefault(term, [0.0, 0.0, 0.0])[1] += part_doc if part else 1.0
         title_len += not part
-    for source, field_weight in ((" ".join(doc.tags), W_TAGS), (doc.shard, W_SHARD)):
-        for term, part in _analyze(source):
-            weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (PART_DOC if part else 1.0)
+    for source, field_weight in ((" ".join(doc.tags), settings.w_tags), (doc.shard, settings.w_shard)):
+        for term, part in _analyze(source, settings.stem):
+            weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (part_doc if part else 1.0)
     return body_len, title_len, weights
