@@ -48,7 +48,8 @@ def test_query_returns_whole_entries_best_first(memory: Path, capsys: pytest.Cap
     assert first["id"] == "lock"
     assert first["text"] == NOTES[0][1]
     assert first["shard"] == "failures"
-    assert set(first) == {"id", "shard", "score", "tokens", "created", "tags", "text", "cut"}
+    assert set(first) == {"id", "shard", "score", "tokens", "created", "tags", "text", "cut", "matched"}
+    assert first["matched"] == ["lock", "test", "hang", "windows"]
     assert data["total_tokens"] == sum(r["tokens"] for r in data["results"])  # type: ignore[attr-defined]
 
 
@@ -63,7 +64,24 @@ def test_nothing_matching_returns_an_empty_list_and_exit_0(memory: Path, capsys:
     assert data["total_tokens"] == 0
     capsys.readouterr()
     assert main(["memory", "get", "--query", "kubernetes helm chart values"]) == 0
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().out == "nothing matched: no entry holds any word of the query; try other words\n"
+
+
+def test_a_weak_best_entry_is_named_when_nothing_passes_the_threshold(memory: Path) -> None:
+    result = lh("memory", "get", "--query", "proxy kubernetes helm chart values", cwd=memory)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "nothing matched well: the closest entry, quirks/proxy, scores 0.21, below --min-score 0.35"
+        " (it holds: proxy); try other words, or --min-score 0\n"
+    )
+    shown = lh("memory", "get", "--query", "proxy kubernetes helm chart values", "--min-score", "0", cwd=memory)
+    assert shown.stdout.startswith("[quirks/proxy] score 0.21, ")
+
+
+def test_json_names_the_query_words_each_hit_holds(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = query("--query", "retryPolicy backoff proxy", "--min-score", "0", capsys=capsys)
+    matched = {r["id"]: r["matched"] for r in data["results"]}  # type: ignore[attr-defined]
+    assert matched == {"retry": ["retrypolicy", "retry", "policy"], "proxy": ["proxy"]}
 
 
 def test_shard_and_tag_filters(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:

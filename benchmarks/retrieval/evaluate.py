@@ -50,10 +50,10 @@ def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, set[st
     return read_jsonl(HERE / "corpus.jsonl"), queries, read_qrels(HERE / "qrels.tsv", queries)
 
 
-def load_heldout() -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, set[str]]]:
-    """Hand-written notes mixed with the project corpus as distractors, and the held-out queries."""
+def load_heldout(*, mixed: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, set[str]]]:
+    """The hand-written notes (with `mixed`, plus the project corpus as distractors) and held-out queries."""
     queries = read_jsonl(HERE / "heldout" / "queries.jsonl")
-    corpus = read_jsonl(HERE / "heldout" / "notes.jsonl") + read_jsonl(HERE / "corpus.jsonl")
+    corpus = read_jsonl(HERE / "heldout" / "notes.jsonl") + (read_jsonl(HERE / "corpus.jsonl") if mixed else [])
     return corpus, queries, read_qrels(HERE / "heldout" / "qrels.tsv", queries)
 
 
@@ -151,11 +151,13 @@ def quality(corpus: list[dict[str, Any]], queries: list[dict[str, Any]], qrels: 
     abstention(ranked[0][1], queries, qrels)
 
 
-def heldout(corpus: list[dict[str, Any]], queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
+def heldout(
+    corpus: list[dict[str, Any]], queries: list[dict[str, Any]], qrels: dict[str, set[str]], title: str
+) -> None:
     """The hand-written held-out sets, each on its own, with per-query latency."""
     ranked = systems(corpus)
     sets = sorted({q["set"] for q in queries})
-    print(f"\n## held-out notes: {len(corpus)} entries (120 hand-written notes + the project corpus)")
+    print(f"\n## held-out sets, {title}: {len(corpus)} entries")
     for name in [*sets, "all"]:
         subset = [q for q in queries if name in ("all", q["set"])]
         print(f"\n### held-out set {name}: {len(subset)} queries\n")
@@ -300,11 +302,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"## retrieval benchmark: project corpus {len(corpus)} entries, {len(queries)} queries")
     quality(corpus, queries, qrels)
     held_corpus, held_queries, held_qrels = load_heldout()
-    heldout(held_corpus, held_queries, held_qrels)
+    heldout(held_corpus, held_queries, held_qrels, "the 120 hand-written notes alone")
+    mixed_corpus = load_heldout(mixed=True)[0]
+    heldout(mixed_corpus, held_queries, held_qrels, "the notes mixed with the project corpus as distractors")
     if args.ablations:
         named = [("project", corpus, queries, qrels)]
         for name in sorted({q["set"] for q in held_queries}):
-            named.append((name, held_corpus, [q for q in held_queries if q["set"] == name], held_qrels))
+            subset = [q for q in held_queries if q["set"] == name]
+            named.append((name, held_corpus, subset, held_qrels))
+            named.append((f"{name} (mixed)", mixed_corpus, subset, held_qrels))
         ablations(named)
     if args.timing:
         timing(queries, [int(s) for s in args.sizes.split(",")])

@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 MAGIC = b"LHIX"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 DEFAULT_MIN_SCORE = 0.35
 
 
@@ -59,6 +59,8 @@ class Settings:
     unknown: float = 1.0  # a query word no entry contains still weighs this share of the rarest idf
     stem: bool = True
     expand_unknown: bool = True  # complete unknown words as prefixes and rejoin them from known parts
+    associations: int = 5  # widen a query word with this many words that share its entries
+    association_weight: float = 0.3  # each weighing at most this share of the word
 
 
 DEFAULT_SETTINGS = Settings()
@@ -109,8 +111,8 @@ _SYNONYM_GROUPS = (
 )
 
 
-# weight; whether the query word itself is indexed; (index term, share) alternatives
-_Concept = tuple[float, bool, list[tuple[str, float]]]
+# the query word; weight; whether the word itself is indexed; (index term, share) alternatives
+_Concept = tuple[str, float, bool, list[tuple[str, float]]]
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,7 @@ class Hit:
     shard: str
     score: float
     created: str
+    matched: tuple[str, ...] = ()  # the query's words that the entry contains, in query order
 
 
 _STEMS: dict[str, str] = {}
@@ -235,6 +238,7 @@ class Index:
         doc_shards: bytes,
         tags: dict[str, bytes],
         postings: dict[str, bytes],
+        forward: bytes,
         settings: Settings = DEFAULT_SETTINGS,
     ) -> None:
         self._ids = ids
@@ -243,6 +247,7 @@ class Index:
         self._doc_shards = doc_shards
         self._tags = tags
         self._postings = postings
+        self._forward = forward
         self._settings = settings
         self._stem = stem if settings.stem else _same
         self._vocab: list[str] | None = None
@@ -271,6 +276,7 @@ class Index:
                 entry[0].append(number)
                 entry[1].append(max(1, min(255, round(impact * 255 / (k1 + 1)))))
         postings = {t: array("I", lists[t][0]).tobytes() + bytes(lists[t][1]) for t in sorted(lists)}
+        forward = _forward(lists, len(ordered))
         shard_names = sorted({d.shard for d in ordered})
         shard_number = {name: n for n, name in enumerate(shard_names)}
         tag_docs: dict[str, list[int]] = {}
@@ -284,13 +290,23 @@ class Index:
             doc_shards=array("I", [shard_number[d.shard] for d in ordered]).tobytes(),
             tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
             postings=postings,
+            forward=forward,
             settings=settings,
         )
 
     def to_bytes(self) -> bytes:
         """The index as bytes for `from_bytes`; equal indexes give equal bytes."""
         payload = marshal.dumps(
-            (self._ids, self._created, self._shard_names, self._doc_shards, self._tags, self._postings), 4
+            (
+                self._ids,
+                self._created,
+                self._shard_names,
+                self._doc_shards,
+                self._tags,
+                self._postings,
+                self._forward,
+            ),
+            4,
         )
         order = b"L" if sys.byteorder == "little" else b"B"
         return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
@@ -310,7 +326,7 @@ class Index:
         if crc32(payload) != int.from_bytes(data[6:10], "little"):
             raise ValueError("search index is corrupt (checksum mismatch)")
         try:
-            ids, created, shard_names, doc_shards, tags, postings = marshal.loads(payload)
+            ids, created, shard_names, doc_shards, tags, postings, forward = marshal.loads(payload)
         except (EOFError, ValueError, TypeError) as error:
             raise ValueError(f"search index is corrupt ({error})") from None
         count = len(ids)
@@ -321,6 +337,8 @@ class Index:
             and isinstance(doc_shards, bytes)
             and isinstance(tags, dict)
             and isinstance(postings, dict)
+            and isinstance(forward, bytes)
+            and len(forward) >= 4 * (count + 1)
             and len(created) == count
             and len(doc_shards) == 4 * count
         ):
@@ -332,6 +350,7 @@ class Index:
             doc_shards=doc_shards,
             tags=tags,
             postings=postings,
+            forward=forward,
             settings=settings,
         )
 
@@ -355,34 +374,9 @@ class Index:
         allowed = self._allowed(shards, tags)
         if allowed is not None and not allowed:
             return []
-        settings = self._settings
-        totals: dict[int, float] = {}
-        denominator = 0.0
-        rarest = math.log(1 + (count + 0.5) / 0.5)
-        for weight, known, alternatives in self._concepts(query):
-            top_idf = max((self._idf(t) * w for t, w in alternatives), default=0.0)
-            denominator += weight * (top_idf if known else max(top_idf, settings.unknown * rarest))
-            if not alternatives:
-                continue
-            best: dict[int, float] = totals if len(alternatives) == 1 else {}
-            for term, share in alternatives:
-                posting = self._postings[term]
-                size = len(posting) // 5
-                docs = array("I")
-                docs.frombytes(posting[: 4 * size])
-                factor = weight * share * self._idf(term) * (settings.k1 + 1) / 255
-                get = best.get
-                if best is totals:
-                    for doc, impact in zip(docs, posting[4 * size :], strict=False):
-                        best[doc] = get(doc, 0.0) + factor * impact
-                else:
-                    for doc, impact in zip(docs, posting[4 * size :], strict=False):
-                        value = factor * impact
-                        if value > get(doc, 0.0):
-                            best[doc] = value
-            if best is not totals:
-                for doc, value in best.items():
-                    totals[doc] = totals.get(doc, 0.0) + value
+        asked = self._concepts(query)
+        denominator = self._weight(asked)
+        totals = self._totals(self._associate(asked) if self._settings.associations else asked)
         if not totals or not denominator:
             return []
         scale = 1.0 / denominator
@@ -401,9 +395,113 @@ class Index:
         ranked.sort(key=lambda item: item[0], reverse=True)
         shard_of = memoryview(self._doc_shards).cast("I")
         return [
-            Hit(self._ids[doc], self._shard_names[shard_of[doc]], score, self._created[doc])
+            Hit(
+                self._ids[doc],
+                self._shard_names[shard_of[doc]],
+                score,
+                self._created[doc],
+                self._matched(asked, doc),
+            )
             for score, doc in ranked[:limit]
         ]
+
+    def _weight(self, concepts: list[_Concept]) -> float:
+        """The query's total idf weight: what an entry of average length matching every word once scores."""
+        rarest = math.log(1 + (len(self._ids) + 0.5) / 0.5)
+        total = 0.0
+        for _, weight, known, alternatives in concepts:
+            top_idf = max((self._idf(t) * w for t, w in alternatives), default=0.0)
+            total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
+        return total
+
+    def _totals(self, concepts: list[_Concept]) -> dict[int, float]:
+        """Each entry's BM25F sum over the concepts."""
+        totals: dict[int, float] = {}
+        for _, weight, _, alternatives in concepts:
+            if alternatives:
+                self._add(totals, weight, alternatives)
+        return totals
+
+    def _add(self, totals: dict[int, float], weight: float, alternatives: list[tuple[str, float]]) -> None:
+        """Add one concept to the totals: the best of its alternatives in each entry."""
+        factor_of = (self._settings.k1 + 1) / 255
+        best: dict[int, float] = totals if len(alternatives) == 1 else {}
+        for term, share in alternatives:
+            posting = self._postings[term]
+            size = len(posting) // 5
+            docs = array("I")
+            docs.frombytes(posting[: 4 * size])
+            factor = weight * share * self._idf(term) * factor_of
+            get = best.get
+            if best is totals:
+                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                    best[doc] = get(doc, 0.0) + factor * impact
+            else:
+                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                    value = factor * impact
+                    if value > get(doc, 0.0):
+                        best[doc] = value
+        if best is not totals:
+            for doc, value in best.items():
+                totals[doc] = totals.get(doc, 0.0) + value
+
+    def _associate(self, concepts: list[_Concept]) -> list[_Concept]:
+        """Each single-term concept widened with the terms that most often share its entries.
+
+        A term qualifies when it shares at least two of the word's entries; its share grows with
+        how many of the word's entries hold it and how few entries hold it elsewhere, so words
+        that always travel together in this memory ("ENOSPC" and "disk") reach each other.
+        """
+        settings = self._settings
+        offsets = memoryview(self._forward).cast("I")
+        count = len(self._ids)
+        numbers = offsets[count + 1 :]
+        vocab = self._terms()
+        query_terms = {t for _, _, _, alternatives in concepts for t, _ in alternatives}
+        widened: list[_Concept] = []
+        for label, weight, known, alternatives in concepts:
+            if len(alternatives) != 1 or not known:
+                widened.append((label, weight, known, alternatives))
+                continue
+            term = alternatives[0][0]
+            posting = self._postings[term]
+            docs = memoryview(posting)[: 4 * (len(posting) // 5)].cast("I")
+            if len(docs) < 2:
+                widened.append((label, weight, known, alternatives))
+                continue
+            together: dict[int, int] = {}
+            for doc in docs[:200]:
+                for number in numbers[offsets[doc] : offsets[doc + 1]]:
+                    together[number] = together.get(number, 0) + 1
+            ranked = []
+            for number, shared in together.items():
+                other = vocab[number]
+                if shared >= 2 and other not in query_terms:
+                    df = len(self._postings[other]) // 5
+                    ranked.append((shared / min(len(docs), 200) * shared / df, other))
+            ranked.sort(reverse=True)
+            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
+            widened.append((label, weight, known, [*alternatives, *extra]))
+        return widened
+
+    def _terms(self) -> list[str]:
+        if self._vocab is None:
+            self._vocab = list(self._postings)  # built in sorted order
+        return self._vocab
+
+    def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
+        """The query words whose concept an entry contains, through any of its alternatives."""
+        found: list[str] = []
+        for label, _, _, alternatives in concepts:
+            if label not in found and any(self._holds(term, doc) for term, _ in alternatives):
+                found.append(label)
+        return tuple(found)
+
+    def _holds(self, term: str, doc: int) -> bool:
+        posting = self._postings[term]
+        docs = memoryview(posting)[: 4 * (len(posting) // 5)].cast("I")
+        at = bisect_left(docs, doc)
+        return at < len(docs) and docs[at] == doc
 
     def _idf(self, term: str) -> float:
         df = len(self._postings[term]) // 5
@@ -440,11 +538,11 @@ class Index:
                 for part in parts:
                     self._add_word(part, concepts)
                 continue
-            concepts.setdefault(whole, (1.0, True, alternatives))
+            concepts.setdefault(whole, (whole, 1.0, True, alternatives))
             for part in parts:
                 term = self._stem(part)
                 if term in self._postings:
-                    concepts.setdefault(term, (self._settings.part_query, True, [(term, 1.0)]))
+                    concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
         return list(concepts.values())
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
@@ -452,18 +550,18 @@ class Index:
         share = self._settings.synonym
         if term in self._postings:
             synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
-            concepts.setdefault(term, (1.0, True, [(term, 1.0), *synonyms]))
+            concepts.setdefault(term, (word, 1.0, True, [(term, 1.0), *synonyms]))
             return
         synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
         if synonyms:
-            concepts.setdefault(term, (1.0, False, synonyms))
+            concepts.setdefault(term, (word, 1.0, False, synonyms))
             return
         pieces = self._segment(word)
         for piece in pieces:
-            concepts.setdefault(piece, (1.0, True, [(piece, 1.0)]))
+            concepts.setdefault(piece, (word, 1.0, True, [(piece, 1.0)]))
         if not pieces:
             completions = [(t, self._settings.prefix) for t, _ in self._prefixed(term)] if len(word) >= 4 else []
-            concepts.setdefault(term, (1.0, False, completions))
+            concepts.setdefault(term, (word, 1.0, False, completions))
 
     def _segment(self, word: str) -> list[str]:
         """Known terms that join up to an unknown word ("lockfile" -> lock, file), or nothing."""
@@ -480,9 +578,7 @@ class Index:
         """Index terms that start with an unknown, possibly truncated, query term."""
         if len(prefix) < 4 or not self._settings.expand_unknown:
             return []
-        if self._vocab is None:
-            self._vocab = list(self._postings)  # built in sorted order
-        vocab = self._vocab
+        vocab = self._terms()
         start = bisect_left(vocab, prefix)
         found: list[tuple[str, float]] = []
         for term in vocab[start : start + 50]:
@@ -519,3 +615,17 @@ def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[floa
         for term, part in _analyze(source, settings.stem):
             weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (part_doc if part else 1.0)
     return body_len, title_len, weights
+
+
+def _forward(lists: dict[str, tuple[list[int], list[int]]], count: int) -> bytes:
+    """Each entry's term numbers (positions in the sorted vocabulary), after `count + 1` offsets."""
+    per_doc: list[list[int]] = [[] for _ in range(count)]
+    for number, term in enumerate(sorted(lists)):
+        for doc in lists[term][0]:
+            per_doc[doc].append(number)
+    offsets = array("I", [0])
+    numbers = array("I")
+    for terms in per_doc:
+        numbers.extend(terms)
+        offsets.append(len(numbers))
+    return offsets.tobytes() + numbers.tobytes()
