@@ -213,6 +213,9 @@ def abstention(rank: Ranker, queries: list[dict[str, Any]], qrels: dict[str, set
 
 
 ABLATIONS: list[tuple[str, dict[str, Any]]] = [
+    ("no associations learned from the memory", {"associations": 0}),
+    ("associations at weight 0.5", {"association_weight": 0.5}),
+    ("10 associations per query word", {"associations": 10}),
     ("no stemming", {"stem": False}),
     ("no synonym table", {"synonym": 0.0}),
     ("no prefix completion or rejoining of unknown words", {"expand_unknown": False}),

@@ -61,6 +61,7 @@ class Settings:
     expand_unknown: bool = True  # complete unknown words as prefixes and rejoin them from known parts
     associations: int = 5  # widen a query word with this many words that share its entries
     association_weight: float = 0.3  # each weighing at most this share of the word
+    association_sample: int = 50  # learned from at most this many of the word's entries
 
 
 DEFAULT_SETTINGS = Settings()
@@ -470,7 +471,8 @@ class Index:
                 widened.append((label, weight, known, alternatives))
                 continue
             together: dict[int, int] = {}
-            for doc in docs[:200]:
+            sample = docs[: settings.association_sample]
+            for doc in sample:
                 for number in numbers[offsets[doc] : offsets[doc + 1]]:
                     together[number] = together.get(number, 0) + 1
             ranked = []
@@ -478,7 +480,7 @@ class Index:
                 other = vocab[number]
                 if shared >= 2 and other not in query_terms:
                     df = len(self._postings[other]) // 5
-                    ranked.append((shared / min(len(docs), 200) * shared / df, other))
+                    ranked.append((shared / len(sample) * shared / df, other))
             ranked.sort(reverse=True)
             extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
             widened.append((label, weight, known, [*alternatives, *extra]))
