@@ -36,6 +36,7 @@ from dataclasses import dataclass
 MAGIC = b"LHIX"
 FORMAT_VERSION = 2
 DEFAULT_MIN_SCORE = 0.35
+COMMON = 0.02  # a term in more than this share of entries is not learned as an association
 
 
 @dataclass(frozen=True)
@@ -620,11 +621,19 @@ def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[floa
 
 
 def _forward(lists: dict[str, tuple[list[int], list[int]]], count: int) -> bytes:
-    """Each entry's term numbers (positions in the sorted vocabulary), after `count + 1` offsets."""
+    """Each entry's shared terms as numbers in the sorted vocabulary, after `count + 1` offsets.
+
+    A term of one entry shares nothing, so it is left out: associations need two entries. So is a
+    term of more than `COMMON` of all entries (at least 20), whose share of any word's entries
+    is too small to rank among its associations.
+    """
+    most = max(20, int(count * COMMON))
     per_doc: list[list[int]] = [[] for _ in range(count)]
     for number, term in enumerate(sorted(lists)):
-        for doc in lists[term][0]:
-            per_doc[doc].append(number)
+        docs = lists[term][0]
+        if 1 < len(docs) <= most:
+            for doc in docs:
+                per_doc[doc].append(number)
     offsets = array("I", [0])
     numbers = array("I")
     for terms in per_doc:
