@@ -156,17 +156,18 @@ def heldout(
 ) -> None:
     """The hand-written held-out sets, each on its own, with per-query latency."""
     ranked = systems(corpus)
-    sets = sorted({q["set"] for q in queries})
+    sets = sorted({q["set"] for q in queries if qrels[q["qid"]]})
     print(f"\n## held-out sets, {title}: {len(corpus)} entries")
     for name in [*sets, "all"]:
-        subset = [q for q in queries if name in ("all", q["set"])]
+        subset = [q for q in queries if name in ("all", q["set"]) and qrels[q["qid"]]]
         print(f"\n### held-out set {name}: {len(subset)} queries\n")
         rows = [(label, metrics(rank, subset, qrels)) for label, rank in ranked]
         for (_, row), (_, rank) in zip(rows, ranked, strict=True):
             row["ms/query"] = latency(rank, subset)
         print(table(rows))
+    answerable = [q for q in queries if qrels[q["qid"]]]
     print("\n### held-out halves (all sets): even queries pick parameters, odd ones check them\n")
-    for name, subset in (("even", queries[0::2]), ("odd", queries[1::2])):
+    for name, subset in (("even", answerable[0::2]), ("odd", answerable[1::2])):
         print(
             f"{name}: "
             + ", ".join(
@@ -185,6 +186,31 @@ def heldout(
             hit = next((n for n, key in enumerate(found, 1) if key in qrels[query["qid"]]), None)
             cells.append(str(hit) if hit else "-")
         print(f"| {query['query']} | " + " | ".join(cells) + " |")
+    heldout_abstention(ranked[0][1], queries, qrels)
+
+
+def heldout_abstention(rank: Ranker, queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
+    """At each min_score: unanswerable questions that get nothing, and found notes the threshold drops."""
+    print("\n### held-out abstention at each min_score (lh)\n")
+    print("| min_score | no-answer questions: nothing returned | answerable: relevant top-10 hit lost |")
+    print("|---|---|---|")
+    results = {q["qid"]: rank(q["query"]) for q in queries}
+    for threshold in (0.2, 0.25, 0.3, 0.35, 0.4):
+        empty = unanswerable = lost = found = 0
+        for query in queries:
+            hits, relevant = results[query["qid"]], qrels[query["qid"]]
+            kept = {key for key, score in hits if score >= threshold}
+            if not relevant:
+                unanswerable += 1
+                empty += not kept
+            elif relevant.intersection(key for key, _ in hits):
+                found += 1
+                lost += not relevant.intersection(kept)
+        mark = " (default)" if threshold == search.DEFAULT_MIN_SCORE else ""
+        print(
+            f"| {threshold}{mark} | {empty}/{unanswerable} = {empty / unanswerable:.0%} |"
+            f" {lost}/{found} = {lost / found:.1%} |"
+        )
 
 
 def abstention(rank: Ranker, queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
@@ -310,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     heldout(mixed_corpus, held_queries, held_qrels, "the notes mixed with the project corpus as distractors")
     if args.ablations:
         named = [("project", corpus, queries, qrels)]
-        for name in sorted({q["set"] for q in held_queries}):
+        for name in sorted({q["set"] for q in held_queries if held_qrels[q["qid"]]}):
             subset = [q for q in held_queries if q["set"] == name]
             named.append((name, held_corpus, subset, held_qrels))
             named.append((f"{name} (mixed)", mixed_corpus, subset, held_qrels))

@@ -6,19 +6,23 @@ so a query only adds up a few packed posting lists. An identifier is indexed who
 its parts; in a query its parts weigh half of the whole, so the entry that names
 `retryPolicy` outranks one that only says "retry policy". Query words unknown to the index
 are widened with a small table of technical synonyms, rejoined from known parts
-("lockfile"), or completed as prefixes ("timeoutSec").
+("lockfile"), or completed as prefixes ("timeoutSec"). A query word the index knows also
+reaches, at a fraction of its weight, the terms that most often share its entries in this
+memory, so words that travel together in one team's notes find each other (adr/0016).
 
 A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
 the share of the query the entry matches: 1.0 is every query word found once in an entry
 of average length; repeats and first-line or tag matches raise it (up to k1 + 1 = 2.2),
 and every query word that no entry contains lowers all scores, as much as the rarest word
-would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops most queries
-that have no answer in the memory while losing few real hits (see benchmarks/retrieval).
+would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops most off-topic
+queries of the generated benchmark but only a fifth to a third of the hand-written questions
+that no note answers, and it loses about a tenth of their found notes (docs/performance.md).
 
 `Index.to_bytes` writes ``MAGIC``, a format version byte, a byte-order byte, the CRC-32 of
 the payload as 4 little-endian bytes, then the payload: a `marshal` dump of plain tuples,
 lists, strings and bytes. Each posting list is the bytes of an `array('I')` of entry
-numbers followed by one impact byte per entry.
+numbers followed by one impact byte per entry. The forward list is an `array('I')` of
+entry count + 1 offsets, then each entry's shared terms as numbers in the sorted vocabulary.
 """
 
 from __future__ import annotations
@@ -36,15 +40,14 @@ from dataclasses import dataclass
 MAGIC = b"LHIX"
 FORMAT_VERSION = 2
 DEFAULT_MIN_SCORE = 0.35
-COMMON = 0.02  # a term in more than this share of entries is not learned as an association
 
 
 @dataclass(frozen=True)
 class Settings:
     """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
 
-    `k1`, `b`, the field weights, `part_doc` and `stem` shape the index when it is built; the
-    rest apply to each query. An index keeps the settings it was built with.
+    `k1`, `b`, the field weights, `part_doc`, `stem` and `association_common` shape the index
+    when it is built; the rest apply to each query. An index keeps the settings it was built with.
     """
 
     k1: float = 1.2
@@ -63,6 +66,7 @@ class Settings:
     associations: int = 5  # widen a query word with this many words that share its entries
     association_weight: float = 0.3  # each weighing at most this share of the word
     association_sample: int = 50  # learned from at most this many of the word's entries
+    association_common: float = 0.02  # a term in more than this share of entries is never one
 
 
 DEFAULT_SETTINGS = Settings()
@@ -278,7 +282,7 @@ class Index:
                 entry[0].append(number)
                 entry[1].append(max(1, min(255, round(impact * 255 / (k1 + 1)))))
         postings = {t: array("I", lists[t][0]).tobytes() + bytes(lists[t][1]) for t in sorted(lists)}
-        forward = _forward(lists, len(ordered))
+        forward = _forward(lists, len(ordered), settings.association_common)
         shard_names = sorted({d.shard for d in ordered})
         shard_number = {name: n for n, name in enumerate(shard_names)}
         tag_docs: dict[str, list[int]] = {}
@@ -620,14 +624,14 @@ def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[floa
     return body_len, title_len, weights
 
 
-def _forward(lists: dict[str, tuple[list[int], list[int]]], count: int) -> bytes:
+def _forward(lists: dict[str, tuple[list[int], list[int]]], count: int, common: float) -> bytes:
     """Each entry's shared terms as numbers in the sorted vocabulary, after `count + 1` offsets.
 
     A term of one entry shares nothing, so it is left out: associations need two entries. So is a
-    term of more than `COMMON` of all entries (at least 20), whose share of any word's entries
-    is too small to rank among its associations.
+    term of more than the `common` share of all entries (and of more than 20), whose share of
+    any word's entries is too small to rank among its associations.
     """
-    most = max(20, int(count * COMMON))
+    most = max(20, int(count * common))
     per_doc: list[list[int]] = [[] for _ in range(count)]
     for number, term in enumerate(sorted(lists)):
         docs = lists[term][0]
