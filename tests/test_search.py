@@ -271,3 +271,10 @@ def test_settings_shape_the_index_without_touching_other_indexes() -> None:
 def test_hits_name_the_query_words_they_hold(index: Index) -> None:
     hits = index.search("windows lock retryPolicy", min_score=0.0)
     assert {h.id: h.matched for h in hits} == {"lock-win": ("windows", "lock"), "retry": ("retry", "policy")}
+
+
+def test_long_queries_are_not_widened() -> None:
+    index = Index.build(ENOSPC)
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+    assert ids(index.search(" ".join(["disk", *words[:15]]))) == ["a", "b", "c"]  # 16 words: widened
+    assert ids(index.search(" ".join(["disk", *words]))) == ["a", "b"]  # 17 words, as in a pasted log: not

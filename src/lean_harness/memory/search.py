@@ -66,6 +66,7 @@ class Settings:
     associations: int = 5  # widen a query word with this many words that share its entries
     association_weight: float = 0.3  # each weighing at most this share of the word
     association_sample: int = 50  # learned from at most this many of the word's entries
+    association_words: int = 16  # only for queries of at most this many words (not pasted logs)
     association_common: float = 0.02  # a term in more than this share of entries is never one
 
 
@@ -382,7 +383,8 @@ class Index:
             return []
         asked = self._concepts(query)
         denominator = self._weight(asked)
-        totals = self._totals(self._associate(asked) if self._settings.associations else asked)
+        widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
+        totals = self._totals(self._associate(asked) if widen else asked)
         if not totals or not denominator:
             return []
         scale = 1.0 / denominator
