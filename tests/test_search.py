@@ -275,6 +275,23 @@ def test_hits_name_the_query_words_they_hold(index: Index) -> None:
 
 def test_long_queries_are_not_widened() -> None:
     index = Index.build(ENOSPC)
-    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+    words = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+        "mike",
+        "november",
+        "oscar",
+        "papa",
+    ]
     assert ids(index.search(" ".join(["disk", *words[:15]]))) == ["a", "b", "c"]  # 16 words: widened
     assert ids(index.search(" ".join(["disk", *words]))) == ["a", "b"]  # 17 words, as in a pasted log: not
