@@ -149,3 +149,22 @@ def test_get_needs_a_shard_or_a_query(project: Path, capsys: pytest.CaptureFixtu
     assert capsys.readouterr().err == (
         'name a shard or a query: lh memory get SHARD, or lh memory get --query "words"\n'
     )
+
+
+def test_an_entry_found_only_through_associated_words_says_so(project: Path) -> None:
+    notes = [
+        ("failures", "Release build died: disk full, ENOSPC while writing the wheel."),
+        ("failures", "Nightly job hit ENOSPC on the runner; the disk was full of old images."),
+        ("insights", "Docs job stopped with ENOSPC after the cache grew."),
+    ]
+    for number, (shard, text) in enumerate(notes):
+        assert lh("memory", "put", shard, text, "--id", f"n{number}", cwd=project).returncode == 0
+    result = lh("memory", "get", "--query", "disk", "--shard", "insights", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "nothing matched well: the closest entry, insights/n2, scores 0.08, below --min-score 0.35"
+        " (it holds none of the query's words, only words that often go with them); try other words,"
+        " or --min-score 0\n"
+    )
+    found = json.loads(lh("memory", "get", "--query", "disk", "--json", "--min-score", "0", cwd=project).stdout)
+    assert [(r["id"], r["matched"]) for r in found["results"]] == [("n0", ["disk"]), ("n1", ["disk"]), ("n2", [])]

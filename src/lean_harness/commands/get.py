@@ -130,8 +130,12 @@ def _nothing(nearest: Hit | None, min_score: float) -> str:
     """The one line that says a query found nothing good enough, and what came closest."""
     if nearest is None:
         return "nothing matched: no entry holds any word of the query; try other words"
-    shares = ", ".join(nearest.matched) or "no query word itself"
+    holds = (
+        f"it holds: {', '.join(nearest.matched)}"
+        if nearest.matched
+        else "it holds none of the query's words, only words that often go with them"
+    )
     return (
         f"nothing matched well: the closest entry, {nearest.shard}/{nearest.id}, scores {nearest.score:.2f},"
-        f" below --min-score {min_score:g} (it holds: {shares}); try other words, or --min-score 0"
+        f" below --min-score {min_score:g} ({holds}); try other words, or --min-score 0"
     )
