@@ -53,7 +53,9 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
 def _note(text: str, shown: str, topics: list[str], path_key: str | None, reading: Reading) -> None:
     front = frontmatter.split(text)
     problems = [Problem(shown, line, message) for line, message in front.problems]
-    fields = front.fields
+    if front.mapping_problem():
+        problems.append(Problem(shown, 1, str(front.mapping_problem())))
+    fields = front.strings()
     for name in sorted(set(fields) - set(FIELDS)):
         problems.append(Problem(shown, 1, f"unknown frontmatter key {name!r}; notes may have {', '.join(FIELDS)}"))
     created = utc_time(fields["created"]) if "created" in fields else None
