@@ -75,13 +75,16 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
     """The Markdown files under `folder` except the top MEMORY.md, and the other entries skipped."""
     files: list[Path] = []
     skipped: list[str] = []
+    inside = folder.resolve()
     for path in sorted(folder.rglob("*")):
         parts = path.relative_to(folder).parts
-        if path.is_dir() or (len(parts) == 1 and parts[0] == INDEX):
+        if (path.is_dir() and not path.is_symlink()) or (len(parts) == 1 and parts[0] == INDEX):
             continue
         name = "/".join(parts)
-        if any(part.startswith(".") for part in parts) or path.suffix.lower() != ".md" or not path.is_file():
-            skipped.append(name)
+        hidden = any(part.startswith(".") for part in parts)
+        outside = path.is_symlink() and not path.resolve().is_relative_to(inside)
+        if hidden or outside or path.suffix.lower() != ".md" or not path.is_file():
+            skipped.append(name + (" (a link out of the folder)" if outside else ""))
         else:
             files.append(path)
     return files, skipped
