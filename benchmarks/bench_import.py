@@ -4,10 +4,11 @@ Usage: python benchmarks/bench_import.py FOLDER... (each FOLDER holds memory fol
 subfolder, or is one itself: a folder with a MEMORY.md or Markdown files). For each memory
 folder a throwaway project is initialised, the folder imported with `--format memory-md`, and
 for each Markdown file three of its longest words (from the body and the description line of
-its frontmatter) are asked of `lh memory get --query` (`--min-score 0` and no token cap: whether the text is there, not how it ranks); the file counts as findable when each
-word is in one of the results. A MEMORY.md whose lines are only headings and links
-has nothing of its own to find and is not counted. The `lh` that runs is the one on the
-interpreter's path: run it once with each version's sources first on PYTHONPATH to compare.
+its frontmatter) are asked of `lh memory get --query`, with `--min-score 0` and no token cap
+(whether the text is there, not how it ranks); the file counts as findable when each word is
+in one of the results. A MEMORY.md whose lines are only headings and links has nothing of its
+own to find and is not counted. The `lh` that runs is the one on the interpreter's path: run it
+once with each version's sources first on PYTHONPATH to compare.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ _ONLY_INDEX_RE = re.compile(r"\s*(?:#.*|(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\([^)]*\).
 
 
 def lh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lean_harness", *args], cwd=cwd, capture_output=True, text=True)
+    command = [sys.executable, "-m", "lean_harness", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
 
 
 def words(path: Path) -> list[str]:
@@ -59,7 +61,8 @@ def measure(folder: Path) -> tuple[int, int, int]:
             if not query:
                 continue
             counted += 1
-            result = lh("memory", "get", "--query", " ".join(query), "--limit", "20", "--min-score", "0", "--max-tokens", "1000000", "--json", cwd=project)
+            every = ("--limit", "20", "--min-score", "0", "--max-tokens", "1000000", "--json")
+            result = lh("memory", "get", "--query", " ".join(query), *every, cwd=project)
             try:
                 texts = [r["text"].lower() for r in json.loads(result.stdout).get("results", [])]
             except ValueError:
