@@ -428,7 +428,7 @@ def test_keys_and_values_lh_does_not_read_are_named_in_warnings(
     assert capsys.readouterr().err.splitlines() == [
         f"warning: {where}/browsers.md:6: expected an indented key: value line (one level of nesting, as metadata"
         " has); browsers was not read",
-        f"warning: {where}/browsers.md:8: '&defaults' starts with a YAML indicator lh does not read; quote the value;"
+        f"warning: {where}/browsers.md:8: a value starting with '&' (a YAML indicator lh does not read);"
         " defaults was not read",
         f"warning: {where}/retries.md:7: a second level of nesting is not read; metadata.related was not read",
         f"warning: {where}: frontmatter keys not imported (only name, description, type are):"
@@ -446,6 +446,7 @@ def test_each_bad_file_is_named_and_every_good_one_imported_then_a_fix_adds_only
     (folder / "latin1.md").write_bytes("---\nname: latin\ndescription: café\n---\n".encode("latin-1"))
     (folder / "conflict.md").write_text("Deploys go through\n<<<<<<< HEAD\nthe old script\n", "utf-8")
     (folder / "secret.md").write_text(f"The deploy token is {github_token()}\n", "utf-8")
+    (folder / "named.md").write_text(f"---\nname: {github_token(5)}\ndescription: a token as a name\n---\n")
     (tmp_path / "private.md").write_text("not part of the folder\n", "utf-8")
     (folder / "linked.md").symlink_to(tmp_path / "private.md")
     capsys.readouterr()
@@ -455,6 +456,8 @@ def test_each_bad_file_is_named_and_every_good_one_imported_then_a_fix_adds_only
     assert err.splitlines() == [
         f"warning: {shown}/MEMORY.md:3: links to ../../etc/hosts, outside the folder; not followed",
         f"warning: {shown}: not Markdown memory files, not imported: linked.md (a link out of the folder)",
+        f"refused: {shown}/named.md: its id or tags look like a GitHub personal access token (ghp_********, rule"
+        " github-pat); not imported",
         f"refused: {shown}/secret.md: line 3 looks like a GitHub personal access token (ghp_********, rule"
         " github-pat); not imported",
         f"not imported: {shown}/conflict.md: line 4 starts like a git conflict marker; indent it or put it in a"
@@ -466,9 +469,13 @@ def test_each_bad_file_is_named_and_every_good_one_imported_then_a_fix_adds_only
         f"added seed/good ({shown}/good.md)",
     ]
     assert sorted(stored(project)) == ["MEMORY-Memory", "good"]
+    for path in project.rglob("*"):
+        assert not path.is_file() or github_token(5).encode() not in path.read_bytes()
+    assert github_token(5)[4:] not in out + err
     (folder / "conflict.md").write_text("Deploys go through the old script\n", "utf-8")
     (folder / "latin1.md").write_text("---\nname: latin\ndescription: café\n---\n", "utf-8")
     (folder / "secret.md").unlink()
+    (folder / "named.md").unlink()
     (folder / "linked.md").unlink()
     assert run_import(str(folder)) == 0
     assert capsys.readouterr().out.splitlines()[:2] == [

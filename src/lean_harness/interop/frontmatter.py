@@ -214,6 +214,8 @@ def _scalar(text: str, number: int, lenient: bool = False) -> str:
             raise _Unread(number, "a single-quoted value is not closed on its line")
         return match.group(1).replace("''", "'")
     if text.startswith(_PLAIN_START) or text == "-":
+        if lenient:  # no preview: an import's values are not shown, and one may be a credential
+            raise _Unread(number, f"a value starting with {text[0]!r} (a YAML indicator lh does not read)")
         raise _Unread(number, f"{text[:12]!r} starts with a YAML indicator lh does not read; quote the value")
     value = re.split(r"\s#", text, maxsplit=1)[0].rstrip()
     if not lenient and (": " in value or value.endswith(":")):
