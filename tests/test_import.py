@@ -456,7 +456,7 @@ def test_each_bad_file_is_named_and_every_good_one_imported_then_a_fix_adds_only
     assert err.splitlines() == [
         f"warning: {shown}/MEMORY.md:3: links to ../../etc/hosts, outside the folder; not followed",
         f"warning: {shown}: not Markdown memory files, not imported: linked.md (a link out of the folder)",
-        f"refused: {shown}/named.md: its id or tags look like a GitHub personal access token (ghp_********, rule"
+        f"refused: {shown}/named.md: the id looks like a GitHub personal access token (ghp_********, rule"
         " github-pat); not imported",
         f"refused: {shown}/secret.md: line 3 looks like a GitHub personal access token (ghp_********, rule"
         " github-pat); not imported",
