@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lean_harness.cli import main
+from lean_harness.interop import frontmatter
 from lean_harness.memory.shard import Entry, parse
 from support import lh, snapshot
 
@@ -592,3 +593,44 @@ def test_from_claude_code_honours_the_config_dir_and_names_where_it_looked(
     assert sorted(stored(project)) == sorted(CLAUDE_FOLDERS["memory-only"])
     both = lh("memory", "import", "x", "--from", "claude-code", cwd=project)
     assert (both.returncode, both.stderr) == (2, "give a SOURCE to import or --from claude-code, not both or neither\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "fields", "body", "problems"),
+    [
+        pytest.param(
+            "---\nname: a\nmetadata:\n  type: user\n  node_type: memory\n---\nbody",
+            {"name": "a", "metadata": {"type": "user", "node_type": "memory"}},
+            "body",
+            [],
+            id="metadata",
+        ),
+        pytest.param("---\ndescription: Use it: now\n---\n", {"description": "Use it: now"}, "", [], id="colon"),
+        pytest.param(
+            "---\nname: a\nname: b\n---\n", {"name": "b"}, "", [(3, "name appears twice; the last one was read")]
+        ),
+        pytest.param(
+            "---\ntags:\n  - x\nname: a\n---\n",
+            {"name": "a"},
+            "",
+            [(3, "expected an indented key: value line (one level of nesting, as metadata has); tags was not read")],
+            id="list",
+        ),
+        pytest.param(
+            "---\nSome prose\n---\nmore prose", {}, "---\nSome prose\n---\nmore prose", [], id="thematic-breaks"
+        ),
+        pytest.param(
+            "---\nname: a\nno close",
+            {},
+            "---\nname: a\nno close",
+            [(1, "the frontmatter is not closed; add a --- line after it; the whole file was read as text")],
+            id="unclosed",
+        ),
+    ],
+)
+def test_lenient_frontmatter_reads_what_it_can_and_names_the_rest(
+    text: str, fields: dict[str, object], body: str, problems: list[tuple[int, str]]
+) -> None:
+    front = frontmatter.split(text, lenient=True)
+    assert (front.fields, front.body, list(front.problems)) == (fields, body, problems)
+    assert frontmatter.split(text).problems != () or text.startswith("---\nname: a\nmetadata")

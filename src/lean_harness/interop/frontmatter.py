@@ -17,7 +17,8 @@ Strict mode (skills, notes) reports everything else (flow collections, lists, an
 tags, tabs in indentation, deeper nesting) as a problem with its line, rather than misreading it.
 Lenient mode (imports of files people and agents already wrote) reads the same subset, takes a
 plain value with `: ` in it whole, lets a repeated key's last value win, reads a block that is
-never closed as no frontmatter, and drops only the keys it cannot read, each named in a problem
+never closed, or that has no key it can read (prose between two `---` rules), as no
+frontmatter, and drops only the keys it cannot read, each named in a problem
 that the caller reports as a warning: the text is what matters there, and nothing it drops is
 silent.
 """
@@ -84,6 +85,8 @@ def split(text: str, *, lenient: bool = False) -> Frontmatter:
         return Frontmatter({}, text, 1, ((1, NOT_CLOSED),))
     problems: list[tuple[int, str]] = []
     fields = _mapping(lines, end, lenient, problems)
+    if lenient and not fields and problems:  # two thematic breaks around prose, not frontmatter
+        return Frontmatter({}, text, 1, present=False)
     return Frontmatter(fields, "\n".join(lines[end + 1 :]), end + 2, tuple(problems))
 
 
