@@ -182,7 +182,7 @@ def test_frontmatter_outside_the_subset_is_read_leniently_and_named(
     where = "../sources/memory-md-broken"
     assert data["problems"] == []
     assert data["warnings"] == [
-        f"{where}/MEMORY.md:3: links to missing.md, which does not exist",
+        f"{where}/MEMORY.md: links to files that do not exist: missing.md (line 3)",
         f"{where}/kind.md: type 'opinion' is not one of user, feedback, project, reference; imported to the"
         " default shard",
         f"{where}/open.md:1: the frontmatter is not closed; add a --- line after it; the whole file was read as text",
@@ -455,7 +455,7 @@ def test_each_bad_file_is_named_and_every_good_one_imported_then_a_fix_adds_only
     shown = folder.as_posix()
     out, err = capsys.readouterr()
     assert err.splitlines() == [
-        f"warning: {shown}/MEMORY.md:3: links to ../../etc/hosts, outside the folder; not followed",
+        f"warning: {shown}/MEMORY.md: links out of the folder, not followed: ../../etc/hosts (line 3)",
         f"warning: {shown}: not Markdown memory files, not imported: linked.md (a link out of the folder)",
         f"refused: {shown}/named.md: the id looks like a GitHub personal access token (ghp_********, rule"
         " github-pat); not imported",

@@ -60,11 +60,15 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
             found.append(item)
     _assign_ids(found, reading)
     if skipped:
-        listed = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
-        reading.warnings.append(f"{shown}: not Markdown memory files, not imported: {listed}")
+        reading.warnings.append(f"{shown}: not Markdown memory files, not imported: {_some(skipped)}")
     if ignored:
         keys = "; ".join(f"{key} ({_files_named(paths)})" for key, paths in sorted(ignored.items()))
         reading.warnings.append(f"{shown}: frontmatter keys not imported (only name, description, type are): {keys}")
+
+
+def _some(items: list[str]) -> str:
+    """The first few of a list, and how many more."""
+    return ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
 
 
 def _files_named(paths: list[str]) -> str:
@@ -95,6 +99,8 @@ def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[
     where = f"{shown}/{INDEX}"
     sections: list[tuple[int, list[str]]] = [(1, [])]
     fenced = False
+    outside: list[str] = []
+    missing: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if _FENCE_RE.match(line):
             fenced = not fenced
@@ -104,12 +110,16 @@ def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[
         for target in targets:
             resolved = _inside(target)
             if resolved is None:
-                reading.warnings.append(f"{where}:{number}: links to {target}, outside the folder; not followed")
-            elif resolved not in files and resolved.endswith(".md"):
-                reading.warnings.append(f"{where}:{number}: links to {target}, which does not exist")
+                outside.append(f"{target} (line {number})")
+            elif resolved not in files and resolved != INDEX and resolved.endswith(".md"):
+                missing.append(f"{target} (line {number})")
         if not fenced and _LINK_ITEM_RE.fullmatch(line) and targets and all(_inside(t) in files for t in targets):
             continue  # an index line: the file it points to is imported itself
         sections[-1][1].append(line)
+    if outside:
+        reading.warnings.append(f"{where}: links out of the folder, not followed: {_some(outside)}")
+    if missing:
+        reading.warnings.append(f"{where}: links to files that do not exist: {_some(missing)}")
     found = []
     for number, lines in sections:
         body = [line for line in lines[1:] if line.strip()] if lines and _HEADING_RE.match(lines[0]) else lines
