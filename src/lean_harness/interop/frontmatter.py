@@ -50,6 +50,7 @@ class Frontmatter:
     body_line: int
     problems: tuple[tuple[int, str], ...] = ()
     present: bool = True
+    dropped: tuple[str, ...] = ()  # lenient: the keys left out ('metadata.x' for a nested one)
 
     def string(self, key: str) -> str:
         """The value of `key` when it is a string, else ''."""
@@ -83,15 +84,18 @@ def split(text: str, *, lenient: bool = False) -> Frontmatter:
         if lenient:
             return Frontmatter({}, text, 1, ((1, f"{NOT_CLOSED}; the whole file was read as text"),), present=False)
         return Frontmatter({}, text, 1, ((1, NOT_CLOSED),))
-    problems: list[tuple[int, str]] = []
+    problems: list[tuple[int, str, str]] = []  # (line, message, the key left out or '')
     fields = _mapping(lines, end, lenient, problems)
-    if lenient and not fields and problems:  # two thematic breaks around prose, not frontmatter
-        return Frontmatter({}, text, 1, present=False)
-    return Frontmatter(fields, "\n".join(lines[end + 1 :]), end + 2, tuple(problems))
+    if lenient and problems and not any(_KEY_RE.match(line) for line in lines[1:end]):
+        return Frontmatter({}, text, 1, present=False)  # prose between two thematic breaks
+    found = tuple((line, message) for line, message, _ in problems)
+    dropped = tuple(key for _, _, key in problems if key)
+    return Frontmatter(fields, "\n".join(lines[end + 1 :]), end + 2, found, dropped=dropped)
 
 
-def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int, str]]) -> dict[str, Value]:
+def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int, str, str]]) -> dict[str, Value]:
     found: dict[str, Value] = {}
+    last = ""
     index = 1
     while index < end:
         line, number = lines[index], index + 1
@@ -108,18 +112,21 @@ def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int
         match = _KEY_RE.match(line)
         if match is None:
             message = "expected key: value at the start of the line (the YAML subset of adr/0013-doctor.md)"
-            if lenient and line.startswith("- ") and found:
-                message = "a list item; lists are not read"
-            _report(problems, lenient, number, message, "")
+            if lenient and line.startswith("- ") and last:  # a list under the key above, not indented
+                if found.pop(last, None) is not None:
+                    _report(problems, lenient, number, "a list is not read", last)
+            else:
+                _report(problems, lenient, number, message, "")
             index = block
             continue
         key, rest = match.group(1), (match.group(2) or "").strip()
+        last = key
         if key in found and not lenient:
-            problems.append((number, f"{key} appears twice; keep one"))
+            problems.append((number, f"{key} appears twice; keep one", ""))
             index = block
             continue
         if key in found:
-            problems.append((number, f"{key} appears twice; the last one was read"))
+            problems.append((number, f"{key} appears twice; the last one was read", ""))
         try:
             found[key] = _value(rest, lines[index:block], number, lenient, problems, key)
         except _Unread as error:
@@ -129,14 +136,14 @@ def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int
     return found
 
 
-def _report(problems: list[tuple[int, str]], lenient: bool, number: int, message: str, key: str) -> None:
+def _report(problems: list[tuple[int, str, str]], lenient: bool, number: int, message: str, key: str) -> None:
     if lenient:
         message += f"; {key} was not read" if key else "; the line was not read"
-    problems.append((number, message))
+    problems.append((number, message, key if lenient else ""))
 
 
 def _value(
-    rest: str, indented: list[str], number: int, lenient: bool, problems: list[tuple[int, str]], key: str
+    rest: str, indented: list[str], number: int, lenient: bool, problems: list[tuple[int, str, str]], key: str
 ) -> Value:
     if rest in ("", "#") or rest.startswith("#"):
         return _nested(indented, number, lenient, problems, key) if any(x.strip() for x in indented) else ""
@@ -152,7 +159,7 @@ def _value(
 
 
 def _nested(
-    lines: list[str], first: int, lenient: bool, problems: list[tuple[int, str]], parent: str
+    lines: list[str], first: int, lenient: bool, problems: list[tuple[int, str, str]], parent: str
 ) -> dict[str, str]:
     found: dict[str, str] = {}
     indent: int | None = None
