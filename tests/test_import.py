@@ -186,7 +186,7 @@ def test_frontmatter_outside_the_subset_is_read_leniently_and_named(
         f"{where}/kind.md: type 'opinion' is not one of user, feedback, project, reference; imported to the"
         " default shard",
         f"{where}/open.md:1: the frontmatter is not closed; add a --- line after it; the whole file was read as text",
-        f"{where}: frontmatter keys not imported (only name, description, type are): meta (nested.md)",
+        f"{where}: frontmatter keys not imported: meta (nested.md)",
     ]
     entries = stored(project)
     assert {key: shard for key, (shard, _) in entries.items()} == {
@@ -432,8 +432,7 @@ def test_keys_and_values_lh_does_not_read_are_named_in_warnings(
         f"warning: {where}/browsers.md:8: a value starting with '&' (a YAML indicator lh does not read);"
         " defaults was not read",
         f"warning: {where}/retries.md:7: a second level of nesting is not read; metadata.related was not read",
-        f"warning: {where}: frontmatter keys not imported (only name, description, type are):"
-        " metadata.originSessionId (retries.md)",
+        f"warning: {where}: frontmatter keys not imported: metadata.originSessionId (retries.md)",
     ]
 
 
@@ -658,3 +657,22 @@ def test_a_notes_tree_note_keeps_its_own_keys_strict_and_names_others(
     assert sorted(entries) == ["ci.cache", "ci.rule"]
     assert entries["ci.cache"][1].text == "The cache key includes the lockfile."
     assert entries["ci.rule"][1].text == "---\nNot frontmatter but prose\n---\nbetween two rules."
+
+
+def test_a_memory_files_times_date_its_entry(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "dated"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\nname: a\ndescription: dated\ncreated: 2026-02-14\nupdated: 2026-04-01\n---\n")
+    (folder / "b.md").write_text(
+        "---\nname: b\ndescription: modified only\nmetadata:\n  modified: 2026-09-03T00:00:00.000Z\n---\n"
+    )
+    (folder / "c.md").write_text("---\nname: c\ndescription: a date in words\ndate: last week\n---\n")
+    capsys.readouterr()
+    assert run_import(str(folder), "--format", "memory-md") == 0
+    assert capsys.readouterr().err == f"warning: {folder.as_posix()}: frontmatter keys not imported: date (c.md)\n"
+    entries = stored(project)
+    assert (entries["a"][1].created, entries["a"][1].attr("updated")) == (
+        "2026-02-14T00:00:00Z",
+        "2026-04-01T00:00:00Z",
+    )
+    assert (entries["b"][1].created, entries["b"][1].attr("updated")) == ("2026-09-03T00:00:00Z", None)

@@ -13,7 +13,7 @@ adr/0014-import-and-inbox.md), one construct per line:
   (one level, as `metadata` is);
 - blank lines and `#` comment lines.
 
-Strict mode (skills, notes) reports everything else (flow collections, lists, anchors, aliases,
+Strict mode (skills, pending notes) reports everything else (flow collections, lists, anchors, aliases,
 tags, tabs in indentation, deeper nesting) as a problem with its line, rather than misreading it.
 Lenient mode (imports of files people and agents already wrote) reads the same subset, takes a
 plain value with `: ` in it whole, lets a repeated key's last value win, reads a block that is

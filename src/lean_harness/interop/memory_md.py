@@ -4,9 +4,12 @@ A memory file may start with frontmatter giving `name`, `description` and `type`
 `feedback`, `project` or `reference`), at the top level or inside a `metadata:` mapping, then a
 body that often carries **Why:** and **How to apply:** lines. The description (else the name)
 becomes the entry's first line and the body the rest; a file without frontmatter is its own
-text, titled with its file name unless it opens with a heading. Other frontmatter keys are not
-imported and are named in one warning. Types go to shards by TYPES, which `lh memory import
---map TYPE=SHARD` overrides; an unknown type goes to the default shard, with a warning.
+text, titled with its file name unless it opens with a heading. The first of `created`,
+`date`, `modified`, `updated` that reads as a time (a bare date is midnight UTC) is the
+entry's creation time, and `modified` or `updated`, when later, its update time. Other
+frontmatter keys are not imported and are named in one warning. Types go to shards by TYPES,
+which `lh memory import --map TYPE=SHARD` overrides; an unknown type goes to the default shard,
+with a warning.
 
 Every Markdown file under the folder is read, in subfolders too (`decisions/`, `conventions/`),
 linked from MEMORY.md or not, so nothing is left behind; other files are named in a warning. A
@@ -27,11 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.interop import frontmatter
-from lean_harness.interop.records import Reading, Record, key_from, read_source_text
+from lean_harness.interop.records import Reading, Record, key_from, read_source_text, utc_time
 
 INDEX = "MEMORY.md"
 TYPES = {"user": "conventions", "feedback": "corrections", "project": "seed", "reference": "seed"}
 FIELDS = ("name", "description", "type")
+TIMES = ("created", "date", "modified", "updated")  # the first that reads as a time dates the entry
 _LINK_RE = re.compile(r"\]\(<?([^)>\s]+)>?\)")
 _HEADING_RE = re.compile(r"#{1,6}[ \t]")
 _LINK_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\([^)]*\)[^\n]*")
@@ -63,7 +67,7 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
         reading.warnings.append(f"{shown}: not Markdown memory files, not imported: {_some(skipped)}")
     if ignored:
         keys = "; ".join(f"{key} ({_files_named(paths)})" for key, paths in sorted(ignored.items()))
-        reading.warnings.append(f"{shown}: frontmatter keys not imported (only name, description, type are): {keys}")
+        reading.warnings.append(f"{shown}: frontmatter keys not imported: {keys}")
 
 
 def _some(items: list[str]) -> str:
@@ -155,13 +159,19 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     reading.warnings.extend(f"{shown}:{line}: {message}" for line, message in front.problems)
     meta = front.fields.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    for key in sorted(set(front.fields) - {*FIELDS, "metadata"}):
-        ignored[key].append(name)
-    for key in sorted(set(meta) - set(FIELDS)):
-        ignored[f"metadata.{key}"].append(name)
 
     def field(key: str) -> str:
         return (front.string(key) or meta.get(key, "")).strip()
+
+    times = [(key, _time(field(key))) for key in TIMES if field(key)]
+    created = next((value for _, value in times if value), None)
+    updated = next((value for key, value in times if value and key in ("modified", "updated")), None)
+    extra = (("updated", updated),) if updated and updated != created else ()
+    unread = {key for key, value in times if not value}
+    for key in sorted(set(front.fields) - {*FIELDS, *TIMES, "metadata"} | (unread & set(front.fields))):
+        ignored[key].append(name)
+    for key in sorted(set(meta) - {*FIELDS, *TIMES} | (unread & set(meta) - set(front.fields))):
+        ignored[f"metadata.{key}"].append(name)
 
     kind = field("type")
     if kind and kind not in TYPES:
@@ -177,7 +187,12 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     stem = name[: -len(path.suffix)]
     ident = key_from(field("name")) if field("name") else None
     ident = ident or key_from(stem.replace("/", "."), hashed=True)
-    return _Found(Record(shown, entry_text, kind=kind or None), ident, name)
+    return _Found(Record(shown, entry_text, kind=kind or None, created=created, extra=extra), ident, name)
+
+
+def _time(value: str) -> str | None:
+    """A time as lh's UTC form; a bare date is its midnight UTC."""
+    return f"{value}T00:00:00Z" if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) else utc_time(value)
 
 
 def _assign_ids(found: list[_Found], reading: Reading) -> None:
@@ -190,4 +205,6 @@ def _assign_ids(found: list[_Found], reading: Reading) -> None:
         if key is not None and count[key] > 1:
             key = f"{key[:51].rstrip('-._')}-{hashlib.sha256(item.path.encode('utf-8')).hexdigest()[:12]}"
         record = item.record
-        reading.records.append(Record(record.where, record.text, record.shard, record.kind, key, record.tags))
+        reading.records.append(
+            Record(record.where, record.text, record.shard, record.kind, key, record.tags, record.created, record.extra)
+        )
