@@ -264,7 +264,7 @@ def import_source(
     refuse_symlink(marker, memory.root)
     with memory.reading() if dry_run else memory.writing():
         outcomes, additions, recorded = _plan(memory, candidates)
-        if not dry_run:
+        if not dry_run and (additions or recorded):  # an import that took nothing in changes no file
             # The entries and the record of their import are one commit (memory/journal.py).
             record = _marker_bytes(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
             add_entries(memory, additions, {marker: record})
