@@ -33,6 +33,7 @@ class Result:
     text: str
     cut: bool = False
     masked: bool = False
+    refs: str = ""  # the entry's refs attribute (memory/evidence.py)
 
 
 @dataclass(frozen=True)
@@ -159,4 +160,5 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
 
 
 def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
-    return Result(hit.id, hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, cut, masked)
+    refs = entry.attr("refs") or ""
+    return Result(hit.id, hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, cut, masked, refs)

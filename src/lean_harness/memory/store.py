@@ -21,8 +21,8 @@ from lean_harness.config import Config
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, remove_stale_temps, write_atomic, write_text
 from lean_harness.lock import locked
+from lean_harness.memory import evidence, journal
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal
 from lean_harness.memory.shard import (
     Entry,
     append_text,
@@ -229,7 +229,20 @@ class Memory:
             self.config.index_token_budget,
             self.counter.count,
             pending=_count_pending(self.config.memory_dir),
+            stale=self.stale_count(),
         )
+
+    def stale_count(self) -> int:
+        """How many entries cite lines that changed or files that are gone (memory/stale.py)."""
+        if not any(self.summary(name).refs for name in self.config.shard_names):
+            return 0
+        from lean_harness.memory import stale
+
+        return len(stale.report(self).stale)
+
+    def forget_summaries(self) -> None:
+        """Drop the summaries read so far, after shard files were replaced."""
+        self._summaries.clear()
 
     def duplicates(self, name: str) -> list[str]:
         """Ids that occur more than once in a shard (exact copies, as a merge can leave them)."""
@@ -312,8 +325,13 @@ def put(
     key: str | None = None,
     allow: Sequence[str] = (),
     scan: bool = True,
+    refs: Sequence[str] | None = None,
 ) -> PutResult:
-    """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there."""
+    """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there.
+
+    `refs` are PATH[#Lstart[-Lend]] references, anchored at the files as they are now; they
+    replace an updated entry's references, which None keeps (memory/evidence.py).
+    """
     name = memory.check_shard(shard)
     body = normalize_text(text)
     where = f"shard {name}"
@@ -330,6 +348,7 @@ def put(
     allowed = tuple(sorted(set(allow)))
     if scan:
         refuse_secrets(body, allowed, where)
+    cites = None if refs is None else evidence.encode(evidence.anchor(memory.root, spec) for spec in refs)
     with memory.writing():
         for other in memory.config.shard_names:
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
@@ -341,7 +360,17 @@ def put(
         ids = memory.ids(name, current, data) if current else ""
         if current and memory.duplicates(name):
             existing, before, ids = _deduplicated(memory, name, current)
-        extra = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        if cites:
+            extra += (("refs", cites),)
+        if key is None:
+            for entry_id in _ids_with_text(ids, text_key(body)):
+                found = locate(existing, entry_id, shown)
+                if found is not None and normalize_text(found[2].text) == body:
+                    if cites is None or found[2].attr("refs") == (cites or None):
+                        return _unchanged(memory, name, found[2])
+                    key, clean_tags = entry_id, clean_tags or found[2].tags  # new references for a stored note
+                    break
         if key is not None:
             found = locate(existing, key, shown)
             if found is None:
@@ -350,18 +379,21 @@ def put(
                 new_text = append_text(existing, entry, close_id=True)
                 return _finish(memory, name, path, new_text, entry, before, ids, None)
             start, end, old = found
-            if old.text == body and old.tags == clean_tags and old.attr("allow-secret") == (",".join(allowed) or None):
+            same_refs = cites is None or old.attr("refs") == (cites or None)
+            if (
+                old.text == body
+                and old.tags == clean_tags
+                and old.attr("allow-secret") == (",".join(allowed) or None)
+                and same_refs
+            ):
                 return _unchanged(memory, name, old)
-            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret"))
+            replaced_keys = ("updated", "allow-secret") if cites is None else ("updated", "allow-secret", "refs")
+            kept = tuple((k, v) for k, v in old.extra if k not in replaced_keys)
             entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
             newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
             replaced = memory.counter.count(old.text)
             return _finish(memory, name, path, new_text, entry, before, ids, replaced)
-        for entry_id in _ids_with_text(ids, text_key(body)):
-            found = locate(existing, entry_id, shown)
-            if found is not None and normalize_text(found[2].text) == body:
-                return _unchanged(memory, name, found[2])
         entry = Entry(derive_id(name, body, _Listed(ids)), now_utc(), body, clean_tags, extra)
         return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
 

@@ -1,0 +1,242 @@
+"""Stale entries: which notes cite project lines that changed, checked with a cache keyed by file stat.
+
+An entry is stale when one of its references is changed or missing (memory/evidence.py); an
+entry without references is never stale. The references come from the shard summaries, so no
+shard is parsed. The outcome is kept in `<cacheDir>/lh/evidence`, plain lines the session-start
+hook reads without importing anything:
+
+    lh-evidence 1 CHECKED_NS STALE_ENTRIES
+    f SIZE MTIME_NS INODE PATH       a cited file as it was checked (PATH as stored in refs)
+    a STATUS ANCHOR [NOW]            one anchor in the file above, and where a moved one is now
+    m PATH                           a cited file that was missing
+
+A file whose stat still matches, and that had not changed for two seconds when it was
+checked, is not read again (adr/0015-evidence-anchors.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_harness.errors import LhError
+from lean_harness.files import write_atomic
+from lean_harness.memory import evidence
+from lean_harness.memory.evidence import Anchor, Finding
+from lean_harness.memory.store import Memory
+
+CACHE_NAME = "evidence"
+SETTLE_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class Cited:
+    """The state of one entry that cites files: each reference and what checking it found."""
+
+    shard: str
+    id: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def stale(self) -> bool:
+        return any(f.stale for f in self.findings)
+
+    @property
+    def status(self) -> str:
+        """The entry's worst reference status."""
+        return max((f.status for f in self.findings), key=evidence.STATUSES.index, default="fresh")
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every entry that cites files, in shard then file order."""
+
+    entries: tuple[Cited, ...]
+
+    @property
+    def stale(self) -> tuple[Cited, ...]:
+        return tuple(e for e in self.entries if e.stale)
+
+    def of(self, shard: str, key: str) -> Cited | None:
+        for entry in self.entries:
+            if entry.shard == shard and entry.id == key:
+                return entry
+        return None
+
+
+def references(memory: Memory, shards: Iterable[str] | None = None) -> list[tuple[str, str, tuple[Anchor, ...]]]:
+    """(shard, id, anchors) of every entry that cites files, from the shard summaries."""
+    found = []
+    for name in memory.config.shard_names if shards is None else shards:
+        seen: set[str] = set()
+        where = memory.shown(memory.shard_path(name))
+        for key, value in memory.summary(name).refs:
+            if key not in seen:
+                seen.add(key)
+                found.append((name, key, evidence.decode(value, f"{where}: entry {key}")))
+    return found
+
+
+def report(memory: Memory, shards: Iterable[str] | None = None) -> Report:
+    """Check the references of every entry (or of the given shards' entries) against the files now."""
+    cited = references(memory, shards)
+    findings = check_cached(memory, [a for _, _, anchors in cited for a in anchors], record=shards is None)
+    return Report(tuple(Cited(name, key, tuple(findings[a] for a in anchors)) for name, key, anchors in cited))
+
+
+def check_cached(memory: Memory, anchors: list[Anchor], *, record: bool = True) -> dict[Anchor, Finding]:
+    """Findings for the anchors, reusing the cache for files unchanged since it was written."""
+    root = memory.root
+    path = _cache_path(memory)
+    known, _ = _load(path)
+    paths = sorted({a.path for a in anchors})
+    stats = {p: _stat(root / p) for p in paths}
+    findings: dict[Anchor, Finding] = {}
+    unknown: list[Anchor] = []
+    for item in set(anchors):
+        cached = known.get(item)
+        if cached is not None and cached[0] is not None and cached[0] == stats[item.path]:
+            findings[item] = cached[1]
+        else:
+            unknown.append(item)
+    if unknown:
+        findings.update(evidence.check(root, unknown))
+    if record:
+        stale = _stale_count(memory, findings)
+        _save(path, findings, stats, stale)
+    return findings
+
+
+def of_entries(memory: Memory, entries: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], Cited]:
+    """The state of each given (shard, id, refs value) that cites files; only their files are read."""
+    cited = []
+    for name, key, value in entries:
+        if value:
+            where = f"{memory.shown(memory.shard_path(name))}: entry {key}"
+            cited.append((name, key, evidence.decode(value, where)))
+    if not cited:
+        return {}
+    findings = check_cached(memory, [a for _, _, anchors in cited for a in anchors], record=False)
+    return {(n, k): Cited(n, k, tuple(findings[a] for a in anchors)) for n, k, anchors in cited}
+
+
+def _stale_count(memory: Memory, findings: dict[Anchor, Finding]) -> int:
+    count = 0
+    for _, _, anchors in references(memory):
+        if any(findings[a].stale for a in anchors if a in findings):
+            count += 1
+    return count
+
+
+def _cache_path(memory: Memory) -> Path:
+    return memory.config.cache_dir / "lh" / CACHE_NAME
+
+
+Stat = tuple[int, int, int]
+
+
+def _stat(path: Path) -> Stat | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def _load(path: Path) -> tuple[dict[Anchor, tuple[Stat | None, Finding]], int]:
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}, 0
+    lines = text.splitlines()
+    head = lines[0].split() if lines else []
+    if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not head[3].isdigit():
+        return {}, 0
+    known: dict[Anchor, tuple[Stat | None, Finding]] = {}
+    stat: Stat | None = None
+    try:
+        checked = int(head[2])
+        for line in lines[1:]:
+            kind, _, rest = line.partition(" ")
+            if kind == "f":
+                size, mtime, inode, _ = rest.split(" ", 3)
+                # A file changed within the clock's resolution of the check may have changed
+                # again unseen (as git treats its index): only older files are trusted by stat.
+                settled = int(mtime) < checked - SETTLE_NS
+                stat = (int(size), int(mtime), int(inode)) if settled else None
+            elif kind == "a" and stat is not None:
+                parts = rest.split(" ")
+                item = evidence.decode(parts[1], "cache")[0]
+                now = evidence.decode(parts[2], "cache")[0] if len(parts) > 2 else None
+                if parts[0] in evidence.STATUSES:
+                    known[item] = (stat, Finding(item, parts[0], now))
+            elif kind == "m":
+                stat = None
+    except (ValueError, IndexError, LhError):
+        return {}, 0
+    return known, int(head[3])
+
+
+def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | None], stale: int) -> None:
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings.values():
+        by_path.setdefault(finding.anchor.path, []).append(finding)
+    lines = [f"lh-evidence 1 {time.time_ns()} {stale}"]
+    for cited, items in sorted(by_path.items()):
+        stat = stats.get(cited)
+        quoted = Anchor(cited, 0, 0, "0" * evidence.DIGEST_CHARS).stored().partition("@")[0]
+        if stat is None or any(f.renamed_to or f.status == "missing" for f in items):
+            lines.append(f"m {quoted}")
+            continue
+        lines.append(f"f {stat[0]} {stat[1]} {stat[2]} {quoted}")
+        for f in sorted(items, key=lambda f: f.anchor):
+            now = f" {f.now.stored()}" if f.now is not None else ""
+            lines.append(f"a {f.status} {f.anchor.stored()}{now}")
+    try:
+        write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+    except OSError:
+        pass  # an unwritable cache costs the next check a re-read, nothing more
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """What `verify --fix` found before re-anchoring, and the references it re-anchored."""
+
+    before: Report
+    moved: tuple[tuple[str, str, Finding], ...]  # (shard, id, finding) re-anchored
+
+
+def fix(memory: Memory) -> Fixed:
+    """Re-anchor every moved reference at its new lines, in one journalled write; changed ones stay."""
+    from lean_harness.memory import journal
+    from lean_harness.memory.shard import Entry, render_entry
+    from lean_harness.memory.store import locate, write_index
+
+    with memory.writing():
+        before = report(memory)
+        moved = [(e, f) for e in before.entries for f in e.findings if f.status == "moved" and f.now is not None]
+        changes: dict[Path, bytes | None] = {}
+        for name in sorted({e.shard for e, _ in moved}):
+            path = memory.shard_path(name)
+            shown = memory.shown(path)
+            text, _ = memory.read_shard(name)
+            for key in sorted({e.id for e, _ in moved if e.shard == name}):
+                found = locate(text, key, shown)
+                if found is None:
+                    continue
+                start, end, old = found
+                now = {f.anchor: f.now for e, f in moved if e.shard == name and e.id == key}
+                anchors = evidence.decode(old.attr(evidence.ATTR) or "", f"{shown}: entry {key}")
+                value = evidence.encode(now.get(a) or a for a in anchors)
+                extra = tuple((k, value if k == evidence.ATTR else v) for k, v in old.extra)
+                newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
+                entry = Entry(old.id, old.created, old.text, old.tags, extra)
+                text = text[:start] + render_entry(entry, newline, close_id=True) + text[end:]
+            changes[path] = text.encode("utf-8")
+        if changes:
+            journal.commit(memory.config.memory_dir, changes)
+            memory.forget_summaries()
+            write_index(memory)
+    return Fixed(before, tuple((e.shard, e.id, f) for e, f in moved))
