@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness import secret_scan
@@ -23,6 +23,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink, write_text
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.interop.records import Reading, Record, read_source_text
+from lean_harness.memory import evidence
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.shard import Entry, check_id, check_tag, check_text, derive_id, normalize_text
 from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc
@@ -187,6 +188,8 @@ def prepare(
     first: dict[tuple[str, str], _Candidate] = {}
     for record in reading.records:
         candidate = _check(record, fmt, table, names, problems)
+        if candidate is not None:
+            candidate = _anchored(memory, candidate, problems)
         if candidate is None:
             continue
         key = ("id", record.id) if record.id else ("text", f"{candidate.shard}\n{candidate.text}")
@@ -246,6 +249,21 @@ def _check(
     if len(problems) > before:
         return None
     return _Candidate(record, shard, text, tuple(sorted(tags)))
+
+
+def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Candidate | None:
+    """The candidate with its references anchored at the files as they are now (memory/evidence.py)."""
+    extra = candidate.record.extra
+    value = dict(extra).get("refs")
+    if not value:
+        return candidate
+    try:
+        anchored = evidence.resolve(memory.root, value, candidate.record.where)
+    except LhError as error:
+        problems.append(error.message)
+        return None
+    record = replace(candidate.record, extra=tuple((k, anchored if k == "refs" else v) for k, v in extra))
+    return replace(candidate, record=record)
 
 
 def _location(problem: str) -> tuple[str, int, str]:
