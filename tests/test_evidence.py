@@ -290,7 +290,7 @@ def test_references_outside_the_project_or_to_missing_lines_are_refused(repo: Pa
 def test_put_with_the_same_text_and_new_references_updates_the_entry(repo: Path) -> None:
     key = put(repo, NOTE, "--ref", "src/app.py#L5")
     assert put(repo, NOTE, "--ref", "src/app.py#L4-5") == key
-    assert f'refs="src/app.py#L4-5@' in header(repo)
+    assert 'refs="src/app.py#L4-5@' in header(repo)
     assert put(repo, NOTE.upper(), "--id", key) == key  # no --ref: the references stay
     assert "src/app.py#L4-5@" in header(repo)
     assert put(repo, NOTE, "--id", key, "--no-refs") == key
