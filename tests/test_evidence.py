@@ -412,3 +412,19 @@ def test_malformed_stored_references_are_refused(value: str) -> None:
     with pytest.raises(evidence.LhError) as caught:
         evidence.decode(value, "shard.md: entry x")
     assert caught.value.message.startswith(f"shard.md: entry x: reference {value!r} ")
+
+
+def test_citing_lines_that_hold_a_credential_is_refused(repo: Path) -> None:
+    from test_secrets_cli import github_token
+
+    (repo / "deploy.sh").write_text(f"#!/bin/sh\nexport TOKEN={github_token()}\necho done\n", "utf-8")
+    before = snapshot(repo)
+    done = lh("memory", "put", "insights", "deploy exports the bot token", "--ref", "deploy.sh#L2", cwd=repo)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "refused: --ref deploy.sh#L2: line 2 of deploy.sh looks like a GitHub personal access token"
+        " (ghp_********, rule github-pat); nothing was written. Cite other lines, or pass --allow-secret"
+        " github-pat if it is not a secret\n"
+    )
+    assert snapshot(repo) == before
+    assert lh("memory", "put", "insights", "deploy ends with echo", "--ref", "deploy.sh#L3", cwd=repo).returncode == 0

@@ -456,5 +456,8 @@ def _unquote(text: str) -> str:
     parts = text.split("%")
     data = parts[0].encode()
     for part in parts[1:]:
-        data += bytes.fromhex(part[:2]) + part[2:].encode()
+        try:
+            data += bytes.fromhex(part[:2]) + part[2:].encode()
+        except ValueError:
+            return text  # not a path lh wrote: it will not stat, and counts as changed
     return data.decode("utf-8", errors="replace")

@@ -129,8 +129,12 @@ def parse_spec(spec: str, where: str) -> tuple[str, int, int]:
     return _clean_path(path, spec, where), start, end
 
 
-def anchor(root: Path, spec: str, where: str = "--ref") -> Anchor:
-    """Anchor a reference at the content it cites now; refuse paths outside the project or missing."""
+def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = ()) -> Anchor:
+    """Anchor a reference at the content it cites now; refuse paths outside the project or missing.
+
+    The path and the cited lines are scanned for credentials (rules in `allow` excepted): the
+    digest of a short secret would let anyone holding the memory confirm a guess of it.
+    """
     path, start, end = parse_spec(spec, where)
     full = root / path
     try:
@@ -146,11 +150,26 @@ def anchor(root: Path, spec: str, where: str = "--ref") -> Anchor:
     if real.stat().st_size > MAX_CITED_BYTES:
         raise LhError(f"{where} {spec}: {path} is over {MAX_CITED_BYTES} bytes; cite a smaller file")
     lines = split_lines(real.read_bytes())
-    if not start:
-        return Anchor(path, 0, 0, digest_of(lines))
     if end > len(lines):
         raise LhError(f"{where} {spec}: {path} has {len(lines)} lines; cite lines that exist")
-    return Anchor(path, start, end, digest_of(lines[start - 1 : end]))
+    cited = lines[start - 1 : end] if start else lines
+    _refuse_secrets(path, b"\n" * max(start - 1, 0) + b"\n".join(cited), f"{where} {spec}", allow)
+    return Anchor(path, start, end, digest_of(cited))
+
+
+def _refuse_secrets(path: str, cited: bytes, where: str, allow: Sequence[str]) -> None:
+    from lean_harness import secret_scan
+    from lean_harness.errors import Refused
+
+    for what, text in (("its path", path), (path, cited.decode("utf-8", "replace"))):
+        findings = secret_scan.scan(text, allow=allow)
+        if findings:
+            first = findings[0]
+            line = f"line {first.line} of {what}" if what == path else what
+            raise Refused(
+                f"refused: {where}: {line} looks like {first.description} ({first.preview}, rule {first.rule});"
+                f" nothing was written. Cite other lines, or pass --allow-secret {first.rule} if it is not a secret"
+            )
 
 
 def from_items(items: Sequence[str], where: str) -> str:

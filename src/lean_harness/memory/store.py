@@ -348,7 +348,7 @@ def put(
     allowed = tuple(sorted(set(allow)))
     if scan:
         refuse_secrets(body, allowed, where)
-    cites = None if refs is None else evidence.encode(evidence.anchor(memory.root, spec) for spec in refs)
+    cites = None if refs is None else evidence.encode(evidence.anchor(memory.root, s, allow=allowed) for s in refs)
     with memory.writing():
         for other in memory.config.shard_names:
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
