@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -33,6 +32,7 @@ STATUSES = ("fresh", "moved", "changed", "missing")
 _SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-~+,:=()[]!$&'*;")
 _LINES_RE = re.compile(r"(.*)#L(\d+)(?:-L?(\d+))?")
 _STORED_RE = re.compile(r"([^#@\s\"]+)(?:#L(\d+)-(\d+))?@([0-9a-f]{16})")
+_PLAIN_RE = re.compile(r"[A-Za-z0-9/._~+,:=()\[\]!$&'*;-]*")
 _SPEC_RE = re.compile(r"([^#@\s\"]+)(?:#L(\d+)-(\d+))?")
 
 
@@ -292,6 +292,8 @@ def renamed(root: Path, paths: Sequence[str]) -> dict[str, str]:
 
 
 def _git(root: Path, args: list[str]) -> str | None:
+    import subprocess
+
     if not (root / ".git").exists() and not _inside_work_tree(root):
         return None
     try:
@@ -340,6 +342,8 @@ def _clean_path(path: str, spec: str, where: str) -> str:
 
 
 def _quote(path: str) -> str:
+    if _PLAIN_RE.fullmatch(path):
+        return path
     return "".join(chr(b) if b in _SAFE else f"%{b:02X}" for b in path.encode("utf-8"))
 
 

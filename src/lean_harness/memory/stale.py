@@ -28,6 +28,7 @@ from lean_harness.memory.evidence import Anchor, Finding
 from lean_harness.memory.store import Memory
 
 CACHE_NAME = "evidence"
+Stat = tuple[int, int, int]
 SETTLE_NS = 2_000_000_000
 
 
@@ -80,33 +81,17 @@ def references(memory: Memory, shards: Iterable[str] | None = None) -> list[tupl
 
 
 def report(memory: Memory, shards: Iterable[str] | None = None) -> Report:
-    """Check the references of every entry (or of the given shards' entries) against the files now."""
+    """Check the references of every entry (or of the given shards' entries) against the files now.
+
+    A check of every entry is recorded in the cache, with its stale count, for the next check
+    and for the session-start hook.
+    """
     cited = references(memory, shards)
-    findings = check_cached(memory, [a for _, _, anchors in cited for a in anchors], record=shards is None)
-    return Report(tuple(Cited(name, key, tuple(findings[a] for a in anchors)) for name, key, anchors in cited))
-
-
-def check_cached(memory: Memory, anchors: list[Anchor], *, record: bool = True) -> dict[Anchor, Finding]:
-    """Findings for the anchors, reusing the cache for files unchanged since it was written."""
-    root = memory.root
-    path = _cache_path(memory)
-    known, _ = _load(path)
-    paths = sorted({a.path for a in anchors})
-    stats = {p: _stat(root / p) for p in paths}
-    findings: dict[Anchor, Finding] = {}
-    unknown: list[Anchor] = []
-    for item in set(anchors):
-        cached = known.get(item)
-        if cached is not None and cached[0] is not None and cached[0] == stats[item.path]:
-            findings[item] = cached[1]
-        else:
-            unknown.append(item)
-    if unknown:
-        findings.update(evidence.check(root, unknown))
-    if record:
-        stale = _stale_count(memory, findings)
-        _save(path, findings, stats, stale)
-    return findings
+    findings, stats = _findings(memory, [a for _, _, anchors in cited for a in anchors])
+    result = Report(tuple(Cited(name, key, tuple(findings[a] for a in anchors)) for name, key, anchors in cited))
+    if shards is None:
+        _save(_cache_path(memory), findings, stats, len(result.stale))
+    return result
 
 
 def of_entries(memory: Memory, entries: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], Cited]:
@@ -118,23 +103,31 @@ def of_entries(memory: Memory, entries: Iterable[tuple[str, str, str]]) -> dict[
             cited.append((name, key, evidence.decode(value, where)))
     if not cited:
         return {}
-    findings = check_cached(memory, [a for _, _, anchors in cited for a in anchors], record=False)
+    findings, _ = _findings(memory, [a for _, _, anchors in cited for a in anchors])
     return {(n, k): Cited(n, k, tuple(findings[a] for a in anchors)) for n, k, anchors in cited}
 
 
-def _stale_count(memory: Memory, findings: dict[Anchor, Finding]) -> int:
-    count = 0
-    for _, _, anchors in references(memory):
-        if any(findings[a].stale for a in anchors if a in findings):
-            count += 1
-    return count
+def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Finding], dict[str, Stat | None]]:
+    """Findings for the anchors, from the cache for files unchanged since it was written, and the stats."""
+    root = memory.root
+    known = _load(_cache_path(memory))
+    stats = {p: _stat(root / p) for p in {a.path for a in anchors}}
+    findings: dict[Anchor, Finding] = {}
+    unknown: list[Anchor] = []
+    for item in set(anchors):
+        cached = known.get(item.stored())
+        if cached is not None and cached[0] == stats[item.path]:
+            status, now = cached[1], cached[2]
+            findings[item] = Finding(item, status, evidence.decode(now, "cache")[0] if now else None)
+        else:
+            unknown.append(item)
+    if unknown:
+        findings.update(evidence.check(root, unknown))
+    return findings, stats
 
 
 def _cache_path(memory: Memory) -> Path:
     return memory.config.cache_dir / "lh" / CACHE_NAME
-
-
-Stat = tuple[int, int, int]
 
 
 def _stat(path: Path) -> Stat | None:
@@ -145,19 +138,20 @@ def _stat(path: Path) -> Stat | None:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def _load(path: Path) -> tuple[dict[Anchor, tuple[Stat | None, Finding]], int]:
+def _load(path: Path) -> dict[str, tuple[Stat, str, str]]:
+    """Stored anchor -> (its file's stat, status, where a moved one is now) for settled files."""
     try:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError):
-        return {}, 0
+        return {}
     lines = text.splitlines()
     head = lines[0].split() if lines else []
-    if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not head[3].isdigit():
-        return {}, 0
-    known: dict[Anchor, tuple[Stat | None, Finding]] = {}
+    if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not head[2].isdigit():
+        return {}
+    checked = int(head[2])
+    known: dict[str, tuple[Stat, str, str]] = {}
     stat: Stat | None = None
     try:
-        checked = int(head[2])
         for line in lines[1:]:
             kind, _, rest = line.partition(" ")
             if kind == "f":
@@ -167,16 +161,16 @@ def _load(path: Path) -> tuple[dict[Anchor, tuple[Stat | None, Finding]], int]:
                 settled = int(mtime) < checked - SETTLE_NS
                 stat = (int(size), int(mtime), int(inode)) if settled else None
             elif kind == "a" and stat is not None:
-                parts = rest.split(" ")
-                item = evidence.decode(parts[1], "cache")[0]
-                now = evidence.decode(parts[2], "cache")[0] if len(parts) > 2 else None
-                if parts[0] in evidence.STATUSES:
-                    known[item] = (stat, Finding(item, parts[0], now))
+                status, item, *now = rest.split(" ")
+                if now:
+                    evidence.decode(now[0], "cache")  # a damaged line drops the whole cache
+                if status in evidence.STATUSES:
+                    known[item] = (stat, status, now[0] if now else "")
             elif kind == "m":
                 stat = None
-    except (ValueError, IndexError, LhError):
-        return {}, 0
-    return known, int(head[3])
+    except (ValueError, LhError):
+        return {}
+    return known
 
 
 def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | None], stale: int) -> None:
