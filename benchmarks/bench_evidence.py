@@ -43,7 +43,23 @@ SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks"
 # Processes compile lean-harness once and then run from cached bytecode, as an installed package does.
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "lh-bench-evidence-pycache")
-WORDS = "lock cache retry fsync rename proxy token shard merge flaky windows ci timeout parser index".split()
+WORDS = [
+    "lock",
+    "cache",
+    "retry",
+    "fsync",
+    "rename",
+    "proxy",
+    "token",
+    "shard",
+    "merge",
+    "flaky",
+    "windows",
+    "ci",
+    "timeout",
+    "parser",
+    "index",
+]
 
 
 def synthetic_tree(root: Path, rng: random.Random, files: int = 200) -> list[str]:

@@ -188,10 +188,25 @@ def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | N
         for f in sorted(items, key=lambda f: f.anchor):
             now = f" {f.now.stored()}" if f.now is not None else ""
             lines.append(f"a {f.status} {f.anchor.stored()}{now}")
+    if _same(path, lines, stale):
+        return  # a reading command that found what the last check found writes nothing
     try:
         write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
     except OSError:
         pass  # an unwritable cache costs the next check a re-read, nothing more
+
+
+def _same(path: Path, lines: list[str], stale: int) -> bool:
+    """Whether the cache holds these lines already, with every file settled when it was written."""
+    try:
+        old = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    head = old[0].split() if old else []
+    if len(head) != 4 or head[3] != str(stale) or old[1:] != lines[1:] or not head[2].isdigit():
+        return False
+    checked = int(head[2])
+    return all(int(line.split(" ", 3)[2]) < checked - SETTLE_NS for line in old[1:] if line.startswith("f "))
 
 
 @dataclass(frozen=True)
