@@ -15,7 +15,8 @@ the median of several runs and the compared commands in one loop:
 - `verify`, warm: nothing changed since the last verify, so only stat data is read;
 - `verify` after edits: lines inserted at the top of 10% of the cited files (their references
   move, found by searching the file) and one cited line changed in another 5%;
-- `lh memory status` and `python -c pass`, for the cost of a process and of reading the memory.
+- `lh memory status` and `python -c pass`, for the cost of a process and of reading the memory;
+- the check alone, in-process (`stale.report`: every reference, with and without the cache).
 
 Run `python benchmarks/bench_evidence.py --help` for the options.
 """
@@ -168,6 +169,7 @@ def measure(root: Path, paths: list[str], repeat: int, rng: random.Random) -> di
         cache.unlink(missing_ok=True)
         times["cold"].append(lh("memory", "verify", cwd=root))
         times["warm"].append(lh("memory", "verify", cwd=root))
+    result_inproc = in_process(root, repeat)
     edit(root, paths, rng)
     time.sleep(2.2)
     edited = []
@@ -176,7 +178,29 @@ def measure(root: Path, paths: list[str], repeat: int, rng: random.Random) -> di
         edited.append(lh("memory", "verify", cwd=root, ok=(0, 1)))
     result = {k: statistics.median(v) for k, v in times.items()}
     result["edited"] = statistics.median(edited)
-    return result
+    return {**result, **result_inproc}
+
+
+def in_process(root: Path, repeat: int) -> dict[str, float]:
+    """The check alone, without process start: every reference with the cache, and without it."""
+    from lean_harness.config import load
+    from lean_harness.memory import stale
+    from lean_harness.memory.store import open_memory
+
+    memory = open_memory(load(root))
+    cache = root / ".agents" / ".cache" / "lh" / "evidence"
+    warm, cold = [], []
+    with memory.reading():
+        stale.report(memory)
+        for _ in range(repeat):
+            start = time.perf_counter()
+            stale.report(memory)
+            warm.append((time.perf_counter() - start) * 1000)
+            cache.unlink(missing_ok=True)
+            start = time.perf_counter()
+            stale.report(memory)
+            cold.append((time.perf_counter() - start) * 1000)
+    return {"report warm": statistics.median(warm), "report cold": statistics.median(cold)}
 
 
 def main() -> int:
@@ -186,8 +210,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     print(f"{args.entries} entries, {args.refs} with a reference; median of {args.repeat} runs, milliseconds\n")
-    print("| cited code | files | python -c pass | status | verify cold | verify warm | verify after edits |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| cited code | files | python -c pass | status | verify cold | verify warm | verify after edits"
+        " | check in-process, cold | warm |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for kind in ("synthetic", "repository"):
         rng = random.Random(SEED)
         with tempfile.TemporaryDirectory() as folder:
@@ -196,7 +223,7 @@ def main() -> int:
             m = measure(root, paths, args.repeat, rng)
         print(
             f"| {kind} | {len(paths)} | {m['bare']:.0f} | {m['status']:.0f} | {m['cold']:.0f} | {m['warm']:.0f}"
-            f" | {m['edited']:.0f} |"
+            f" | {m['edited']:.0f} | {m['report cold']:.0f} | {m['report warm']:.0f} |"
         )
     return 0
 

@@ -428,3 +428,16 @@ def test_citing_lines_that_hold_a_credential_is_refused(repo: Path) -> None:
     )
     assert snapshot(repo) == before
     assert lh("memory", "put", "insights", "deploy ends with echo", "--ref", "deploy.sh#L3", cwd=repo).returncode == 0
+
+
+@pytest.mark.parametrize(("inserted", "copy_at"), [(3, 400), (100, 400), (100, 150)], ids=["near", "far", "copy-nearer"])
+def test_a_moved_range_is_found_at_the_nearest_copy(tmp_path: Path, inserted: int, copy_at: int) -> None:
+    body = [f"line {n}" for n in range(1, 501)]
+    (tmp_path / "f.txt").write_text("\n".join(body) + "\n", "utf-8")
+    anchor = evidence.anchor(tmp_path, "f.txt#L10-12")
+    moved = [f"new {n}" for n in range(inserted)] + body
+    moved[copy_at - 1 : copy_at + 2] = body[9:12]  # a second copy of the cited lines
+    (tmp_path / "f.txt").write_text("\n".join(moved) + "\n", "utf-8")
+    found = evidence.check(tmp_path, [anchor])[anchor]
+    nearest = min([10 + inserted, copy_at], key=lambda s: (abs(s - 10), s))
+    assert (found.status, found.now) == ("moved", evidence.Anchor("f.txt", nearest, nearest + 2, anchor.digest))

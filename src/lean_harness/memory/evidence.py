@@ -28,6 +28,7 @@ from lean_harness.errors import LhError
 ATTR = "refs"
 DIGEST_CHARS = 16  # _STORED_RE matches this many
 MAX_CITED_BYTES = 16 * 1024 * 1024
+NEAR_LINES = 64  # how far from its old place a moved range is looked for before the whole file
 STATUSES = ("fresh", "moved", "changed", "missing")
 _SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-~+,:=()[]!$&'*;")
 _LINES_RE = re.compile(r"(.*)#L(\d+)(?:-L?(\d+))?")
@@ -229,11 +230,11 @@ def check(root: Path, anchors: Iterable[Anchor]) -> dict[Anchor, Finding]:
 
 
 class _TextFile:
-    """One cited file's lines, with windows of each size hashed at most once."""
+    """One cited file's lines, trailing whitespace removed, searched nearest-first."""
 
     def __init__(self, path: str, lines: list[bytes]) -> None:
         self.path = path
-        self.lines = lines
+        self.lines = [line.rstrip() for line in lines]
         self._windows: dict[int, dict[str, list[int]]] = {}
         self._whole: str | None = None
 
@@ -247,20 +248,29 @@ class _TextFile:
         except (OSError, RuntimeError):
             return None
 
+    def _digest(self, start: int, size: int) -> str:
+        window = b"\n".join(self.lines[start - 1 : start - 1 + size])
+        return hashlib.sha256(window).hexdigest()[:DIGEST_CHARS]
+
     def find(self, item: Anchor) -> Anchor | None:
-        """Where the anchor's content is in this file: its own lines first, else the nearest match."""
+        """Where the anchor's content is in this file: its own lines, else the nearest match."""
         if not item.start:
             if self._whole is None:
-                self._whole = digest_of(self.lines)
+                self._whole = hashlib.sha256(b"\n".join(self.lines)).hexdigest()[:DIGEST_CHARS]
             return Anchor(self.path, 0, 0, item.digest) if self._whole == item.digest else None
-        if item.end <= len(self.lines) and digest_of(self.lines[item.start - 1 : item.end]) == item.digest:
-            return Anchor(self.path, item.start, item.end, item.digest)
         size = item.end - item.start + 1
+        last = len(self.lines) - size + 1  # the last line a window of this size can start at
+        # Lines moved by an edit nearby are found within a few lines; only when they are not is
+        # every window of this size hashed, once per file and size (the nearest match wins).
+        for distance in range(NEAR_LINES + 1):
+            for start in (item.start - distance, item.start + distance) if distance else (item.start,):
+                if 1 <= start <= last and self._digest(start, size) == item.digest:
+                    return Anchor(self.path, start, start + size - 1, item.digest)
         windows = self._windows.get(size)
         if windows is None:
             windows = {}
-            for at in range(len(self.lines) - size + 1):
-                windows.setdefault(digest_of(self.lines[at : at + size]), []).append(at + 1)
+            for at in range(1, last + 1):
+                windows.setdefault(self._digest(at, size), []).append(at)
             self._windows[size] = windows
         starts = windows.get(item.digest)
         if not starts:
