@@ -430,7 +430,9 @@ def test_citing_lines_that_hold_a_credential_is_refused(repo: Path) -> None:
     assert lh("memory", "put", "insights", "deploy ends with echo", "--ref", "deploy.sh#L3", cwd=repo).returncode == 0
 
 
-@pytest.mark.parametrize(("inserted", "copy_at"), [(3, 400), (100, 400), (100, 150)], ids=["near", "far", "copy-nearer"])
+@pytest.mark.parametrize(
+    ("inserted", "copy_at"), [(3, 400), (100, 400), (100, 150)], ids=["near", "far", "copy-nearer"]
+)
 def test_a_moved_range_is_found_at_the_nearest_copy(tmp_path: Path, inserted: int, copy_at: int) -> None:
     body = [f"line {n}" for n in range(1, 501)]
     (tmp_path / "f.txt").write_text("\n".join(body) + "\n", "utf-8")

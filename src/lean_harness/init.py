@@ -13,7 +13,7 @@ from pathlib import Path
 from lean_harness import config as config_mod
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, with_block, write_text
-from lean_harness.memory import store
+from lean_harness.memory import handle, status
 from lean_harness.memory.shard import new_shard_text
 
 BLOCK_START = "# >>> lean-harness >>> (managed by lh init from artifacts.ignored in .agents/lh.toml)"
@@ -57,9 +57,9 @@ def run(root: Path, force: bool = False) -> InitResult:
         write_text(config_path, config_mod.render(config_mod.DEFAULTS))
         cfg = config_mod.load(root)
     created += create_shards(cfg)
-    memory = store.open_memory(cfg)
+    memory = handle.open_memory(cfg)
     index_existed = memory.index_path.exists()
-    result = store.reindex(memory)
+    result = status.reindex(memory)
     if result.written:
         (updated if index_existed else created).append(result.path)
     gitignore = root / ".gitignore"

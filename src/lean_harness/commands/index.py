@@ -15,10 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import store
+    from lean_harness.memory import status
 
     memory = open_memory()
-    result = store.reindex(memory, check=args.check)
+    result = status.reindex(memory, check=args.check)
     over = result.tokens > result.budget
     if args.json:
         emit(

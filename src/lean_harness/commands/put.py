@@ -46,14 +46,14 @@ def read_text_arg(value: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import store
+    from lean_harness.memory import writes
 
     memory = open_memory()
     tags = [*args.tag, "pinned"] if args.pin else args.tag
     if args.no_refs and args.refs:
         raise LhError("--no-refs drops the references and --ref sets them; give one of them")
     refs = [] if args.no_refs else args.refs
-    result = store.put(
+    result = writes.put(
         memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret, refs=refs
     )
     next_merge = _next_merge(memory, result)

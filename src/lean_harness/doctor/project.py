@@ -15,7 +15,7 @@ from lean_harness.doctor import Check, Verdict
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
-from lean_harness.memory.store import Memory, open_memory
+from lean_harness.memory.handle import Memory, open_memory
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
@@ -129,12 +129,12 @@ def shards(p: Project) -> Verdict:
 
 def index(p: Project) -> Verdict:
     """INDEX.md is what the shards make it, and within memory.indexTokenBudget."""
-    from lean_harness.memory import store
+    from lean_harness.memory import status
 
     skipped = _skip_without_shards(p)
     if skipped or p.memory is None:
         return skipped or Verdict("skip", "skipped")
-    result = store.reindex(p.memory, check=True)
+    result = status.reindex(p.memory, check=True)
     if result.duplicates:
         first, *rest = result.duplicates
         return Verdict("fail", first, "lh memory index (keeps each entry once)", tuple(rest))

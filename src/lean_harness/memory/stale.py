@@ -25,7 +25,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
 from lean_harness.memory import evidence
 from lean_harness.memory.evidence import Anchor, Finding
-from lean_harness.memory.store import Memory
+from lean_harness.memory.handle import Memory
 
 CACHE_NAME = "evidence"
 Stat = tuple[int, int, int]
@@ -220,8 +220,9 @@ class Fixed:
 def fix(memory: Memory) -> Fixed:
     """Re-anchor every moved reference at its new lines, in one journalled write; changed ones stay."""
     from lean_harness.memory import journal
+    from lean_harness.memory.handle import locate
     from lean_harness.memory.shard import Entry, render_entry
-    from lean_harness.memory.store import locate, write_index
+    from lean_harness.memory.status import write_index
 
     with memory.writing():
         before = report(memory)
@@ -245,7 +246,7 @@ def fix(memory: Memory) -> Fixed:
                 text = text[:start] + render_entry(entry, newline, close_id=True) + text[end:]
             changes[path] = text.encode("utf-8")
         if changes:
-            journal.commit(memory.config.memory_dir, changes)
+            journal.commit(memory.config.memory_dir, changes, memory.journal_path)
             memory.forget_summaries()
             write_index(memory)
     return Fixed(before, tuple((e.shard, e.id, f) for e, f in moved))
