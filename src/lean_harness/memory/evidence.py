@@ -186,7 +186,7 @@ def from_items(items: Sequence[str], where: str) -> str:
     return " ".join(out)
 
 
-def resolve(root: Path, value: str, where: str) -> str:
+def resolve(root: Path, value: str, where: str, allow: Sequence[str] = ()) -> str:
     """A refs value with every unanchored item (PATH#Lstart-end, no digest) anchored now."""
     anchors = [*decode(" ".join(i for i in value.split() if "@" in i), where)]
     for item in unanchored(value):
@@ -196,7 +196,7 @@ def resolve(root: Path, value: str, where: str) -> str:
         spec = _unquote(match.group(1), item, where) + (
             f"#L{match.group(2)}-{match.group(3)}" if match.group(2) else ""
         )
-        anchors.append(anchor(root, spec, f"{where}: reference"))
+        anchors.append(anchor(root, spec, f"{where}: reference", allow))
     return encode(anchors)
 
 

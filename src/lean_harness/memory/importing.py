@@ -253,7 +253,7 @@ def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Ca
     if not value:
         return candidate
     try:
-        anchored = evidence.resolve(memory.root, value, candidate.record.where)
+        anchored = evidence.resolve(memory.root, value, candidate.record.where, allowed_rules(extra))
     except LhError as error:
         problems.append(error.message)
         return None
