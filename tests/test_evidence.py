@@ -443,3 +443,30 @@ def test_a_moved_range_is_found_at_the_nearest_copy(tmp_path: Path, inserted: in
     found = evidence.check(tmp_path, [anchor])[anchor]
     nearest = min([10 + inserted, copy_at], key=lambda s: (abs(s - 10), s))
     assert (found.status, found.now) == ("moved", evidence.Anchor("f.txt", nearest, nearest + 2, anchor.digest))
+
+
+def test_a_merge_of_two_branches_that_both_re_anchored_a_note_keeps_every_reference(repo: Path) -> None:
+    key = put(repo, NOTE, "--ref", "src/app.py#L5")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "note")
+    git(repo, "checkout", "-qb", "code")
+    insert_above(repo / "src" / "app.py", "# config\n# loaded once\n")
+    assert verify(repo, "--fix")[0] == 0
+    git(repo, "commit", "-qam", "comments, note re-anchored")
+    git(repo, "checkout", "-q", "main")
+    assert put(repo, NOTE, "--ref", "src/app.py#L5", "--ref", "src/app.py#L8") == key
+    git(repo, "commit", "-qam", "note cites RETRIES too")
+    git(repo, "merge", "-q", "--no-edit", "code")
+    assert lh("memory", "index", cwd=repo).returncode == 0
+    five, eight = digest(APP.splitlines()[4]), digest("RETRIES = 3")
+    (entry,) = parse((repo / MEMORY / "insights.md").read_text("utf-8")).entries
+    assert entry.attr("refs") == f"src/app.py#L5-5@{five} src/app.py#L7-7@{five} src/app.py#L8-8@{eight}"
+    assert verify(repo) == (
+        0,
+        f"insights/{key}: src/app.py#L5 (line 5) moved to src/app.py#L7\n"
+        f"insights/{key}: src/app.py#L8 (line 8) moved to src/app.py#L10\n"
+        "3 references in 1 entries: 1 fresh, 2 moved, 0 changed, 0 missing\n"
+        'run "lh memory verify --fix" to re-anchor the moved references\n',
+    )
+    assert verify(repo, "--fix")[0] == 0
+    assert f'refs="src/app.py#L7-7@{five} src/app.py#L10-10@{eight}"' in header(repo)
