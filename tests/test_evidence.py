@@ -70,7 +70,7 @@ def test_a_reference_is_stored_in_the_entry_header_with_the_digest_of_its_lines(
     key = put(repo, NOTE, "--ref", "src/app.py#L4-5")
     expected = digest("def timeout():", "    return int(os.environ.get('APP_TIMEOUT', '30'))")
     assert f'refs="src/app.py#L4-5@{expected}"' in header(repo)
-    assert verify(repo) == (0, "1 references in 1 entries: 1 fresh, 0 moved, 0 changed, 0 missing\n")
+    assert verify(repo) == (0, "1 reference in 1 entry: 1 fresh, 0 moved, 0 changed, 0 missing\n")
     done = lh("memory", "get", "insights", "--json", cwd=repo)
     row = json.loads(done.stdout)["entries"][0]
     assert (row["id"], row["stale"]) == (key, False)
@@ -101,7 +101,7 @@ def test_lines_moved_by_edits_above_them_are_moved_and_fix_re_anchors_them(repo:
     assert verify(repo) == (
         0,
         f"insights/{key}: src/app.py#L4-5 (lines 4-5) moved to src/app.py#L6-7\n"
-        "1 references in 1 entries: 0 fresh, 1 moved, 0 changed, 0 missing\n"
+        "1 reference in 1 entry: 0 fresh, 1 moved, 0 changed, 0 missing\n"
         'run "lh memory verify --fix" to re-anchor the moved references\n',
     )
     assert snapshot(repo) == before  # read-only without --fix
@@ -111,7 +111,7 @@ def test_lines_moved_by_edits_above_them_are_moved_and_fix_re_anchors_them(repo:
         f"insights/{key}: src/app.py#L4-5 (lines 4-5) re-anchored at src/app.py#L6-7",
     )
     assert "src/app.py#L6-7@" in header(repo)
-    assert verify(repo) == (0, "1 references in 1 entries: 1 fresh, 0 moved, 0 changed, 0 missing\n")
+    assert verify(repo) == (0, "1 reference in 1 entry: 1 fresh, 0 moved, 0 changed, 0 missing\n")
     index = (repo / MEMORY / "INDEX.md").read_text("utf-8")
     assert lh("memory", "index", "--check", cwd=repo).returncode == 0, index
 
@@ -125,7 +125,7 @@ def test_changed_lines_make_the_entry_stale_everywhere(repo: Path) -> None:
         1,
         f"insights/{key}: src/app.py#L5 (line 5) changed\n"
         "2 references in 2 entries: 1 fresh, 0 moved, 1 changed, 0 missing\n"
-        '1 stale entries: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
+        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
         " --ref PATH#Lstart-end) or delete it\n",
     )
     rows = {r["id"]: r for r in json.loads(lh("memory", "get", "insights", "--json", cwd=repo).stdout)["entries"]}
@@ -145,7 +145,7 @@ def test_changed_lines_make_the_entry_stale_everywhere(repo: Path) -> None:
     )
     hook = session_start(repo)
     assert hook.endswith(
-        "\n\nlean-harness: 1 memory entries cite lines that changed or files that are gone;"
+        "\n\nlean-harness: 1 memory entry cites lines that changed or files that are gone;"
         " run `lh memory verify` before trusting them.\n"
     )
     # fixing a note is one command; verify then reports it fresh
@@ -173,8 +173,8 @@ def test_the_hook_says_when_a_cited_file_changed_since_the_last_check(repo: Path
     app = repo / "src" / "app.py"
     app.write_text(APP + "# more\n", "utf-8")
     assert session_start(repo).endswith(
-        "\n\nlean-harness: 1 file(s) cited by memory notes changed since the notes were last checked"
-        " (0 entries were stale then); run `lh memory verify` before trusting notes that cite them.\n"
+        "\n\nlean-harness: 1 file cited by memory notes changed since the notes were last checked"
+        " (then 0 memory entries stale); run `lh memory verify` before trusting notes that cite them.\n"
     )
     assert verify(repo)[0] == 0
     assert "cite" not in session_start(repo).split("\n\n")[-1]
@@ -193,12 +193,12 @@ def test_a_file_renamed_with_git_mv_is_followed(repo: Path, commit: bool) -> Non
         0,
         f"insights/{key}: src/app.py (whole file) moved to {target}\n"
         f"insights/{key}: src/app.py#L4-5 (lines 4-5) moved to {target}#L4-5\n"
-        "2 references in 1 entries: 0 fresh, 2 moved, 0 changed, 0 missing\n"
+        "2 references in 1 entry: 0 fresh, 2 moved, 0 changed, 0 missing\n"
         'run "lh memory verify --fix" to re-anchor the moved references\n',
     )
     assert verify(repo, "--fix")[0] == 0
     assert f'refs="{target}@' in header(repo)
-    assert verify(repo) == (0, "2 references in 1 entries: 2 fresh, 0 moved, 0 changed, 0 missing\n")
+    assert verify(repo) == (0, "2 references in 1 entry: 2 fresh, 0 moved, 0 changed, 0 missing\n")
 
 
 def test_a_renamed_file_whose_lines_changed_is_changed(repo: Path) -> None:
@@ -221,8 +221,8 @@ def test_a_deleted_file_is_missing(repo: Path) -> None:
     assert verify(repo) == (
         1,
         f"insights/{key}: src/app.py#L5 (line 5) missing (the file is gone)\n"
-        "1 references in 1 entries: 0 fresh, 0 moved, 0 changed, 1 missing\n"
-        '1 stale entries: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
+        "1 reference in 1 entry: 0 fresh, 0 moved, 0 changed, 1 missing\n"
+        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
         " --ref PATH#Lstart-end) or delete it\n",
     )
     done = lh("memory", "verify", "--json", cwd=repo)
@@ -305,7 +305,7 @@ def test_doctor_names_the_stale_entries(repo: Path) -> None:
     check = next(c for c in json.loads(done.stdout)["checks"] if c["id"] == "evidence")
     assert (check["status"], check["message"], check["fix"]) == (
         "fail",
-        f"1 entry cite lines that changed or files that are gone: insights/{key}: src/app.py#L5 changed",
+        f"1 entry cites lines that changed or files that are gone: insights/{key}: src/app.py#L5 changed",
         'lh memory verify, then update each note (lh memory put SHARD "text" --id KEY --ref ...) or delete it',
     )
 
@@ -380,7 +380,7 @@ def test_merging_a_branch_that_edits_the_cited_code(repo: Path) -> None:
         f"insights/{moved}: src/app.py#L8 (line 8) moved to src/app.py#L9\n"
         "2 references in 2 entries: 0 fresh, 1 moved, 1 changed, 0 missing\n"
         'run "lh memory verify --fix" to re-anchor the moved references\n'
-        '1 stale entries: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
+        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
         " --ref PATH#Lstart-end) or delete it\n",
     )
 
@@ -465,8 +465,29 @@ def test_a_merge_of_two_branches_that_both_re_anchored_a_note_keeps_every_refere
         0,
         f"insights/{key}: src/app.py#L5 (line 5) moved to src/app.py#L7\n"
         f"insights/{key}: src/app.py#L8 (line 8) moved to src/app.py#L10\n"
-        "3 references in 1 entries: 1 fresh, 2 moved, 0 changed, 0 missing\n"
+        "3 references in 1 entry: 1 fresh, 2 moved, 0 changed, 0 missing\n"
         'run "lh memory verify --fix" to re-anchor the moved references\n',
     )
     assert verify(repo, "--fix")[0] == 0
     assert f'refs="src/app.py#L7-7@{five} src/app.py#L10-10@{eight}"' in header(repo)
+
+
+def test_a_hand_edited_refs_attribute_that_cannot_be_read_makes_the_entry_stale_not_memory_unusable(repo: Path) -> None:
+    key = put(repo, NOTE, "--ref", "src/app.py#L5")
+    shard = repo / MEMORY / "insights.md"
+    text = shard.read_text("utf-8")
+    start = text.index('refs="') + len('refs="')
+    shard.write_text(text[:start] + "src/app.py#L5" + text[text.index('"', start) :], "utf-8")
+    assert lh("memory", "index", cwd=repo).returncode == 0
+    assert verify(repo) == (
+        1,
+        f".agents/memory/insights.md: entry {key}: reference 'src/app.py#L5' is malformed; expected"
+        f' PATH#Lstart-end@digest; fix the attribute by hand, or run "lh memory put insights TEXT --id {key} --ref ..."\n'
+        "0 references in 1 entry: 0 fresh, 0 moved, 0 changed, 0 missing\n"
+        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
+        " --ref PATH#Lstart-end) or delete it\n",
+    )
+    assert "Stale: 1 entry cites" in (repo / MEMORY / "INDEX.md").read_text("utf-8")
+    assert put(repo, "another note") != key  # writes still work
+    assert put(repo, NOTE, "--id", key, "--ref", "src/app.py#L5") == key
+    assert verify(repo) == (0, "1 reference in 1 entry: 1 fresh, 0 moved, 0 changed, 0 missing\n")

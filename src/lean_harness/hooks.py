@@ -55,12 +55,11 @@ CHANGED = (
     " and pull a changed shard with `lh memory get SHARD` if the task needs it."
 )
 STALE = (
-    "lean-harness: {entries} memory entries cite lines that changed or files that are gone;"
-    " run `lh memory verify` before trusting them."
+    "lean-harness: {entries} lines that changed or files that are gone; run `lh memory verify` before trusting them."
 )
 CITED_CHANGED = (
-    "lean-harness: {files} file(s) cited by memory notes changed since the notes were last checked"
-    " ({entries} entries were stale then); run `lh memory verify` before trusting notes that cite them."
+    "lean-harness: {files} cited by memory notes changed since the notes were last checked"
+    " (then {entries} stale); run `lh memory verify` before trusting notes that cite them."
 )
 REMINDER = (
     "Before the context is compacted: save what you learned that will still matter in a later"
@@ -445,9 +444,12 @@ def evidence_line(project: Project) -> str:
             changed += now != (int(parts[0]), int(parts[1]), int(parts[2]))
         elif kind == "m":
             changed += os.path.exists(os.path.join(project.root, _unquote(rest)))
+    stale = "1 memory entry" if entries == 1 else f"{entries} memory entries"
     if changed:
-        return CITED_CHANGED.format(files=changed, entries=entries)
-    return STALE.format(entries=entries) if entries else ""
+        files = "1 file" if changed == 1 else f"{changed} files"
+        return CITED_CHANGED.format(files=files, entries=stale)
+    cite = "1 memory entry cites" if entries == 1 else f"{entries} memory entries cite"
+    return STALE.format(entries=cite) if entries else ""
 
 
 def _unquote(text: str) -> str:

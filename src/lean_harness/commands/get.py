@@ -155,5 +155,7 @@ def _stale_mark(cited: Any) -> str:
     """A note after an entry's header line when a reference it cites changed or is gone."""
     if cited is None or not cited.stale:
         return ""
+    if cited.problem:
+        return ' [stale: its refs attribute cannot be read; run "lh memory verify"]'
     gone = ", ".join(f"{f.anchor.spec} {f.status}" for f in cited.findings if f.stale)
     return f' [stale: {gone}; run "lh memory verify"]'

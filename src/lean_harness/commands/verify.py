@@ -41,25 +41,33 @@ def run(args: argparse.Namespace) -> int:
                 "findings": [finding_json(e.shard, e.id, f) for e, f in findings if f.status != "fresh"],
                 "fixed": len(fixed),
             },
+            [e.problem for e in result.entries if e.problem],
         )
     else:
         for entry, finding in findings:
             if finding.status != "fresh":
                 print(describe(entry.shard, entry.id, finding, fixed=bool(fixed)))
-        print(
-            f"{len(findings)} references in {len(result.entries)} entries: {counts['fresh']} fresh,"
-            f" {counts['moved']} moved, {counts['changed']} changed, {counts['missing']} missing"
-        )
+        for entry in result.entries:
+            if entry.problem:
+                again = f"lh memory put {entry.shard} TEXT --id {entry.id} --ref ..."
+                print(f'{entry.problem}; fix the attribute by hand, or run "{again}"')
+        tally = ", ".join(f"{counts[status]} {status}" for status in counts)
+        print(f"{plural(len(findings), 'reference')} in {plural(len(result.entries), 'entry', 'entries')}: {tally}")
         if fixed:
-            print(f"re-anchored {len(fixed)} moved references")
+            print(f"re-anchored {plural(len(fixed), 'moved reference')}")
         elif counts["moved"]:
             print('run "lh memory verify --fix" to re-anchor the moved references')
         if result.stale:
             print(
-                f"{len(result.stale)} stale entries: read the cited code, then update each note"
-                ' (lh memory put SHARD "text" --id KEY --ref PATH#Lstart-end) or delete it'
+                f"{plural(len(result.stale), 'stale entry', 'stale entries')}: read the cited code, then update each"
+                ' note (lh memory put SHARD "text" --id KEY --ref PATH#Lstart-end) or delete it'
             )
     return 1 if result.stale else 0
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    """`1 reference`, `2 references`."""
+    return f"{count} {one}" if count == 1 else f"{count} {many or one + 's'}"
 
 
 def describe(shard: str, key: str, finding: Any, *, fixed: bool = False) -> str:

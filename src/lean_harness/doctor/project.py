@@ -313,12 +313,13 @@ def evidence(p: Project) -> Verdict:
     references = sum(len(e.findings) for e in result.entries)
     if result.stale:
         named = [
-            f"{e.shard}/{e.id}: " + ", ".join(f"{f.anchor.spec} {f.status}" for f in e.findings if f.stale)
+            e.problem or f"{e.shard}/{e.id}: " + ", ".join(f"{f.anchor.spec} {f.status}" for f in e.findings if f.stale)
             for e in result.stale
         ]
+        cite = "cites" if len(result.stale) == 1 else "cite"
         return Verdict(
             "fail",
-            f"{_entries(len(result.stale))} cite lines that changed or files that are gone: {named[0]}",
+            f"{_entries(len(result.stale))} {cite} lines that changed or files that are gone: {named[0]}",
             'lh memory verify, then update each note (lh memory put SHARD "text" --id KEY --ref ...) or delete it',
             tuple(named[1:]),
         )

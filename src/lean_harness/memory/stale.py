@@ -39,15 +39,11 @@ class Cited:
     shard: str
     id: str
     findings: tuple[Finding, ...]
+    problem: str = ""  # why its refs attribute could not be read (a hand edit); such an entry is stale
 
     @property
     def stale(self) -> bool:
-        return any(f.stale for f in self.findings)
-
-    @property
-    def status(self) -> str:
-        """The entry's worst reference status."""
-        return max((f.status for f in self.findings), key=evidence.STATUSES.index, default="fresh")
+        return bool(self.problem) or any(f.stale for f in self.findings)
 
 
 @dataclass(frozen=True)
@@ -60,24 +56,28 @@ class Report:
     def stale(self) -> tuple[Cited, ...]:
         return tuple(e for e in self.entries if e.stale)
 
-    def of(self, shard: str, key: str) -> Cited | None:
-        for entry in self.entries:
-            if entry.shard == shard and entry.id == key:
-                return entry
-        return None
+
+Refs = tuple[str, str, tuple[Anchor, ...], str]  # shard, id, anchors, why the refs could not be read
 
 
-def references(memory: Memory, shards: Iterable[str] | None = None) -> list[tuple[str, str, tuple[Anchor, ...]]]:
-    """(shard, id, anchors) of every entry that cites files, from the shard summaries."""
+def references(memory: Memory, shards: Iterable[str] | None = None) -> list[Refs]:
+    """(shard, id, anchors, problem) of every entry that cites files, from the shard summaries."""
     found = []
     for name in memory.config.shard_names if shards is None else shards:
         seen: set[str] = set()
-        where = memory.shown(memory.shard_path(name))
         for key, value in memory.summary(name).refs:
             if key not in seen:
                 seen.add(key)
-                found.append((name, key, evidence.decode(value, f"{where}: entry {key}")))
+                found.append(_decoded(memory, name, key, value))
     return found
+
+
+def _decoded(memory: Memory, name: str, key: str, value: str) -> Refs:
+    where = f"{memory.shown(memory.shard_path(name))}: entry {key}"
+    try:
+        return name, key, evidence.decode(value, where), ""
+    except LhError as error:
+        return name, key, (), error.message
 
 
 def report(memory: Memory, shards: Iterable[str] | None = None) -> Report:
@@ -87,8 +87,8 @@ def report(memory: Memory, shards: Iterable[str] | None = None) -> Report:
     and for the session-start hook.
     """
     cited = references(memory, shards)
-    findings, stats = _findings(memory, [a for _, _, anchors in cited for a in anchors])
-    result = Report(tuple(Cited(name, key, tuple(findings[a] for a in anchors)) for name, key, anchors in cited))
+    findings, stats = _findings(memory, [a for _, _, anchors, _ in cited for a in anchors])
+    result = Report(tuple(Cited(n, k, tuple(findings[a] for a in anchors), why) for n, k, anchors, why in cited))
     if shards is None:
         _save(_cache_path(memory), findings, stats, len(result.stale))
     return result
@@ -96,15 +96,11 @@ def report(memory: Memory, shards: Iterable[str] | None = None) -> Report:
 
 def of_entries(memory: Memory, entries: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], Cited]:
     """The state of each given (shard, id, refs value) that cites files; only their files are read."""
-    cited = []
-    for name, key, value in entries:
-        if value:
-            where = f"{memory.shown(memory.shard_path(name))}: entry {key}"
-            cited.append((name, key, evidence.decode(value, where)))
+    cited = [_decoded(memory, name, key, value) for name, key, value in entries if value]
     if not cited:
         return {}
-    findings, _ = _findings(memory, [a for _, _, anchors in cited for a in anchors])
-    return {(n, k): Cited(n, k, tuple(findings[a] for a in anchors)) for n, k, anchors in cited}
+    findings, _ = _findings(memory, [a for _, _, anchors, _ in cited for a in anchors])
+    return {(n, k): Cited(n, k, tuple(findings[a] for a in anchors), why) for n, k, anchors, why in cited}
 
 
 def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Finding], dict[str, Stat | None]]:
