@@ -482,7 +482,8 @@ def test_a_hand_edited_refs_attribute_that_cannot_be_read_makes_the_entry_stale_
     assert verify(repo) == (
         1,
         f".agents/memory/insights.md: entry {key}: reference 'src/app.py#L5' is malformed; expected"
-        f' PATH#Lstart-end@digest; fix the attribute by hand, or run "lh memory put insights TEXT --id {key} --ref ..."\n'
+        " PATH#Lstart-end@digest; fix the attribute by hand,"
+        f' or run "lh memory put insights TEXT --id {key} --ref ..."\n'
         "0 references in 1 entry: 0 fresh, 0 moved, 0 changed, 0 missing\n"
         '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
         " --ref PATH#Lstart-end) or delete it\n",
