@@ -199,6 +199,11 @@ def test_a_file_renamed_with_git_mv_is_followed(repo: Path, commit: bool) -> Non
     assert verify(repo, "--fix")[0] == 0
     assert f'refs="{target}@' in header(repo)
     assert verify(repo) == (0, "2 references in 1 entry: 2 fresh, 0 moved, 0 changed, 0 missing\n")
+    # the renames git knows are cached until git's state changes: a further rename is seen
+    git(repo, "commit", "-qam", "renamed")
+    assert verify(repo)[0] == 0
+    git(repo, "mv", target, "lib.py")
+    assert verify(repo)[1].splitlines()[0] == f"insights/{key}: {target} (whole file) moved to lib.py"
 
 
 def test_a_renamed_file_whose_lines_changed_is_changed(repo: Path) -> None:

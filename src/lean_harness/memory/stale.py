@@ -118,7 +118,7 @@ def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Findi
         else:
             unknown.append(item)
     if unknown:
-        findings.update(evidence.check(root, unknown))
+        findings.update(evidence.check(root, unknown, memory.config.cache_dir / "lh" / "renames"))
     return findings, stats
 
 
