@@ -138,6 +138,9 @@ def index(p: Project) -> Verdict:
     if result.duplicates:
         first, *rest = result.duplicates
         return Verdict("fail", first, "lh memory index (keeps each entry once)", tuple(rest))
+    if result.clashes:
+        first, *rest = result.clashes
+        return Verdict("fail", first, "keep one entry per id, then lh memory index", tuple(rest))
     if not result.fresh_before:
         return Verdict("fail", f"{result.path} is stale", f"{FIX} (or lh memory index)")
     if result.tokens > result.budget:
@@ -329,6 +332,26 @@ def evidence(p: Project) -> Verdict:
     return Verdict("ok", f"{references} references in {_entries(len(result.entries))} are fresh")
 
 
+def journal(p: Project) -> Verdict:
+    """No journal that lh will never apply: one in the committed tree, or one written for another folder."""
+    from lean_harness.memory import journal as journal_mod
+
+    skipped = _skip_without_config(p)
+    if skipped or p.config is None:
+        return skipped or Verdict("skip", "skipped")
+    folder = p.config.memory_dir
+    stray = journal_mod.stray(folder, p.config.cache_dir / "lh" / journal_mod.JOURNAL_NAME) if folder.is_dir() else []
+    if stray:
+        shown = [p.shown(path) for path in stray]
+        return Verdict(
+            "warn",
+            f"{shown[0]} is a journal lh did not write for this folder; it is never applied",
+            "check the memory files with git diff, then delete it (and git rm it if it is committed)",
+            tuple(shown[1:]),
+        )
+    return Verdict("ok", "no unfinished write")
+
+
 def _entries(count: int) -> str:
     return "1 entry" if count == 1 else f"{count} entries"
 
@@ -345,6 +368,7 @@ CHECKS: tuple[Check[Project], ...] = (
     symlinks,
     encoding,
     conflicts,
+    journal,
     reachability,
     evidence,
 )

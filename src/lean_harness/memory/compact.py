@@ -278,7 +278,7 @@ def _digest(
     ]
     if allowed:
         extra.append(("allow-secret", ",".join(allowed)))
-    # A digest cites what its sources cited, so it is stale when one of them would be (adr/0015).
+    # A digest cites what its sources cited, so it is stale when one of them would be (adr/0016).
     refs = " ".join(sorted({r for e in sources for r in (e.attr("refs") or "").split()}))
     if refs:
         extra.append(("refs", refs))

@@ -11,7 +11,7 @@ cites the whole file.
 Checking a reference gives one of: fresh (the lines hash as they did), moved (the same lines
 now sit elsewhere in the file, or in the file git says it was renamed to), changed, missing.
 Git is asked only when a cited file is missing, and only where the project is in a git work
-tree (adr/0015-evidence-anchors.md).
+tree (adr/0016-evidence-anchors.md).
 """
 
 from __future__ import annotations

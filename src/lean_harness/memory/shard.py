@@ -225,7 +225,7 @@ def without_duplicates(shard: Shard) -> tuple[Shard, tuple[str, ...]]:
 
 def _merged_extra(first: Entry, copy: Entry) -> tuple[tuple[str, str], ...]:
     # The first copy's attributes win, but no reference is dropped: both branches' citations are
-    # kept, and `lh memory verify` tells which still hold (adr/0015-evidence-anchors.md).
+    # kept, and `lh memory verify` tells which still hold (adr/0016-evidence-anchors.md).
     refs = " ".join(sorted({*(first.attr("refs") or "").split(), *(copy.attr("refs") or "").split()}))
     kept = tuple((k, refs if k == "refs" else v) for k, v in first.extra)
     return (*kept, *((k, v) for k, v in copy.extra if first.attr(k) is None))

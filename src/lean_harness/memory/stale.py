@@ -11,7 +11,7 @@ hook reads without importing anything:
     m PATH                           a cited file that was missing
 
 A file whose stat still matches, and that had not changed for two seconds when it was
-checked, is not read again (adr/0015-evidence-anchors.md).
+checked, is not read again (adr/0016-evidence-anchors.md).
 """
 
 from __future__ import annotations

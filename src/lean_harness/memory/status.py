@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lean_harness.files import refuse_symlink, write_text
 from lean_harness.memory import index as index_md
-from lean_harness.memory.handle import Memory
+from lean_harness.memory.handle import Memory, header_re
 from lean_harness.memory.shard import parse, render, without_duplicates
 
 
@@ -47,6 +47,7 @@ class IndexResult:
     budget: int
     titles: int
     duplicates: tuple[str, ...] = ()  # "path: line N: entry X again ...", found by --check or removed
+    clashes: tuple[str, ...] = ()  # "path:line: entry X is also in path:line ...": one id in two shards
 
 
 def _remove_duplicates(memory: Memory) -> tuple[str, ...]:
@@ -86,7 +87,8 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         with memory.reading():
             rendered = memory.render_index()
             duplicates = _found_duplicates(memory)
-            fresh = _index_matches(memory, rendered.text) and not duplicates
+            clashes = id_clashes(memory)
+            fresh = _index_matches(memory, rendered.text) and not duplicates and not clashes
         return IndexResult(
             memory.shown(memory.index_path),
             fresh,
@@ -95,6 +97,7 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
             memory.config.index_token_budget,
             rendered.titles,
             duplicates,
+            clashes,
         )
     with memory.writing():
         # Every shard is parsed or summarized before anything is written, so a broken one stops
@@ -105,6 +108,7 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         rendered = memory.render_index()
         fresh = _index_matches(memory, rendered.text) and not duplicates
         written = write_text(memory.index_path, rendered.text) or bool(duplicates)
+        clashes = id_clashes(memory)
     return IndexResult(
         memory.shown(memory.index_path),
         fresh,
@@ -113,7 +117,39 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         memory.config.index_token_budget,
         rendered.titles,
         duplicates,
+        clashes,
     )
+
+
+def id_clashes(memory: Memory) -> tuple[str, ...]:
+    """Ids that name entries in two shards, each with both places ("file:line"); an id names one entry."""
+    where: dict[str, list[str]] = {}
+    for name in memory.config.shard_names:
+        if not memory.summary(name).exists:
+            continue
+        text, data = memory.read_shard(name)
+        for line in memory.ids(name, text, data).splitlines():
+            key = line.partition(" ")[2]
+            shards = where.setdefault(key, [])
+            if name not in shards:
+                shards.append(name)
+    found = []
+    for key, names in sorted(where.items()):
+        if len(names) < 2:
+            continue
+        places = [_place(memory, name, key) for name in names]
+        found.append(
+            f"{places[0]}: entry {key} is also in {', '.join(places[1:])}; an id names one entry:"
+            " delete one copy, or give it another id (lh memory put SHARD TEXT --id NEW)"
+        )
+    return tuple(found)
+
+
+def _place(memory: Memory, name: str, key: str) -> str:
+    text, _ = memory.read_shard(name)
+    match = header_re(key).search(text)
+    line = text.count("\n", 0, match.start()) + 1 if match else 0
+    return f"{memory.shown(memory.shard_path(name))}:{line}"
 
 
 def _index_matches(memory: Memory, text: str) -> bool:

@@ -158,8 +158,7 @@ def add_entries(
     journal.commit(memory.config.memory_dir, changes, memory.journal_path)
     for name in grouped:
         memory._summaries.pop(name, None)
-    if grouped:
-        write_index(memory)
+    write_index(memory)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
     return tuple(grouped)
 
 
