@@ -11,7 +11,7 @@ renamed already (adr/0012-compaction.md).
 The journal lives in the git-ignored cache (`<cacheDir>/lh/journal`), never in the committed
 tree, and it records the identity (device and inode) of the memory dir it was written for: a
 journal that arrives with a checkout, a copy or an archive names another folder and is never
-applied (adr/0016-one-entry-rule-set.md). A journal left in the memory dir by older versions
+applied (adr/0015-one-entry-rule-set.md). A journal left in the memory dir by older versions
 (`.lh-journal`) is never read; doctor reports it.
 
 The journal is JSON: `{"version": 2, "folder": [device, inode], "replace": [[target, temp], ...],

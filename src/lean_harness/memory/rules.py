@@ -7,7 +7,7 @@ break `str.splitlines` knows becomes `\\n`), and a line is refused with the same
 parser uses to find markers (`shard.marker_kind`), so no text can hold a line that the parser
 reads as structure. Control characters other than tab and newline are refused: NUL makes git
 treat a shard as binary, escape sequences rewrite a terminal, and separators split lines for
-some readers and not others (adr/0016-one-entry-rule-set.md).
+some readers and not others (adr/0015-one-entry-rule-set.md).
 
 Problems are returned as messages without a location; `require` puts the caller's location in
 front and raises. Credentials are looked for in every field that is stored or printed: the
