@@ -497,3 +497,18 @@ def test_a_hand_edited_refs_attribute_that_cannot_be_read_makes_the_entry_stale_
     assert put(repo, "another note") != key  # writes still work
     assert put(repo, NOTE, "--id", key, "--ref", "src/app.py#L5") == key
     assert verify(repo) == (0, "1 reference in 1 entry: 1 fresh, 0 moved, 0 changed, 0 missing\n")
+
+
+def test_the_hook_notices_a_missing_cited_file_that_came_back(repo: Path) -> None:
+    put(repo, NOTE, "--ref", "src/app.py#L5")
+    (repo / "src" / "app.py").unlink()
+    assert verify(repo)[0] == 1
+    assert session_start(repo).endswith(
+        "\n\nlean-harness: 1 memory entry cites lines that changed or files that are gone;"
+        " run `lh memory verify` before trusting them.\n"
+    )
+    (repo / "src" / "app.py").write_text(APP, "utf-8")
+    assert session_start(repo).endswith(
+        "\n\nlean-harness: 1 file cited by memory notes changed since the notes were last checked"
+        " (then 1 memory entry stale); run `lh memory verify` before trusting notes that cite them.\n"
+    )
