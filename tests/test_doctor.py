@@ -30,6 +30,7 @@ PROJECT_IDS = [
     "conflicts",
     "journal",
     "reachability",
+    "evidence",
 ]
 MEMORY = ".agents/memory"
 
@@ -62,6 +63,7 @@ def test_a_healthy_project_passes_every_check(repo: Path, capsys: pytest.Capture
     assert checks["index"]["message"].startswith(f"{MEMORY}/INDEX.md is fresh (")
     assert checks["git-merge"]["message"] == f"git merges {MEMORY}/seed.md with its union driver"
     assert checks["reachability"]["message"] == "1 entry: each is found by its own first line"
+    assert checks["evidence"]["message"] == "no entry cites project files"
 
 
 def test_text_output_and_exit_code_as_a_real_process(repo: Path) -> None:
@@ -70,7 +72,7 @@ def test_text_output_and_exit_code_as_a_real_process(repo: Path) -> None:
     assert done.returncode == 1
     assert "FAIL  index         .agents/memory/INDEX.md is stale\n" in done.stdout
     assert "                    fix: lh doctor --fix (or lh memory index)\n" in done.stdout
-    assert done.stderr == "lh doctor: 12 ok, 1 fail\n"
+    assert done.stderr == "lh doctor: 13 ok, 1 fail\n"
 
 
 def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,7 +80,7 @@ def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str])
     data = json.loads(capsys.readouterr().out)
     assert list(data) == ["version", "command", "ok", "counts", "checks", "fixed", "not_fixed", "problems"]
     assert (data["version"], data["command"], data["ok"], data["problems"]) == (1, "doctor", True, [])
-    assert data["counts"] == {"ok": 13, "warn": 0, "fail": 0, "skip": 0}
+    assert data["counts"] == {"ok": 14, "warn": 0, "fail": 0, "skip": 0}
     assert all(list(c) == ["id", "status", "message", "fix", "details"] for c in data["checks"])
 
 

@@ -48,8 +48,21 @@ def test_query_returns_whole_entries_best_first(memory: Path, capsys: pytest.Cap
     assert first["id"] == "lock"
     assert first["text"] == NOTES[0][1]
     assert first["shard"] == "failures"
-    assert set(first) == {"id", "shard", "score", "tokens", "created", "tags", "text", "cut", "matched"}
+    assert set(first) == {
+        "id",
+        "shard",
+        "score",
+        "tokens",
+        "created",
+        "tags",
+        "text",
+        "cut",
+        "matched",
+        "stale",
+        "refs",
+    }
     assert first["matched"] == ["lock", "test", "hang", "windows"]
+    assert (first["stale"], first["refs"]) == (False, [])
     assert data["total_tokens"] == sum(r["tokens"] for r in data["results"])  # type: ignore[attr-defined]
 
 

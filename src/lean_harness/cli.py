@@ -33,6 +33,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("memory", "put"): ("store a note in a shard (TEXT - reads stdin)", "put"),
     ("memory", "get"): ("print a shard's entries, or with --query the entries that best match", "get"),
     ("memory", "index"): ("regenerate INDEX.md", "index"),
+    ("memory", "verify"): ("check the code lines notes cite; exit 1 when any changed or is gone", "verify"),
     ("memory", "status"): ("entries and tokens per shard against the budget", "status"),
     ("memory", "compact"): ("merge old entries into digests until memory is under its target", "compact"),
     ("memory", "expand"): ("put the entries of a digest back from the archive", "expand"),

@@ -4,8 +4,10 @@ before its context is compacted.
 Each hook reads the client's JSON event on stdin and prints text that the client adds to the
 agent's context (adr/0010-hooks.md):
 
-- `session-start`: a one-line preface, INDEX.md with credentials masked, and one line when the
-  memory is over its compaction threshold; it records which memory files the agent has seen.
+- `session-start`: a one-line preface, INDEX.md with credentials masked, one line when the
+  memory is over its compaction threshold and one when notes cite code that changed (as the last
+  check found it, or because a cited file changed since); it records which memory files the agent
+  has seen.
 - `prompt-submit`: the paths of memory files that changed on disk since the agent last saw them,
   capped, the agent's own `lh` writes excluded; nothing when nothing changed.
 - `pre-compact`: a reminder to save durable learnings with `lh memory put`.
@@ -51,6 +53,13 @@ COMPACTION = (
 CHANGED = (
     "Memory files changed on disk since you last read them (not by lh): {paths}. Re-read {index}"
     " and pull a changed shard with `lh memory get SHARD` if the task needs it."
+)
+STALE = (
+    "lean-harness: {entries} lines that changed or files that are gone; run `lh memory verify` before trusting them."
+)
+CITED_CHANGED = (
+    "lean-harness: {files} cited by memory notes changed since the notes were last checked"
+    " (then {entries} stale); run `lh memory verify` before trusting notes that cite them."
 )
 REMINDER = (
     "Before the context is compacted: save what you learned that will still matter in a later"
@@ -120,6 +129,9 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     due = compaction_line(text)
     if due:
         lines += ["", due]
+    stale = evidence_line(project)
+    if stale:
+        lines += ["", stale]
     return "\n".join(lines) + "\n"
 
 
@@ -407,3 +419,55 @@ def compaction_line(index_text: str) -> str:
                 return COMPACTION.format(tokens=tokens, budget=budget, percent=percent, at=at)
             return ""
     return ""
+
+
+def evidence_line(project: Project) -> str:
+    """One line on stale notes, from the last check's record and the cited files' stat data.
+
+    The record (`<cacheDir>/lh/evidence`, written by memory/stale.py) holds the stale count and
+    the stat of each cited file when it was checked; nothing is hashed here, so a cited file
+    whose stat differs is reported as changed since the check, not as stale.
+    """
+    try:
+        with open(os.path.join(project.cache_dir, "lh", "evidence"), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    head = lines[0].split() if lines else []
+    if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not head[3].isdigit():
+        return ""
+    entries = int(head[3])
+    changed = 0
+    for line in lines[1:]:
+        kind, _, rest = line.partition(" ")
+        if kind == "f":
+            parts = rest.split(" ", 3)
+            if len(parts) != 4:
+                continue
+            try:
+                now = _stat_key(os.stat(os.path.join(project.root, _unquote(parts[3]))))
+            except (OSError, ValueError):
+                changed += 1
+                continue
+            changed += now != (int(parts[0]), int(parts[1]), int(parts[2]))
+        elif kind == "m":
+            changed += os.path.exists(os.path.join(project.root, _unquote(rest)))
+    stale = "1 memory entry" if entries == 1 else f"{entries} memory entries"
+    if changed:
+        files = "1 file" if changed == 1 else f"{changed} files"
+        return CITED_CHANGED.format(files=files, entries=stale)
+    cite = "1 memory entry cites" if entries == 1 else f"{entries} memory entries cite"
+    return STALE.format(entries=cite) if entries else ""
+
+
+def _unquote(text: str) -> str:
+    if "%" not in text:
+        return text
+    parts = text.split("%")
+    data = parts[0].encode()
+    for part in parts[1:]:
+        try:
+            data += bytes.fromhex(part[:2]) + part[2:].encode()
+        except ValueError:
+            return text  # not a path lh wrote: it will not stat, and counts as changed
+    return data.decode("utf-8", errors="replace")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lean_harness.commands import emit, open_memory, positive
 from lean_harness.errors import LhError
@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     with memory.reading():
         entries = memory.entries(name)
         counts = memory.counter.counts([e.text for e in entries])
+        cited = _cited(memory, [(name, e.id, e.attr("refs") or "") for e in entries])
     shown = memory.shown(memory.shard_path(name))
     texts, warnings = [], []
     for entry in entries:
@@ -57,7 +58,15 @@ def run(args: argparse.Namespace) -> int:
         ]
     if args.json:
         rows = [
-            {"id": e.id, "shard": name, "created": e.created, "tags": list(e.tags), "tokens": n, "text": t}
+            {
+                "id": e.id,
+                "shard": name,
+                "created": e.created,
+                "tags": list(e.tags),
+                "tokens": n,
+                "text": t,
+                **_evidence_json(cited.get((name, e.id))),
+            }
             for e, n, t in zip(entries, counts, texts, strict=True)
         ]
         emit("memory get", {"shard": name, "entries": rows, "total_tokens": sum(counts)}, warnings)
@@ -69,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: no entries")
     for number, (entry, text) in enumerate(zip(entries, texts, strict=True)):
         tags = "".join(f" #{t}" for t in entry.tags)
-        print(("\n" if number else "") + f"[{entry.id}] {entry.created}{tags}")
+        print(
+            ("\n" if number else "") + f"[{entry.id}] {entry.created}{tags}{_stale_mark(cited.get((name, entry.id)))}"
+        )
         print(text)
     return 0
 
@@ -89,6 +100,7 @@ def _query(args: argparse.Namespace) -> int:
         tags=args.tags,
         min_score=min_score,
     )
+    cited = _cited(memory, [(r.shard, r.id, r.refs) for r in answer.results])
     masked = [r for r in answer.results if r.masked]
     warnings = [
         f"{memory.shown(memory.shard_path(r.shard))}: entry {r.id} holds what looks like a credential (masked here);"
@@ -107,6 +119,7 @@ def _query(args: argparse.Namespace) -> int:
                 "text": r.text,
                 "cut": r.cut,
                 "matched": list(r.matched),
+                **_evidence_json(cited.get((r.shard, r.id))),
             }
             for r in answer.results
         ]
@@ -121,6 +134,7 @@ def _query(args: argparse.Namespace) -> int:
         print(
             ("\n" if number else "")
             + f"[{r.shard}/{r.id}] score {r.score:.2f}, {r.tokens} tokens, {r.created[:10]}{tags}"
+            + _stale_mark(cited.get((r.shard, r.id)))
         )
         print(r.text)
     return 0
@@ -139,3 +153,30 @@ def _nothing(nearest: Hit | None, min_score: float) -> str:
         f"nothing matched well: the closest entry, {nearest.shard}/{nearest.id}, scores {nearest.score:.2f},"
         f" below --min-score {min_score:g} ({holds}); try other words, or --min-score 0"
     )
+
+
+def _cited(memory: Any, entries: list[tuple[str, str, str]]) -> dict[tuple[str, str], Any]:
+    """The reference state of the entries that cite files (none are read when no entry does)."""
+    if not any(value for _, _, value in entries):
+        return {}
+    from lean_harness.memory import stale
+
+    return stale.of_entries(memory, entries)
+
+
+def _evidence_json(cited: Any) -> dict[str, Any]:
+    from lean_harness.commands.verify import reference_json
+
+    if cited is None:
+        return {"stale": False, "refs": []}
+    return {"stale": cited.stale, "refs": [reference_json(f) for f in cited.findings]}
+
+
+def _stale_mark(cited: Any) -> str:
+    """A note after an entry's header line when a reference it cites changed or is gone."""
+    if cited is None or not cited.stale:
+        return ""
+    if cited.problem:
+        return ' [stale: its refs attribute cannot be read; run "lh memory verify"]'
+    gone = ", ".join(f"{f.anchor.spec} {f.status}" for f in cited.findings if f.stale)
+    return f' [stale: {gone}; run "lh memory verify"]'

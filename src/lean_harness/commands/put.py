@@ -24,6 +24,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="store despite a finding of scanner rule RULE (recorded in the entry)",
     )
+    parser.add_argument(
+        "--ref",
+        dest="refs",
+        action="append",
+        metavar="PATH[#Lstart[-Lend]]",
+        help="a project file (and lines) the note is about; with --id, replaces the entry's references (repeatable)",
+    )
+    parser.add_argument("--no-refs", action="store_true", help="with --id: drop the entry's references")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
@@ -42,7 +50,12 @@ def run(args: argparse.Namespace) -> int:
 
     memory = open_memory()
     tags = [*args.tag, "pinned"] if args.pin else args.tag
-    result = writes.put(memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret)
+    if args.no_refs and args.refs:
+        raise LhError("--no-refs drops the references and --ref sets them; give one of them")
+    refs = [] if args.no_refs else args.refs
+    result = writes.put(
+        memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret, refs=refs
+    )
     next_merge = _next_merge(memory, result)
     if args.json:
         totals = result.totals

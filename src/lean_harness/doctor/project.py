@@ -301,6 +301,37 @@ def reachability(p: Project) -> Verdict:
     return Verdict("ok", f"{scope}: each is found by its own first line")
 
 
+def evidence(p: Project) -> Verdict:
+    """No entry cites lines that changed or files that are gone (memory/evidence.py)."""
+    from lean_harness.memory import stale
+
+    skipped = _skip_without_shards(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    memory = p.memory
+    with memory.reading():
+        result = stale.report(memory)
+    if not result.entries:
+        return Verdict("ok", "no entry cites project files")
+    references = sum(len(e.findings) for e in result.entries)
+    if result.stale:
+        named = [
+            e.problem or f"{e.shard}/{e.id}: " + ", ".join(f"{f.anchor.spec} {f.status}" for f in e.findings if f.stale)
+            for e in result.stale
+        ]
+        cite = "cites" if len(result.stale) == 1 else "cite"
+        return Verdict(
+            "fail",
+            f"{_entries(len(result.stale))} {cite} lines that changed or files that are gone: {named[0]}",
+            'lh memory verify, then update each note (lh memory put SHARD "text" --id KEY --ref ...) or delete it',
+            tuple(named[1:]),
+        )
+    moved = sum(1 for e in result.entries for f in e.findings if f.status == "moved")
+    if moved:
+        return Verdict("warn", f"{moved} of {references} references moved to other lines", "lh memory verify --fix")
+    return Verdict("ok", f"{references} references in {_entries(len(result.entries))} are fresh")
+
+
 def journal(p: Project) -> Verdict:
     """No journal that lh will never apply: one in the committed tree, or one written for another folder."""
     from lean_harness.memory import journal as journal_mod
@@ -339,4 +370,5 @@ CHECKS: tuple[Check[Project], ...] = (
     conflicts,
     journal,
     reachability,
+    evidence,
 )

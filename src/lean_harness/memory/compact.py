@@ -278,5 +278,9 @@ def _digest(
     ]
     if allowed:
         extra.append(("allow-secret", ",".join(allowed)))
+    # A digest cites what its sources cited, so it is stale when one of them would be (adr/0017).
+    refs = " ".join(sorted({r for e in sources for r in (e.attr("refs") or "").split()}))
+    if refs:
+        extra.append(("refs", refs))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
     return Digest(shard.name, entry, tuple(sources), before, counts([text])[0], dropped)

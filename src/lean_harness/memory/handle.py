@@ -159,7 +159,20 @@ class Memory:
             self.config.index_token_budget,
             self.counter.count,
             pending=_count_pending(self.config.memory_dir),
+            stale=self.stale_count(),
         )
+
+    def stale_count(self) -> int:
+        """How many entries cite lines that changed or files that are gone (memory/stale.py)."""
+        if not any(self.summary(name).refs for name in self.config.shard_names):
+            return 0
+        from lean_harness.memory import stale
+
+        return len(stale.report(self).stale)
+
+    def forget_summaries(self) -> None:
+        """Drop the summaries read so far, after shard files were replaced."""
+        self._summaries.clear()
 
     def duplicates(self, name: str) -> list[str]:
         """Ids that occur more than once in a shard (exact copies, as a merge can leave them)."""

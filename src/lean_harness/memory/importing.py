@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness.environment import now_utc
@@ -23,7 +23,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.interop.records import Reading, Record, read_source_text
-from lean_harness.memory import rules
+from lean_harness.memory import evidence, rules
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import Entry, derive_id, normalize_text
 from lean_harness.memory.summary import text_key
@@ -182,6 +182,8 @@ def prepare(
     first: dict[tuple[str, str], _Candidate] = {}
     for record in reading.records:
         candidate = _check(record, fmt, table, names, problems)
+        if candidate is not None:
+            candidate = _anchored(memory, candidate, problems)
         if candidate is None:
             continue
         key = ("id", record.id) if record.id else ("text", f"{candidate.shard}\n{candidate.text}")
@@ -228,6 +230,21 @@ def _check(
 def allowed_rules(extra: Sequence[tuple[str, str]]) -> list[str]:
     """The scanner rules a record's `allow-secret` attribute names."""
     return [r for key, value in extra if key == "allow-secret" for r in value.split(",") if r]
+
+
+def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Candidate | None:
+    """The candidate with its references anchored at the files as they are now (memory/evidence.py)."""
+    extra = candidate.record.extra
+    value = dict(extra).get("refs")
+    if not value:
+        return candidate
+    try:
+        anchored = evidence.resolve(memory.root, value, candidate.record.where, allowed_rules(extra))
+    except LhError as error:
+        problems.append(error.message)
+        return None
+    record = replace(candidate.record, extra=tuple((k, anchored if k == "refs" else v) for k, v in extra))
+    return replace(candidate, record=record)
 
 
 def _location(problem: str) -> tuple[str, int, str]:

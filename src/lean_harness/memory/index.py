@@ -55,6 +55,7 @@ def render(
     budget: int,
     count_tokens: Callable[[str], int],
     pending: int = 0,
+    stale: int = 0,
 ) -> IndexText:
     """INDEX.md text for the shards (name, description) in order, within `budget` tokens."""
     lines = [
@@ -69,6 +70,8 @@ def render(
         lines.append("Over the compaction threshold: run `lh memory compact`.")
     if pending:
         lines.append(f"{pending} pending note(s) wait for `lh memory consolidate`.")
+    if stale:
+        lines.append(stale_line(stale))
     lines += ["", "## Shards", ""]
     for name, description in shards:
         summary = summaries[name]
@@ -107,3 +110,9 @@ def _newest(summaries: dict[str, Summary]) -> list[tuple[str, Newest]]:
     merged = [(name, item) for name, summary in summaries.items() for item in summary.newest]
     merged.sort(key=lambda pair: (pair[1].created, pair[0], pair[1].id), reverse=True)
     return merged
+
+
+def stale_line(count: int) -> str:
+    """The line that says how many entries cite changed or missing lines (the hook reads it back)."""
+    cite = "1 entry cites" if count == 1 else f"{count} entries cite"
+    return f"Stale: {cite} lines that changed or files that are gone; run `lh memory verify` before trusting them."

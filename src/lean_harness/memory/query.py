@@ -34,6 +34,7 @@ class Result:
     cut: bool = False
     masked: bool = False
     matched: tuple[str, ...] = ()  # the query's words this entry contains (directly or by a synonym)
+    refs: str = ""  # the entry's refs attribute (memory/evidence.py)
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,17 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
 
 
 def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
+    refs = entry.attr("refs") or ""
     return Result(
-        hit.id, hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, cut, masked, hit.matched
+        hit.id,
+        hit.shard,
+        round(hit.score, 4),
+        tokens,
+        entry.created,
+        entry.tags,
+        body,
+        cut,
+        masked,
+        hit.matched,
+        refs,
     )

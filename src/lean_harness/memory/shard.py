@@ -215,12 +215,20 @@ def without_duplicates(shard: Shard) -> tuple[Shard, tuple[str, ...]]:
             min(first.created, block.created),
             first.text,
             tuple(sorted({*first.tags, *block.tags})),
-            (*first.extra, *((k, v) for k, v in block.extra if first.attr(k) is None)),
+            _merged_extra(first, block),
             line=first.line,
         )
         if blocks and isinstance(blocks[-1], str) and not blocks[-1].strip("\r\n"):
             blocks.pop()  # the blank line that separated the copy from the entry before it
     return Shard(tuple(blocks), shard.newline), tuple(notes)
+
+
+def _merged_extra(first: Entry, copy: Entry) -> tuple[tuple[str, str], ...]:
+    # The first copy's attributes win, but no reference is dropped: both branches' citations are
+    # kept, and `lh memory verify` tells which still hold (adr/0017-evidence-anchors.md).
+    refs = " ".join(sorted({*(first.attr("refs") or "").split(), *(copy.attr("refs") or "").split()}))
+    kept = tuple((k, refs if k == "refs" else v) for k, v in first.extra)
+    return (*kept, *((k, v) for k, v in copy.extra if first.attr(k) is None))
 
 
 def parse(text: str, path: str = "shard") -> Shard:

@@ -21,7 +21,7 @@ from lean_harness.memory.shard import Entry, normalize_text, parse
 from lean_harness.memory.tokens import TokenCounter
 
 NEWEST_KEPT = 64
-_FORMAT = 2
+_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Summary:
     exists: bool = True
     exact: bool = True
     repeated: tuple[str, ...] = ()  # ids stored more than once, as a union merge can leave them
+    refs: tuple[tuple[str, str], ...] = ()  # (id, refs attribute) of each entry that cites files
 
 
 def text_key(text: str) -> str:
@@ -63,7 +64,14 @@ def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounte
     for entry in entries:
         (repeated if entry.id in seen else seen).add(entry.id)
     summary = Summary(
-        name, sha256, len(entries), sum(counts), tuple(newest), exact=counter.exact, repeated=tuple(sorted(repeated))
+        name,
+        sha256,
+        len(entries),
+        sum(counts),
+        tuple(newest),
+        exact=counter.exact,
+        repeated=tuple(sorted(repeated)),
+        refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
     )
     return summary, ids
 
@@ -84,6 +92,8 @@ def with_entry(
     kept = [n for n in summary.newest if n.id != entry.id]
     newest = sorted([*kept, Newest(entry.created, entry.id, _safe_title(entry.title))], key=_newest_order)
     newest = newest[:NEWEST_KEPT]
+    refs = [(key, value) for key, value in summary.refs if key != entry.id]
+    value = entry.attr("refs")
     return replace(
         summary,
         sha256=sha256,
@@ -92,6 +102,7 @@ def with_entry(
         newest=tuple(newest),
         exists=True,
         exact=summary.exact and exact,
+        refs=(*refs, (entry.id, value)) if value else tuple(refs),
     )
 
 
@@ -152,6 +163,7 @@ class SummaryCache:
                 "exact": summary.exact,
                 "repeated": list(summary.repeated),
                 "newest": [[n.created, n.id, n.title] for n in summary.newest],
+                "refs": [list(pair) for pair in summary.refs],
             }
             if ids is not None:
                 write_text(self.folder / f"{summary.name}.ids", f"{summary.sha256}\n{ids}")
@@ -171,6 +183,11 @@ class SummaryCache:
         newest = record.get("newest")
         if not isinstance(newest, list) or not all(
             isinstance(n, list) and len(n) == 3 and all(isinstance(v, str) for v in n) for n in newest
+        ):
+            return None
+        refs = record.get("refs")
+        if not isinstance(refs, list) or not all(
+            isinstance(r, list) and len(r) == 2 and all(isinstance(v, str) for v in r) for r in refs
         ):
             return None
         return record
@@ -201,6 +218,7 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
     newest = record.get("newest")
     items = tuple(Newest(str(c), str(i), str(t)) for c, i, t in newest) if isinstance(newest, list) else ()
     count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
+    refs = record.get("refs")
     return Summary(
         name,
         str(record.get("sha256", "")),
@@ -208,4 +226,5 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
         tokens if isinstance(tokens, int) else 0,
         items,
         repeated=tuple(str(r) for r in repeated) if isinstance(repeated, list) else (),
+        refs=tuple((str(k), str(v)) for k, v in refs) if isinstance(refs, list) else (),
     )

@@ -15,8 +15,8 @@ from pathlib import Path
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink, write_atomic
+from lean_harness.memory import evidence, journal, rules
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal, rules
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, header_re, locate
 from lean_harness.memory.shard import (
     Entry,
@@ -56,14 +56,20 @@ def put(
     key: str | None = None,
     allow: Sequence[str] = (),
     scan: bool = True,
+    refs: Sequence[str] | None = None,
 ) -> PutResult:
-    """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there."""
+    """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there.
+
+    `refs` are PATH[#Lstart[-Lend]] references, anchored at the files as they are now; they
+    replace an updated entry's references, which None keeps (memory/evidence.py).
+    """
     name = memory.check_shard(shard)
     where = f"shard {name}"
     checked = rules.require(rules.check(text, tags=tags, key=key, allow=allow), where)
     body, clean_tags, allowed = checked.text, checked.tags, checked.allow
     if scan:
         rules.refuse_credentials(checked, where)
+    cites = None if refs is None else evidence.encode(evidence.anchor(memory.root, s, allow=allowed) for s in refs)
     with memory.writing():
         for other in memory.config.shard_names:
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
@@ -75,7 +81,17 @@ def put(
         ids = memory.ids(name, current, data) if current else ""
         if current and memory.duplicates(name):
             existing, before, ids = _deduplicated(memory, name, current)
-        extra = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        if cites:
+            extra += (("refs", cites),)
+        if key is None:
+            for entry_id in _ids_with_text(ids, text_key(body)):
+                found = locate(existing, entry_id, shown)
+                if found is not None and normalize_text(found[2].text) == body:
+                    if cites is None or found[2].attr("refs") == (cites or None):
+                        return _unchanged(memory, name, found[2])
+                    key, clean_tags = entry_id, clean_tags or found[2].tags  # new references for a stored note
+                    break
         if key is not None:
             found = locate(existing, key, shown)
             if found is None:
@@ -84,18 +100,21 @@ def put(
                 new_text = append_text(existing, entry, close_id=True)
                 return _finish(memory, name, path, new_text, entry, before, ids, None)
             start, end, old = found
-            if old.text == body and old.tags == clean_tags and old.attr("allow-secret") == (",".join(allowed) or None):
+            same_refs = cites is None or old.attr("refs") == (cites or None)
+            if (
+                old.text == body
+                and old.tags == clean_tags
+                and old.attr("allow-secret") == (",".join(allowed) or None)
+                and same_refs
+            ):
                 return _unchanged(memory, name, old)
-            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret"))
+            replaced_keys = ("updated", "allow-secret") if cites is None else ("updated", "allow-secret", "refs")
+            kept = tuple((k, v) for k, v in old.extra if k not in replaced_keys)
             entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
             newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
             replaced = memory.counter.count(old.text)
             return _finish(memory, name, path, new_text, entry, before, ids, replaced)
-        for entry_id in _ids_with_text(ids, text_key(body)):
-            found = locate(existing, entry_id, shown)
-            if found is not None and normalize_text(found[2].text) == body:
-                return _unchanged(memory, name, found[2])
         entry = Entry(derive_id(name, body, _Listed(ids)), now_utc(), body, clean_tags, extra)
         return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
 

@@ -1,0 +1,426 @@
+"""Evidence anchors: the lines of project files a note cites, and whether they still say the same.
+
+A reference is written `PATH`, `PATH#L12` or `PATH#L12-18` (PATH relative to the project root,
+forward slashes). lh stores it in the entry header's `refs` attribute, space separated, as
+`PATH#L12-18@DIGEST`: the path percent-encoded (every byte outside letters, digits and
+`/ . _ - ~ + , : = ( ) [ ] ! $ & ' * ;`), so a value never holds a quote, a space, `#`, `@` or
+a line break; DIGEST is the first 16 hex digits of the SHA-256 of the cited lines, each with
+its line ending and trailing whitespace removed, joined by `\\n`. A reference without lines
+cites the whole file.
+
+Checking a reference gives one of: fresh (the lines hash as they did), moved (the same lines
+now sit elsewhere in the file, or in the file git says it was renamed to), changed, missing.
+Git is asked only when a cited file is missing, and only where the project is in a git work
+tree (adr/0017-evidence-anchors.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from lean_harness.errors import LhError
+
+ATTR = "refs"
+DIGEST_CHARS = 16  # _STORED_RE matches this many
+MAX_CITED_BYTES = 16 * 1024 * 1024
+NEAR_LINES = 64  # how far from its old place a moved range is looked for before the whole file
+STATUSES = ("fresh", "moved", "changed", "missing")
+_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-~+,:=()[]!$&'*;")
+_LINES_RE = re.compile(r"(.*)#L(\d+)(?:-L?(\d+))?")
+_STORED_RE = re.compile(r"([^#@\s\"]+)(?:#L(\d+)-(\d+))?@([0-9a-f]{16})")
+_PLAIN_RE = re.compile(r"[A-Za-z0-9/._~+,:=()\[\]!$&'*;-]*")
+_SPEC_RE = re.compile(r"([^#@\s\"]+)(?:#L(\d+)-(\d+))?")
+
+
+@dataclass(frozen=True, order=True)
+class Anchor:
+    """A cited file or line range (start 0: the whole file) and the digest of what it held."""
+
+    path: str
+    start: int
+    end: int
+    digest: str
+
+    @property
+    def spec(self) -> str:
+        """The reference as a person writes it: PATH, PATH#L12 or PATH#L12-18."""
+        if not self.start:
+            return self.path
+        return f"{self.path}#L{self.start}" if self.start == self.end else f"{self.path}#L{self.start}-{self.end}"
+
+    @property
+    def lines(self) -> str:
+        """The cited lines as messages name them."""
+        if not self.start:
+            return "whole file"
+        return f"line {self.start}" if self.start == self.end else f"lines {self.start}-{self.end}"
+
+    def stored(self) -> str:
+        """The anchor as the refs attribute holds it."""
+        where = f"#L{self.start}-{self.end}" if self.start else ""
+        return f"{_quote(self.path)}{where}@{self.digest}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What checking one anchor found; `now` is where a moved anchor's lines are now."""
+
+    anchor: Anchor
+    status: str  # one of STATUSES
+    now: Anchor | None = None
+    renamed_to: str = ""  # the file git says the cited file was renamed to, if any
+
+    @property
+    def stale(self) -> bool:
+        return self.status in ("changed", "missing")
+
+
+def digest_of(lines: Sequence[bytes]) -> str:
+    """The digest of cited lines: trailing whitespace and line endings do not count."""
+    joined = b"\n".join(line.rstrip() for line in lines)
+    return hashlib.sha256(joined).hexdigest()[:DIGEST_CHARS]
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """A file's lines as an editor numbers them (LF or CRLF endings), without their endings."""
+    lines = data.replace(b"\r\n", b"\n").split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def encode(anchors: Iterable[Anchor]) -> str:
+    """The refs attribute value: each anchor once, sorted."""
+    return " ".join(a.stored() for a in sorted(set(anchors)))
+
+
+def decode(value: str, where: str) -> tuple[Anchor, ...]:
+    """The anchors of a refs attribute value; an error naming `where` when one is malformed."""
+    anchors = []
+    for item in value.split():
+        match = _STORED_RE.fullmatch(item)
+        if match is None:
+            raise LhError(f"{where}: reference {item!r} is malformed; expected PATH#Lstart-end@digest")
+        path = _unquote(match.group(1), item, where)
+        start, end = int(match.group(2) or 0), int(match.group(3) or 0)
+        if match.group(2) and not 1 <= start <= end:
+            raise LhError(f"{where}: reference {item!r} has an empty line range")
+        anchors.append(Anchor(path, start, end, match.group(4)))
+    return tuple(anchors)
+
+
+def unanchored(value: str) -> list[str]:
+    """The items of a refs value that carry no digest yet (as a jsonl import may give them)."""
+    return [item for item in value.split() if "@" not in item]
+
+
+def parse_spec(spec: str, where: str) -> tuple[str, int, int]:
+    """PATH[#Lstart[-Lend]] as (path, start, end); start 0 cites the whole file."""
+    match = _LINES_RE.fullmatch(spec)
+    path, start, end = (spec, 0, 0) if match is None else (match.group(1), int(match.group(2)), 0)
+    if match is not None:
+        end = int(match.group(3) or start)
+        if not 1 <= start <= end:
+            raise LhError(f"{where} {spec}: the line range is empty; write PATH#Lstart-end with 1 <= start <= end")
+    return _clean_path(path, spec, where), start, end
+
+
+def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = ()) -> Anchor:
+    """Anchor a reference at the content it cites now; refuse paths outside the project or missing.
+
+    The path and the cited lines are scanned for credentials (rules in `allow` excepted): the
+    digest of a short secret would let anyone holding the memory confirm a guess of it.
+    """
+    path, start, end = parse_spec(spec, where)
+    full = root / path
+    try:
+        real = full.resolve(strict=True)
+    except FileNotFoundError:
+        raise LhError(f"{where} {spec}: there is no {path} in the project; give a path relative to its root") from None
+    except (OSError, RuntimeError) as error:
+        raise LhError(f"{where} {spec}: cannot read {path} ({error}); cite a readable file") from None
+    if not real.is_relative_to(root.resolve()):
+        raise LhError(f"{where} {spec}: {path} leads outside the project; cite files inside it")
+    if not real.is_file():
+        raise LhError(f"{where} {spec}: {path} is not a file; cite a file, optionally with #Lstart-end")
+    if real.stat().st_size > MAX_CITED_BYTES:
+        raise LhError(f"{where} {spec}: {path} is over {MAX_CITED_BYTES} bytes; cite a smaller file")
+    lines = split_lines(real.read_bytes())
+    if end > len(lines):
+        raise LhError(f"{where} {spec}: {path} has {len(lines)} lines; cite lines that exist")
+    cited = lines[start - 1 : end] if start else lines
+    _refuse_secrets(path, b"\n" * max(start - 1, 0) + b"\n".join(cited), f"{where} {spec}", allow)
+    return Anchor(path, start, end, digest_of(cited))
+
+
+def _refuse_secrets(path: str, cited: bytes, where: str, allow: Sequence[str]) -> None:
+    from lean_harness import secret_scan
+    from lean_harness.errors import Refused
+
+    for what, text in (("its path", path), (path, cited.decode("utf-8", "replace"))):
+        findings = secret_scan.scan(text, allow=allow)
+        if findings:
+            first = findings[0]
+            line = f"line {first.line} of {what}" if what == path else what
+            raise Refused(
+                f"refused: {where}: {line} looks like {first.description} ({first.preview}, rule {first.rule});"
+                f" nothing was written. Cite other lines, or pass --allow-secret {first.rule} if it is not a secret"
+            )
+
+
+def from_items(items: Sequence[str], where: str) -> str:
+    """A refs value from stored anchors or PATH[#Lstart[-Lend]] references (left unanchored)."""
+    out = []
+    for item in items:
+        if _STORED_RE.fullmatch(item):
+            decode(item, where)
+            out.append(item)
+            continue
+        path, start, end = parse_spec(item, f"{where}: reference")
+        out.append(_quote(path) + (f"#L{start}-{end}" if start else ""))
+    return " ".join(out)
+
+
+def resolve(root: Path, value: str, where: str, allow: Sequence[str] = ()) -> str:
+    """A refs value with every unanchored item (PATH#Lstart-end, no digest) anchored now."""
+    anchors = [*decode(" ".join(i for i in value.split() if "@" in i), where)]
+    for item in unanchored(value):
+        match = _SPEC_RE.fullmatch(item)
+        if match is None:
+            raise LhError(f"{where}: reference {item!r} is malformed; expected PATH#Lstart-end")
+        spec = _unquote(match.group(1), item, where) + (
+            f"#L{match.group(2)}-{match.group(3)}" if match.group(2) else ""
+        )
+        anchors.append(anchor(root, spec, f"{where}: reference", allow))
+    return encode(anchors)
+
+
+def check(root: Path, anchors: Iterable[Anchor], renames_cache: Path | None = None) -> dict[Anchor, Finding]:
+    """Check every anchor against the files as they are now; each file is read once."""
+    by_path: dict[str, list[Anchor]] = {}
+    for item in set(anchors):
+        by_path.setdefault(item.path, []).append(item)
+    found: dict[Anchor, Finding] = {}
+    missing: list[str] = []
+    for path, items in sorted(by_path.items()):
+        text = _TextFile.read(root, path)
+        if text is None:
+            missing.append(path)
+            continue
+        for item in items:
+            now = text.find(item)
+            status = "fresh" if now == item else "moved" if now is not None else "changed"
+            found[item] = Finding(item, status, now if status == "moved" else None)
+    renames = renamed(root, missing, renames_cache) if missing else {}
+    for path in missing:
+        target = renames.get(path)
+        text = _TextFile.read(root, target) if target else None
+        for item in by_path[path]:
+            if text is None or target is None:
+                found[item] = Finding(item, "missing")
+                continue
+            now = text.find(Anchor(target, item.start, item.end, item.digest))
+            found[item] = Finding(item, "moved" if now else "changed", now, renamed_to=target)
+    return found
+
+
+class _TextFile:
+    """One cited file's lines, trailing whitespace removed, searched nearest-first."""
+
+    def __init__(self, path: str, lines: list[bytes]) -> None:
+        self.path = path
+        self.lines = [line.rstrip() for line in lines]
+        self._windows: dict[int, dict[str, list[int]]] = {}
+        self._whole: str | None = None
+
+    @classmethod
+    def read(cls, root: Path, path: str) -> _TextFile | None:
+        try:
+            full = (root / path).resolve(strict=True)
+            if not full.is_relative_to(root.resolve()) or not full.is_file():
+                return None
+            return cls(path, split_lines(full.read_bytes()))
+        except (OSError, RuntimeError):
+            return None
+
+    def _digest(self, start: int, size: int) -> str:
+        window = b"\n".join(self.lines[start - 1 : start - 1 + size])
+        return hashlib.sha256(window).hexdigest()[:DIGEST_CHARS]
+
+    def find(self, item: Anchor) -> Anchor | None:
+        """Where the anchor's content is in this file: its own lines, else the nearest match."""
+        if not item.start:
+            if self._whole is None:
+                self._whole = hashlib.sha256(b"\n".join(self.lines)).hexdigest()[:DIGEST_CHARS]
+            return Anchor(self.path, 0, 0, item.digest) if self._whole == item.digest else None
+        size = item.end - item.start + 1
+        last = len(self.lines) - size + 1  # the last line a window of this size can start at
+        # Lines moved by an edit nearby are found within a few lines; only when they are not is
+        # every window of this size hashed, once per file and size (the nearest match wins).
+        for distance in range(NEAR_LINES + 1):
+            for start in (item.start - distance, item.start + distance) if distance else (item.start,):
+                if 1 <= start <= last and self._digest(start, size) == item.digest:
+                    return Anchor(self.path, start, start + size - 1, item.digest)
+        windows = self._windows.get(size)
+        if windows is None:
+            windows = {}
+            for at in range(1, last + 1):
+                windows.setdefault(self._digest(at, size), []).append(at)
+            self._windows[size] = windows
+        starts = windows.get(item.digest)
+        if not starts:
+            return None
+        best = min(starts, key=lambda s: (abs(s - item.start), s))
+        return Anchor(self.path, best, best + size - 1, item.digest)
+
+
+def renamed(root: Path, paths: Sequence[str], cache: Path | None = None) -> dict[str, str]:
+    """Where git says each missing path went: committed renames, then staged ones; {} without git.
+
+    Finding renames walks the whole history, so with `cache` the renames are kept there, keyed by
+    the state of HEAD, the refs and the index: they are looked up again only after git changed.
+    """
+    state = _git_state(root) if cache is not None else None
+    steps = _cached_steps(cache, state) if cache is not None and state else None
+    if steps is None:
+        steps = []
+        for command in (
+            ["log", "-M", "--diff-filter=R", "--name-status", "--format=", "-z", "--reverse", "--relative", "HEAD"],
+            ["diff", "--cached", "-M", "--diff-filter=R", "--name-status", "-z", "--relative"],
+        ):
+            out = _git(root, command)
+            if out is None:
+                return {}
+            steps += _renames_in(out)
+        if cache is not None and state:
+            _store_steps(cache, state, steps)
+    found: dict[str, str] = {}
+    for path in paths:
+        current = path
+        for old, new in steps:
+            if old == current:
+                current = new
+        if current != path:
+            found[path] = current
+    return found
+
+
+def _git_state(root: Path) -> str | None:
+    """HEAD, and the size and mtime of the branch it names, packed-refs and the index; None if unknown."""
+    folder = root / ".git"
+    try:
+        head = (folder / "HEAD").read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None  # not the top of a work tree with a .git folder: no caching
+    parts = [head]
+    ref = head.removeprefix("ref: ") if head.startswith("ref: ") else ""
+    for name in (ref, "packed-refs", "index"):
+        try:
+            stat = (folder / name).stat() if name else None
+        except OSError:
+            stat = None
+        parts.append(f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}" if stat else "-")
+    return " ".join(parts)
+
+
+def _cached_steps(cache: Path, state: str) -> list[tuple[str, str]] | None:
+    try:
+        fields = cache.read_bytes().decode("utf-8", "surrogateescape").split("\0")
+    except OSError:
+        return None
+    if not fields or fields[0] != state or len(fields) % 2 != 1:
+        return None
+    return list(zip(fields[1::2], fields[2::2], strict=True))
+
+
+def _store_steps(cache: Path, state: str, steps: list[tuple[str, str]]) -> None:
+    from lean_harness.files import write_atomic
+
+    text = "\0".join([state, *(path for step in steps for path in step)])
+    try:
+        write_atomic(cache, text.encode("utf-8", "surrogateescape"))
+    except OSError:
+        pass  # an unwritable cache costs the next check the git commands, nothing more
+
+
+def _git(root: Path, args: list[str]) -> str | None:
+    import subprocess
+
+    if not (root / ".git").exists() and not _inside_work_tree(root):
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "-c", "core.quotepath=off", *args],
+            capture_output=True,
+            check=False,
+            timeout=60,
+            env={**os.environ, "GIT_PAGER": "cat", "LC_ALL": "C"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
+
+
+def _inside_work_tree(root: Path) -> bool:
+    return any((parent / ".git").exists() for parent in root.resolve().parents)
+
+
+def _renames_in(out: str) -> list[tuple[str, str]]:
+    tokens = [t.lstrip("\n") for t in out.split("\0")]
+    steps = []
+    at = 0
+    while at < len(tokens):
+        token = tokens[at]
+        if token.startswith("R") and token[1:].isdigit() and at + 2 < len(tokens):
+            steps.append((tokens[at + 1], tokens[at + 2]))
+            at += 3
+        else:
+            at += 1
+    return steps
+
+
+def _clean_path(path: str, spec: str, where: str) -> str:
+    if os.sep == "\\":
+        path = path.replace("\\", "/")
+    pure = PurePosixPath(path)
+    if not path or pure.is_absolute() or re.match(r"[A-Za-z]:", path):
+        raise LhError(f"{where} {spec}: give a path relative to the project root")
+    if ".." in pure.parts:
+        raise LhError(f"{where} {spec}: {path} leads outside the project; cite files inside it")
+    clean = pure.as_posix()
+    if clean in ("", "."):
+        raise LhError(f"{where} {spec}: name a file, relative to the project root")
+    return clean
+
+
+def _quote(path: str) -> str:
+    if _PLAIN_RE.fullmatch(path):
+        return path
+    return "".join(chr(b) if b in _SAFE else f"%{b:02X}" for b in path.encode("utf-8"))
+
+
+def _unquote(text: str, item: str, where: str) -> str:
+    if "%" not in text:
+        return text
+    out = bytearray()
+    at = 0
+    data = text.encode("utf-8")
+    while at < len(data):
+        if data[at] == ord("%"):
+            pair = data[at + 1 : at + 3]
+            if len(pair) != 2 or not all(c in b"0123456789ABCDEFabcdef" for c in pair):
+                raise LhError(f"{where}: reference {item!r} has a malformed %-escape")
+            out.append(int(pair, 16))
+            at += 3
+        else:
+            out.append(data[at])
+            at += 1
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LhError(f"{where}: reference {item!r} is not UTF-8 once unescaped") from None
