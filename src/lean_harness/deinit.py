@@ -57,7 +57,7 @@ def folders(root: Path) -> list[Path]:
         found += [cfg.memory_dir, cfg.cache_dir]
     except LhError:
         pass  # no config, or a broken one: .agents/ is all we know of
-    inside = []
+    inside: list[Path] = []
     for folder in found:
         absolute = Path(os.path.normpath(Path(folder).absolute()))
         if absolute != root and absolute.is_relative_to(root) and not any(absolute.is_relative_to(f) for f in inside):
