@@ -71,7 +71,8 @@ def copilot_context(stdout: str, event: str) -> str:
         "SessionStart": {"additionalContext", "modifiedConfig"},
         "UserPromptSubmit": {"modifiedPrompt", "additionalContext", "suppressOutput", "decision", "reason"},
     }[event]
-    assert isinstance(data, dict) and set(data) <= allowed
+    assert isinstance(data, dict)
+    assert set(data) <= allowed
     assert isinstance(data["additionalContext"], str)
     return data["additionalContext"]
 
