@@ -293,3 +293,18 @@ def test_lh_from_the_plugin_runs_the_full_lh_when_it_can(tmp_path: Path) -> None
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("lh ")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("plain words", id="ascii"),
+        pytest.param('quote " and backslash \\ and tab\tand\nnew line\r\x00\x1f\x7f', id="escapes"),
+        pytest.param("café — 日本語 and 🙂 outside the BMP", id="unicode"),
+        pytest.param("lone surrogate \udc80", id="surrogate"),
+    ],
+)
+def test_json_string_round_trips_through_json(text: str) -> None:
+    literal = hooks.json_string(text)
+    assert literal.isascii()
+    assert json.loads(literal) == text

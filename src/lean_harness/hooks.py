@@ -107,10 +107,26 @@ def for_client(text: str, raw: str, env: Mapping[str, str]) -> str:
     starts with `{` or `[` as JSON, which this text never does). See adr/0015-host-contracts.md.
     """
     if "COPILOT_PLUGIN_ROOT" in env or '"timestamp"' in raw:
-        import json
-
-        return json.dumps({"additionalContext": text.rstrip("\n")}) + "\n"
+        return '{"additionalContext": ' + json_string(text.rstrip("\n")) + "}\n"
     return text if text.endswith("\n") else text + "\n"
+
+
+def json_string(text: str) -> str:
+    """`text` as a JSON string literal, ASCII only, without importing json on every turn."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in ('"', "\\"):
+            out.append("\\" + char)
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code > 0xFFFF:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
 
 
 def session_start(raw: str, env: Mapping[str, str]) -> str:
