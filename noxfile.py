@@ -51,8 +51,8 @@ def clients(session: nox.Session) -> None:
     """Install the plugin with the real Claude Code, Copilot CLI and Codex CLI, pinned, from npm."""
     if shutil.which("npm") is None:
         if os.environ.get("CI"):
-            session.error("npm is needed to install the clients; install Node.js 20 or newer")
-        session.skip("npm not found; install Node.js 20 or newer to run the real clients")
+            session.error("npm is needed to install the clients; install Node.js 22 or newer")
+        session.skip("npm not found; install Node.js 22 or newer to run the real clients")
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
     prefix = Path(session.create_tmp()).resolve() / "clients"
     session.run(
