@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from lean_harness.cli import main
 from support import lh, snapshot
@@ -56,6 +61,7 @@ def test_files_lh_created_are_deleted_and_a_rerun_changes_nothing(tmp_path: Path
         "root": tmp_path.resolve().as_posix(),
         "cleaned": [],
         "deleted": [".gitignore", ".gitattributes", "AGENTS.md"],
+        "emptied": [],
         "kept": [".agents/"],
         "problems": [],
     }
@@ -96,3 +102,47 @@ def test_a_symlinked_file_is_refused_and_nothing_changes(project: Path) -> None:
         " folder itself\n"
     )
     assert snapshot(project) == before
+
+
+def test_purge_takes_only_lh_files_from_a_memory_dir_the_user_shares(project: Path) -> None:
+    assert main(["config", "set", "memory.dir", "docs"]) == 0
+    assert main(["config", "set", "memory.cacheDir", "build/cache"]) == 0
+    (project / ".agents" / "memory").rename(project / "docs")
+    (project / "docs" / "guide.md").write_text("# Our guide\n", encoding="utf-8")
+    (project / "build").mkdir()
+    assert main(["memory", "put", "seed", "the build needs make"]) == 0
+    (project / "build" / "cache" / "other.bin").write_bytes(b"not ours")
+    done = lh("deinit", "--purge", "--yes", cwd=project)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "deleted .gitignore\ndeleted .gitattributes\ndeleted .agents/\n"
+        "deleted lean-harness's files from docs/; kept the folder for the other files in it\n"
+        "deleted lean-harness's files from build/cache/; kept the folder for the other files in it\n"
+    )
+    assert sorted(p.name for p in (project / "docs").iterdir()) == ["guide.md"]
+    assert sorted(p.name for p in (project / "build" / "cache").iterdir()) == ["other.bin"]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a pseudo-terminal needs POSIX")
+@pytest.mark.parametrize(("answer", "code"), [("n", 2), ("y", 0)])
+def test_purge_asks_at_a_terminal(answer: str, code: int, project: Path) -> None:
+    controller, terminal = os.openpty()
+    try:
+        os.write(controller, f"{answer}\n".encode())
+        done = subprocess.run(
+            [sys.executable, "-m", "lean_harness", "deinit", "--purge"],
+            cwd=project,
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert done.returncode == code, done.stderr
+    assert done.stdout.startswith("delete .agents/ with every memory entry in it? [y/N] ")
+    assert (project / ".agents").exists() is (answer == "n")
+    if answer == "n":
+        assert done.stderr == "nothing was changed\n"

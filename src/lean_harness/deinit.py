@@ -37,6 +37,7 @@ class DeinitResult:
     root: Path
     cleaned: tuple[str, ...]  # a block removed, the file kept
     deleted: tuple[str, ...]  # files left empty, and folders purged
+    emptied: tuple[str, ...]  # purged folders kept for the other files in them, lh's removed
     kept: tuple[str, ...]  # lean-harness folders left in place (without purge)
 
 
@@ -49,20 +50,34 @@ def project_root(start: Path) -> Path:
 
 
 def folders(root: Path) -> list[Path]:
-    """The folders lean-harness keeps in the project: `.agents/`, and the memory and cache dirs
-    when the config puts them elsewhere inside the project."""
-    found = [root / ".agents"]
+    """The folders that hold lean-harness data in the project: `.agents/`, and the memory and
+    cache dirs when the config puts them elsewhere inside the project."""
+    return [folder for folder, _ in _owned(root)]
+
+
+def _owned(root: Path) -> list[tuple[Path, list[Path]]]:
+    """Each such folder with what lh wrote in it: all of `.agents/`; elsewhere only lh's own
+    files (the shards, INDEX.md, the archive, pending notes, the import log, the cache's `lh/`)."""
+    agents = root / ".agents"
+    found: list[tuple[Path, list[Path]]] = [(agents, [agents])]
     try:
         cfg = config_mod.load(root)
-        found += [cfg.memory_dir, cfg.cache_dir]
     except LhError:
-        pass  # no config, or a broken one: .agents/ is all we know of
-    inside: list[Path] = []
-    for folder in found:
-        absolute = Path(os.path.normpath(Path(folder).absolute()))
-        if absolute != root and absolute.is_relative_to(root) and not any(absolute.is_relative_to(f) for f in inside):
-            inside.append(absolute)
-    return [f for f in inside if f.exists() or f.is_symlink()]
+        cfg = None  # no config, or a broken one: .agents/ is all we know of
+    if cfg is not None:
+        names = [f"{name}.md" for name, _ in cfg.shards] + ["INDEX.md", "archive", ".pending", ".imports"]
+        found.append((cfg.memory_dir, [cfg.memory_dir / name for name in names]))
+        found.append((cfg.cache_dir, [cfg.cache_dir / "lh"]))
+    owned: list[tuple[Path, list[Path]]] = []
+    for folder, paths in found:
+        absolute = Path(os.path.normpath(folder.absolute()))
+        if absolute == root or not absolute.is_relative_to(root):
+            continue
+        if any(absolute.is_relative_to(other) for other, _ in owned):
+            continue
+        if absolute.exists() or absolute.is_symlink():
+            owned.append((absolute, [Path(os.path.normpath(path.absolute())) for path in paths]))
+    return owned
 
 
 def run(root: Path, purge: bool = False) -> DeinitResult:
@@ -78,11 +93,14 @@ def run(root: Path, purge: bool = False) -> DeinitResult:
         if remaining != text:
             bom = "\ufeff" if path.read_bytes().startswith(b"\xef\xbb\xbf") else ""  # read_text drops it
             plans.append((path, bom + remaining if remaining.strip() else ""))
-    targets = folders(root) if purge else []
-    for folder in targets:
+    targets = _owned(root) if purge else []
+    for folder, paths in targets:
         refuse_symlink(folder, root)
+        for path in paths:
+            refuse_symlink(path, root)
     cleaned: list[str] = []
     deleted: list[str] = []
+    emptied: list[str] = []
     for path, remaining in plans:
         if remaining.strip():
             write_text(path, remaining)
@@ -90,8 +108,15 @@ def run(root: Path, purge: bool = False) -> DeinitResult:
         else:
             path.unlink()
             deleted.append(display(path, root))
-    for folder in targets:
-        shutil.rmtree(folder)
-        deleted.append(display(folder, root) + "/")
+    for folder, paths in targets:
+        for path in paths:
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+        if folder.exists() and not any(folder.iterdir()):
+            folder.rmdir()
+        shown = display(folder, root) + "/"
+        (emptied if folder.exists() else deleted).append(shown)
     kept = () if purge else tuple(display(f, root) + "/" for f in folders(root))
-    return DeinitResult(root, tuple(cleaned), tuple(deleted), kept)
+    return DeinitResult(root, tuple(cleaned), tuple(deleted), tuple(emptied), kept)

@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
                 "root": result.root.as_posix(),
                 "cleaned": list(result.cleaned),
                 "deleted": list(result.deleted),
+                "emptied": list(result.emptied),
                 "kept": list(result.kept),
             },
         )
@@ -49,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"removed the lean-harness block from {shown}")
     for shown in result.deleted:
         print(f"deleted {shown}")
-    if not result.cleaned and not result.deleted:
+    for shown in result.emptied:
+        print(f"deleted lean-harness's files from {shown}; kept the folder for the other files in it")
+    if not result.cleaned and not result.deleted and not result.emptied:
         print("no lean-harness block here; nothing changed")
     for shown in result.kept:
         print(f'kept {shown} (config and memory); "lh deinit --purge" deletes it')
