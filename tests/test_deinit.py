@@ -17,7 +17,7 @@ USER = {
     ".gitignore": b"node_modules/\n*.log\n",
     ".gitattributes": b"*.png binary\r\n",
     "AGENTS.md": b"# Agents\n\nRun the tests first.\n",
-    "CLAUDE.md": b"# Claude\n\nno trailing newline",
+    "CLAUDE.md": b"\xef\xbb\xbf# Claude\n\nno trailing newline",
 }
 
 

@@ -88,11 +88,10 @@ def run(root: Path, purge: bool = False) -> DeinitResult:
         if not (path.exists() or path.is_symlink()):
             continue
         refuse_symlink(path, root)  # every file is checked and read before the first is written
-        text = read_text(path, root)
+        text = read_text(path, root, keep_bom=True)
         remaining = without_block(text, start, end)
         if remaining != text:
-            bom = "\ufeff" if path.read_bytes().startswith(b"\xef\xbb\xbf") else ""  # read_text drops it
-            plans.append((path, bom + remaining if remaining.strip() else ""))
+            plans.append((path, remaining if remaining.removeprefix("\ufeff").strip() else ""))
     targets = _owned(root) if purge else []
     for folder, paths in targets:
         refuse_symlink(folder, root)

@@ -37,8 +37,11 @@ def refuse_symlink(path: Path, root: Path) -> None:
         current = current.parent
 
 
-def read_text(path: Path, root: Path) -> str:
-    """A managed text file's content; an error naming the file when it is not UTF-8."""
+def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:
+    """A managed text file's content; an error naming the file when it is not UTF-8.
+
+    A file lh splices a block into and writes back is read with `keep_bom`, so a byte-order mark
+    the user's file starts with is written back with it."""
     refuse_symlink(path, root)
     data = path.read_bytes()
     try:
@@ -48,7 +51,7 @@ def read_text(path: Path, root: Path) -> str:
         raise LhError(
             f"{display(path, root)}:{line}: not valid UTF-8 (byte {error.start}); re-save the file as UTF-8"
         ) from None
-    return text.removeprefix("\ufeff")
+    return text if keep_bom else text.removeprefix("\ufeff")
 
 
 def write_atomic(path: Path, data: bytes, *, compare: bool = True, durable: bool = True) -> bool:

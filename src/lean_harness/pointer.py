@@ -63,7 +63,7 @@ def write(root: Path, memory_dir: str = ".agents/memory", paths: list[Path] | No
     results = []
     for path in chosen:
         existed = path.exists()
-        changed = write_text(path, with_block(read_text(path, root) if existed else "", text))
+        changed = write_text(path, with_block(read_text(path, root, keep_bom=True) if existed else "", text))
         action = "unchanged" if not changed else ("updated" if existed else "created")
         results.append(PointerResult(display(path, root), action))
     return results
