@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shlex
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,5 +164,60 @@ def test_codex_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_pa
     assert (ours[0]["version"], ours[0]["installed"], ours[0]["enabled"]) == (__version__, True, True)
     root = done.stdout.split("Installed plugin root: ", 1)[1].strip()
     assert (Path(root) / "pyproject.toml").is_file()  # a complete Python project: pipx install ROOT works
+    review = codex_hook_review(tmp_path)
+    assert review["warnings"] == review["errors"] == []
+    hooks = {hook["eventName"]: hook for hook in review["hooks"] if hook["pluginId"] == "lean-harness@lean-harness"}
+    launcher = '"' + str(Path(root) / "hooks" / "lh-hook") + '"'  # ${CLAUDE_PLUGIN_ROOT} filled in by Codex
+    shown = {
+        name: (hook["command"], hook["matcher"], hook["timeoutSec"], hook["statusMessage"], hook["trustStatus"])
+        for name, hook in hooks.items()
+    }
+    assert shown == {
+        "sessionStart": (
+            f"sh {launcher} session-start",
+            "startup|resume|clear|compact",
+            10,
+            "lean-harness: reading the memory index",
+            "untrusted",
+        ),
+        "userPromptSubmit": (
+            f"sh {launcher} prompt-submit",
+            None,
+            10,
+            "lean-harness: checking memory files for changes",
+            "untrusted",
+        ),
+    }
     env = {"PLUGIN_ROOT": root, "PLUGIN_DATA": str(tmp_path / "data"), "CLAUDE_PLUGIN_DATA": str(tmp_path / "data")}
     check_hooks(root, tmp_path, env, str.strip)
+
+
+def codex_hook_review(cwd: Path) -> dict[str, Any]:
+    """What Codex's /hooks review lists for `cwd`, asked of its app server as its own UI asks."""
+    server = subprocess.Popen(
+        [str(Path(CLIENTS_BIN) / "codex"), "app-server"],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in server.stdout or ()], daemon=True).start()
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "ci", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
+    ]
+    try:
+        assert server.stdin is not None
+        server.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+        server.stdin.flush()
+        while True:
+            message = json.loads(lines.get(timeout=120))
+            if message.get("id") == 2:
+                data: dict[str, Any] = message["result"]["data"][0]
+                return data
+    finally:
+        server.kill()
+        server.wait(timeout=60)
