@@ -1,7 +1,7 @@
 """Each client's hook contract, as its documentation and source state it, against our hooks.
 
 The events, environments and reading rules below are written from each client's published
-reference (adr/0015-host-contracts.md), not from hooks.py: a client runs `hooks/hooks.json`'s
+reference (adr/0016-host-contracts.md), not from hooks.py: a client runs `hooks/hooks.json`'s
 command through a shell with its own variables set, writes its event to stdin, and reads stdout
 by its own rule. A test passes when what that rule hands the agent is the text we mean to give.
 """

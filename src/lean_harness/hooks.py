@@ -2,7 +2,7 @@
 before its context is compacted.
 
 Each hook reads the client's JSON event on stdin and prints what the client adds to the
-agent's context (adr/0010-hooks.md), in the form that client reads (adr/0015-host-contracts.md):
+agent's context (adr/0010-hooks.md), in the form that client reads (adr/0016-host-contracts.md):
 plain text for Claude Code and Codex CLI, `{"additionalContext": ...}` for Copilot CLI.
 
 - `session-start`: a one-line preface, INDEX.md with credentials masked, one line when the
@@ -104,7 +104,7 @@ def for_client(text: str, raw: str, env: Mapping[str, str]) -> str:
     Copilot CLI reads only a JSON object's top-level `additionalContext`; it gives its plugin
     hooks COPILOT_PLUGIN_ROOT, and its events carry a `timestamp` that Claude Code's and Codex's
     lack. Claude Code and Codex add plain stdout to the context as it is (Codex reads stdout that
-    starts with `{` or `[` as JSON, which this text never does). See adr/0015-host-contracts.md.
+    starts with `{` or `[` as JSON, which this text never does). See adr/0016-host-contracts.md.
     """
     if "COPILOT_PLUGIN_ROOT" in env or '"timestamp"' in raw:
         return '{"additionalContext": ' + json_string(text.rstrip("\n")) + "}\n"
