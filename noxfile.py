@@ -14,7 +14,7 @@ nox.options.error_on_missing_interpreters = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 # The real clients, pinned: the `clients` session installs them from npm (tests/test_clients.py).
-CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102")
+CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102", "@openai/codex@0.171.0")
 
 
 @nox.session
@@ -48,11 +48,11 @@ def mutation(session: nox.Session) -> None:
 
 @nox.session
 def clients(session: nox.Session) -> None:
-    """Install the plugin with the real Claude Code and Copilot CLI, pinned, from npm."""
+    """Install the plugin with the real Claude Code, Copilot CLI and Codex CLI, pinned, from npm."""
     if shutil.which("npm") is None:
         if os.environ.get("CI"):
-            session.error("npm is needed to install the clients; install Node.js 20 or newer")
-        session.skip("npm not found; install Node.js 20 or newer to run the real clients")
+            session.error("npm is needed to install the clients; install Node.js 22 or newer")
+        session.skip("npm not found; install Node.js 22 or newer to run the real clients")
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
     prefix = Path(session.create_tmp()).resolve() / "clients"
     session.run(

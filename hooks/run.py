@@ -23,12 +23,36 @@ def run_lh(args: list[str]) -> int:
     if missing:
         sys.stderr.write(
             f"lh: this Python ({sys.executable}) lacks {', '.join(missing)}, which the full lh needs;"
-            " install it with: pipx install lean-harness (or: uv tool install lean-harness)\n"
+            f" install lh from this plugin with: {install_command()}\n"
         )
         return 2
     from lean_harness.cli import main as lh_main
 
     return lh_main(args)
+
+
+def install_command() -> str:
+    """A command that installs lean-harness from this plugin's own folder on this machine."""
+    import shlex
+    import shutil
+    import sysconfig
+
+    root = shlex.quote(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if shutil.which("pipx"):
+        return f"pipx install {root}"
+    if shutil.which("uv"):
+        return f"uv tool install {root}"
+    python = shlex.quote(sys.executable)
+    if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")):
+        # This Python refuses pip installs outside a virtual environment (PEP 668).
+        home = "~/.local/share/lean-harness"
+        return (
+            f"{python} -m venv {home} && {home}/bin/pip install {root}"
+            f" && mkdir -p ~/.local/bin && ln -sf {home}/bin/lh ~/.local/bin/lh"
+        )
+    if sys.prefix != sys.base_prefix:
+        return f"{python} -m pip install {root}"  # a virtual environment: install into it
+    return f"{python} -m pip install --user {root}"
 
 
 if sys.argv[1:2] == ["lh"]:

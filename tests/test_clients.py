@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shlex
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,7 +72,7 @@ def test_claude_validates_the_manifests_strictly(name: str, clean_copy: Path) ->
     assert "Validation passed" in done.stdout
 
 
-def run_hook(command: str, event: dict[str, str], plugin_root: str, project: Path) -> str:
+def run_hook(command: str, event: dict[str, str], plugin_root: str, project: Path, extra: dict[str, str]) -> str:
     """A hook's command as the client runs it: through a shell, the plugin root set and expanded."""
     # The user's Python, not this virtualenv's: the hooks must work without lean-harness installed.
     venv_bin = str(Path(sys.executable).parent)
@@ -77,7 +81,7 @@ def run_hook(command: str, event: dict[str, str], plugin_root: str, project: Pat
         ["sh", "-c", command],
         input=json.dumps(event),
         cwd=project,
-        env={**os.environ, "PATH": path, "CLAUDE_PLUGIN_ROOT": plugin_root, "CLAUDE_PROJECT_DIR": str(project)},
+        env={**os.environ, "PATH": path, "CLAUDE_PLUGIN_ROOT": plugin_root, **extra},
         capture_output=True,
         text=True,
         timeout=60,
@@ -87,23 +91,37 @@ def run_hook(command: str, event: dict[str, str], plugin_root: str, project: Pat
     return done.stdout
 
 
-def check_hooks(plugin_root: str, tmp_path: Path) -> None:
+def check_hooks(plugin_root: str, tmp_path: Path, env: dict[str, str], read: Callable[[str], str]) -> None:
+    """Run the installed copy's hooks with the variables the client sets; `read` is how it reads stdout."""
     project = tmp_path / "project"
     project.mkdir()
     for args in (["init"], ["memory", "put", "quirks", "the CI box has no GPU"]):
         subprocess.run([sys.executable, "-m", "lean_harness", *args], cwd=project, check=True, capture_output=True)
     config = json.loads((Path(plugin_root) / "hooks" / "hooks.json").read_text("utf-8"))["hooks"]
+    assert set(config) == {"SessionStart", "UserPromptSubmit"}
     command = {event: groups[0]["hooks"][0]["command"] for event, groups in config.items()}
     event = {"session_id": "ci", "cwd": str(project)}
-    started = run_hook(command["SessionStart"], {**event, "source": "startup"}, plugin_root, project)
+
+    def run(name: str, **fields: str) -> str:
+        return read(run_hook(command[name], {**event, **fields}, plugin_root, project, env))
+
+    started = run("SessionStart", source="startup")
     index = (project / ".agents" / "memory" / "INDEX.md").read_text("utf-8")
     assert started.startswith("Project memory (lean-harness): .agents/memory/INDEX.md follows.")
     assert index.rstrip() in started
-    assert run_hook(command["UserPromptSubmit"], event, plugin_root, project) == ""
+    assert run("UserPromptSubmit") == ""
     with (project / ".agents" / "memory" / "seed.md").open("a", encoding="utf-8") as handle:
         handle.write("\nedited by hand\n")
-    assert ".agents/memory/seed.md" in run_hook(command["UserPromptSubmit"], event, plugin_root, project)
-    assert run_hook(command["PreCompact"], event, plugin_root, project).startswith("Before the context is compacted:")
+    assert ".agents/memory/seed.md" in run("UserPromptSubmit")
+    assert run("SessionStart", source="compact").rstrip().endswith("and the state of the current task.")
+
+
+def plain(stdout: str) -> str:
+    return stdout
+
+
+def additional_context(stdout: str) -> str:
+    return str(json.loads(stdout)["additionalContext"]) if stdout else ""
 
 
 def test_claude_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_path: Path) -> None:
@@ -117,8 +135,9 @@ def test_claude_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_p
     assert not ours[0].get("errors")
     details = client("claude", "plugin", "details", "lean-harness@lean-harness", cwd=tmp_path).stdout
     assert f"Skills ({SKILL_COUNT})" in details
-    assert "Hooks (3)  SessionStart, UserPromptSubmit, PreCompact" in details
-    check_hooks(ours[0]["installPath"], tmp_path)
+    assert "Hooks (2)  SessionStart, UserPromptSubmit" in details
+    root = ours[0]["installPath"]
+    check_hooks(root, tmp_path, {"CLAUDE_PROJECT_DIR": str(tmp_path / "project")}, plain)
 
 
 def test_copilot_installs_the_plugin_and_its_skills(clean_copy: Path, tmp_path: Path) -> None:
@@ -130,4 +149,75 @@ def test_copilot_installs_the_plugin_and_its_skills(clean_copy: Path, tmp_path: 
     assert len(ours) == 1
     assert (ours[0]["version"], ours[0]["enabled"]) == (__version__, True)
     # A local marketplace is loaded live: the installed copy is the marketplace folder itself.
-    check_hooks(ours[0].get("installedFrom") or str(clean_copy), tmp_path)
+    root = ours[0].get("installedFrom") or str(clean_copy)
+    env = {"PLUGIN_ROOT": root, "COPILOT_PLUGIN_ROOT": root, "CLAUDE_PROJECT_DIR": str(tmp_path / "project")}
+    check_hooks(root, tmp_path, env, additional_context)
+
+
+def test_codex_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_path: Path) -> None:
+    client("codex", "plugin", "marketplace", "add", str(clean_copy), cwd=tmp_path)
+    done = client("codex", "plugin", "add", "lean-harness@lean-harness", cwd=tmp_path)
+    assert "Added plugin `lean-harness` from marketplace `lean-harness`." in done.stdout
+    listed = json.loads(client("codex", "plugin", "list", "--json", cwd=tmp_path).stdout)["installed"]
+    ours = [p for p in listed if p["pluginId"] == "lean-harness@lean-harness"]
+    assert len(ours) == 1
+    assert (ours[0]["version"], ours[0]["installed"], ours[0]["enabled"]) == (__version__, True, True)
+    root = done.stdout.split("Installed plugin root: ", 1)[1].strip()
+    assert (Path(root) / "pyproject.toml").is_file()  # a complete Python project: pipx install ROOT works
+    review = codex_hook_review(tmp_path)
+    assert review["warnings"] == review["errors"] == []
+    hooks = {hook["eventName"]: hook for hook in review["hooks"] if hook["pluginId"] == "lean-harness@lean-harness"}
+    launcher = '"' + str(Path(root) / "hooks" / "lh-hook") + '"'  # ${CLAUDE_PLUGIN_ROOT} filled in by Codex
+    shown = {
+        name: (hook["command"], hook["matcher"], hook["timeoutSec"], hook["statusMessage"], hook["trustStatus"])
+        for name, hook in hooks.items()
+    }
+    assert shown == {
+        "sessionStart": (
+            f"sh {launcher} session-start",
+            "startup|resume|clear|compact",
+            10,
+            "lean-harness: reading the memory index",
+            "untrusted",
+        ),
+        "userPromptSubmit": (
+            f"sh {launcher} prompt-submit",
+            None,
+            10,
+            "lean-harness: checking memory files for changes",
+            "untrusted",
+        ),
+    }
+    env = {"PLUGIN_ROOT": root, "PLUGIN_DATA": str(tmp_path / "data"), "CLAUDE_PLUGIN_DATA": str(tmp_path / "data")}
+    check_hooks(root, tmp_path, env, str.strip)
+
+
+def codex_hook_review(cwd: Path) -> dict[str, Any]:
+    """What Codex's /hooks review lists for `cwd`, asked of its app server as its own UI asks."""
+    server = subprocess.Popen(
+        [str(Path(CLIENTS_BIN) / "codex"), "app-server"],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in server.stdout or ()], daemon=True).start()
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "ci", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
+    ]
+    try:
+        assert server.stdin is not None
+        server.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+        server.stdin.flush()
+        while True:
+            message = json.loads(lines.get(timeout=120))
+            if message.get("id") == 2:
+                data: dict[str, Any] = message["result"]["data"][0]
+                return data
+    finally:
+        server.kill()
+        server.wait(timeout=60)

@@ -17,7 +17,7 @@ MANIFESTS = ("plugin.json", "marketplace.json")
 SKILLS = sorted(p.parent for p in (REPO / "skills").glob("*/SKILL.md"))
 NAME_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 SKILL_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
-HOOK_EVENTS = {"SessionStart", "UserPromptSubmit", "PreCompact"}
+HOOK_EVENTS = {"SessionStart", "UserPromptSubmit"}
 
 
 def manifest(name: str) -> dict[str, object]:
@@ -116,7 +116,8 @@ def test_hooks_use_known_events_and_name_commands_that_exist() -> None:
     for groups in data["hooks"].values():
         for group in groups:
             for handler in group["hooks"]:
-                assert set(handler) == {"type", "command", "timeout"}
+                assert set(handler) == {"type", "command", "timeout", "statusMessage"}
+                assert handler["statusMessage"].startswith("lean-harness: ")
                 assert handler["type"] == "command"
                 words = shlex.split(handler["command"].replace("${CLAUDE_PLUGIN_ROOT}", str(REPO)))
                 assert words[0] == "sh"

@@ -16,6 +16,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from lean_harness import __version__
 from lean_harness.errors import LhError
@@ -23,6 +24,7 @@ from lean_harness.errors import LhError
 # Command path -> (summary, module under lean_harness.commands); groups have no module.
 COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("init",): ("set up the config, memory, and .gitignore and .gitattributes blocks here", "init"),
+    ("deinit",): ("remove lh's blocks from .gitignore, .gitattributes, AGENTS.md, CLAUDE.md", "deinit"),
     ("demo",): ("show lh at work in a throwaway project", "demo"),
     ("doctor",): ("check the project's harness (or a plugin) and fix what is safe", "doctor"),
     ("config",): ("show, change or describe the config", None),
@@ -49,8 +51,17 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `lh` with `argv` (default: the process arguments) and return the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser(_chosen(words))
-    args = parser.parse_args(words)
+    chosen = _chosen(words)
+    parser, leaf = _parser(chosen)
+    # A failure is reported as JSON when the chosen command accepts --json and was given it.
+    as_json = "--json" in leaf._option_string_actions and "--json" in words[: _end_of_options(words)]
+    command = " ".join(chosen)
+    try:
+        args = parser.parse_args(words)
+    except UsageError as error:
+        if not as_json:
+            error.parser.print_usage(sys.stderr)
+        return report_error(f"{error.parser.prog}: error: {error.message}", 2, command, as_json)
     module_name: str | None = getattr(args, "command_module", None)
     if module_name is None:
         getattr(args, "group_parser", parser).print_help()
@@ -62,25 +73,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = module.run(args)
         return code
     except LhError as error:
-        print(error.message, file=sys.stderr)
-        return error.exit_code
+        return report_error(error.message, error.exit_code, command, as_json)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return report_error("interrupted", 130, command, as_json)
     except BrokenPipeError:
         sys.stderr.close()
         return 0
     except OSError as error:
         if error.filename is None:
-            raise
-        print(filesystem_message(error), file=sys.stderr)
-        return 2
+            return _bug(command, as_json)
+        return report_error(filesystem_message(error), 2, command, as_json)
     except Exception:
-        import traceback
+        return _bug(command, as_json)
 
-        traceback.print_exc()
-        print("lh: this is a bug in lean-harness; please report it with the traceback above", file=sys.stderr)
-        return 70
+
+def _bug(command: str, as_json: bool) -> int:
+    import traceback
+
+    traceback.print_exc()
+    return report_error(
+        "lh: this is a bug in lean-harness; please report it with the traceback above", 70, command, as_json
+    )
+
+
+def report_error(message: str, code: int, command: str, as_json: bool) -> int:
+    """Report a failure: the message on stderr and, under --json, the envelope on stdout; the exit code.
+
+    Every failure of every command is reported here, so what a user may see is decided in one place.
+    """
+    print(message, file=sys.stderr)
+    if as_json:
+        from lean_harness.commands import emit
+
+        emit(command, {}, [message])
+    return code
+
+
+class UsageError(Exception):
+    """Bad command-line arguments, raised by the parser instead of exiting."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self, message)
+
+
+def _end_of_options(words: Sequence[str]) -> int:
+    return words.index("--") if "--" in words else len(words)
 
 
 _OS_PROBLEMS = (
@@ -128,17 +172,18 @@ def _chosen(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(path)
 
 
-def _parser(chosen: tuple[str, ...]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="lh", description="lean-harness: a lean, file-only project memory for coding agents."
-    )
+def _parser(chosen: tuple[str, ...]) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The parser, and the parser of the chosen command (the top one when none is chosen)."""
+    parser = _Parser(prog="lh", description="lean-harness: a lean, file-only project memory for coding agents.")
     parser.add_argument("--version", action="version", version=f"lh {__version__}")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
-    _add_level(parser, (), chosen)
-    return parser
+    return parser, _add_level(parser, (), chosen)
 
 
-def _add_level(parser: argparse.ArgumentParser, prefix: tuple[str, ...], chosen: tuple[str, ...]) -> None:
+def _add_level(
+    parser: argparse.ArgumentParser, prefix: tuple[str, ...], chosen: tuple[str, ...]
+) -> argparse.ArgumentParser:
+    leaf = parser
     title = f"{' '.join(prefix)} commands" if prefix else "commands"
     children = parser.add_subparsers(title=title, metavar="ACTION" if prefix else "COMMAND")
     depth = len(prefix)
@@ -150,8 +195,10 @@ def _add_level(parser: argparse.ArgumentParser, prefix: tuple[str, ...], chosen:
             continue  # listed by name only: its arguments are declared when it is the one chosen
         if module_name is None:
             child.set_defaults(group_parser=child)
-            _add_level(child, path, chosen)
+            leaf = _add_level(child, path, chosen)
         else:
             module = importlib.import_module(f"lean_harness.commands.{module_name}")
             module.add_arguments(child)
             child.set_defaults(command_module=module_name)
+            leaf = child
+    return leaf

@@ -37,8 +37,11 @@ def refuse_symlink(path: Path, root: Path) -> None:
         current = current.parent
 
 
-def read_text(path: Path, root: Path) -> str:
-    """A managed text file's content; an error naming the file when it is not UTF-8."""
+def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:
+    """A managed text file's content; an error naming the file when it is not UTF-8.
+
+    A file lh splices a block into and writes back is read with `keep_bom`, so a byte-order mark
+    the user's file starts with is written back with it."""
     refuse_symlink(path, root)
     data = path.read_bytes()
     try:
@@ -48,7 +51,7 @@ def read_text(path: Path, root: Path) -> str:
         raise LhError(
             f"{display(path, root)}:{line}: not valid UTF-8 (byte {error.start}); re-save the file as UTF-8"
         ) from None
-    return text.removeprefix("\ufeff")
+    return text if keep_bom else text.removeprefix("\ufeff")
 
 
 def write_atomic(path: Path, data: bytes, *, compare: bool = True, durable: bool = True) -> bool:
@@ -147,16 +150,37 @@ def with_block(text: str, block: str, start: str, end: str) -> str:
     replaced by `block`, or `block` appended after a blank line; the text's line endings kept."""
     newline = "\r\n" if "\r\n" in text else "\n"
     unix = text.replace("\r\n", "\n")
-    first = unix.find(start)
-    last = unix.find(end, first + 1) if first >= 0 else -1
-    if first >= 0 and last >= 0:
-        stop = unix.find("\n", last)
-        stop = len(unix) if stop < 0 else stop + 1
-        updated = unix[:first] + block + unix[stop:]
+    found = _block_span(unix, start, end)
+    if found is not None:
+        updated = unix[: found[0]] + block + unix[found[1] :]
     else:
         separator = "" if not unix or unix.endswith("\n\n") else ("\n" if unix.endswith("\n") else "\n\n")
         updated = unix + separator + block
     return updated.replace("\n", newline)
+
+
+def without_block(text: str, start: str, end: str) -> str:
+    """`text` with every managed block removed, undoing `with_block`: a block that ends the text
+    takes the blank line `with_block` put before it; every other line is kept as it was."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    unix = text.replace("\r\n", "\n")
+    while (found := _block_span(unix, start, end)) is not None:
+        before, after = unix[: found[0]], unix[found[1] :]
+        if not after and before.endswith("\n\n"):
+            before = before[:-1]
+        unix = before + after
+    return unix.replace("\n", newline)
+
+
+def _block_span(unix: str, start: str, end: str) -> tuple[int, int] | None:
+    """Where the block runs in `unix` text: from the start of its first line past its last line's newline."""
+    first = unix.find(start)
+    last = unix.find(end, first + 1) if first >= 0 else -1
+    if first < 0 or last < 0:
+        return None
+    first = unix.rfind("\n", 0, first) + 1
+    stop = unix.find("\n", last)
+    return first, len(unix) if stop < 0 else stop + 1
 
 
 def new_file_mode() -> int:

@@ -1,16 +1,16 @@
 """The plugin's lifecycle hooks: what a coding agent is told at session start, between turns and
 before its context is compacted.
 
-Each hook reads the client's JSON event on stdin and prints text that the client adds to the
-agent's context (adr/0010-hooks.md):
+Each hook reads the client's JSON event on stdin and prints what the client adds to the
+agent's context (adr/0010-hooks.md), in the form that client reads (adr/0018-host-contracts.md):
+plain text for Claude Code and Codex CLI, `{"additionalContext": ...}` for Copilot CLI.
 
 - `session-start`: a one-line preface, INDEX.md with credentials masked, one line when the
-  memory is over its compaction threshold and one when notes cite code that changed (as the last
-  check found it, or because a cited file changed since); it records which memory files the agent
-  has seen.
+  memory is over its compaction threshold, one when notes cite code that changed (as the last
+  check found it, or because a cited file changed since), and after a compaction a reminder to
+  save durable learnings; it records which memory files the agent has seen.
 - `prompt-submit`: the paths of memory files that changed on disk since the agent last saw them,
   capped, the agent's own `lh` writes excluded; nothing when nothing changed.
-- `pre-compact`: a reminder to save durable learnings with `lh memory put`.
 
 These run on every turn, so this module imports only modules the interpreter has loaded
 already (os, sys, time); tomllib, json and the credential scanner are imported only when a
@@ -61,11 +61,11 @@ CITED_CHANGED = (
     "lean-harness: {files} cited by memory notes changed since the notes were last checked"
     " (then {entries} stale); run `lh memory verify` before trusting notes that cite them."
 )
-REMINDER = (
-    "Before the context is compacted: save what you learned that will still matter in a later"
-    ' session with `lh memory put SHARD "..."` (failures, corrections, insights, conventions,'
-    " quirks; `--id KEY` updates an entry). Skip credentials, facts the code or git history"
-    " already holds, and the state of the current task."
+COMPACTED = (
+    "The conversation was just compacted: if what came before it taught you something that will"
+    ' still matter in a later session, save it now with `lh memory put SHARD "..."` (failures,'
+    " corrections, insights, conventions, quirks; `--id KEY` updates an entry). Skip credentials,"
+    " facts the code or git history already holds, and the state of the current task."
 )
 
 
@@ -102,8 +102,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"lh hook {event}: {error.filename or ''}: {error.strerror or error}\n")
         return 1
     if text:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(for_client(text, raw, os.environ))
     return 0
+
+
+def for_client(text: str, raw: str, env: Mapping[str, str]) -> str:
+    """`text` in the form the client that ran the hook adds to the agent's context.
+
+    Copilot CLI reads only a JSON object's top-level `additionalContext`; it gives its plugin
+    hooks COPILOT_PLUGIN_ROOT, and its events carry a `timestamp` that Claude Code's and Codex's
+    lack. Claude Code and Codex add plain stdout to the context as it is (Codex reads stdout that
+    starts with `{` or `[` as JSON, which this text never does). See adr/0018-host-contracts.md.
+    """
+    if "COPILOT_PLUGIN_ROOT" in env or '"timestamp"' in raw:
+        return '{"additionalContext": ' + json_string(text.rstrip("\n")) + "}\n"
+    return text if text.endswith("\n") else text + "\n"
+
+
+def json_string(text: str) -> str:
+    """`text` as a JSON string literal, ASCII only, without importing json on every turn."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in ('"', "\\"):
+            out.append("\\" + char)
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code > 0xFFFF:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
 
 
 def session_start(raw: str, env: Mapping[str, str]) -> str:
@@ -132,6 +163,9 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     stale = evidence_line(project)
     if stale:
         lines += ["", stale]
+    if event_field(raw, "source") == "compact":
+        # What a client prints before compacting never reaches the agent; after it, this does.
+        lines += ["", COMPACTED]
     return "\n".join(lines) + "\n"
 
 
@@ -161,15 +195,9 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     return CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
 
 
-def pre_compact(raw: str, env: Mapping[str, str]) -> str:
-    """A reminder to save durable learnings before the context is compacted."""
-    return REMINDER if find_project(raw, env) is not None else ""
-
-
 HANDLERS: dict[str, Callable[[str, Mapping[str, str]], str]] = {
     "session-start": session_start,
     "prompt-submit": prompt_submit,
-    "pre-compact": pre_compact,
 }
 
 

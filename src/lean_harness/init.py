@@ -178,7 +178,7 @@ def _write_block(path: Path, root: Path, block: str) -> bool:
     refuse_symlink(path, root)
     start_line = block.partition("\n")[0]
     try:
-        text = read_text(path, root)
+        text = read_text(path, root, keep_bom=True)
     except FileNotFoundError:
         return write_text(path, block)
     return write_text(path, with_block(text, block, start_line, BLOCK_END))
