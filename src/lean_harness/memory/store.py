@@ -37,6 +37,7 @@ from lean_harness.memory.shard import (
     refuse_conflicting_ids,
     render,
     render_entry,
+    text_hash,
     without_duplicates,
 )
 from lean_harness.memory.summary import Summary, SummaryCache, build, summarize, text_key, with_entry
@@ -346,14 +347,17 @@ def put(
             found = locate(existing, key, shown)
             if found is None:
                 _refuse_key_elsewhere(memory, name, key)
-                entry = Entry(key, now_utc(), body, clean_tags, extra)
+                entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
                 new_text = append_text(existing, entry, close_id=True)
                 return _finish(memory, name, path, new_text, entry, before, ids, None)
             start, end, old = found
             if old.text == body and old.tags == clean_tags and old.attr("allow-secret") == (",".join(allowed) or None):
                 return _unchanged(memory, name, old)
-            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret"))
-            entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
+            # `sha` makes the headers of two versions differ even when written in the same second,
+            # so a merge of both shows them as two versions, never fused under one header (adr/0008).
+            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "sha", "allow-secret"))
+            fresh = (("updated", now_utc()), ("sha", text_hash(body)))
+            entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
             newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
             replaced = memory.counter.count(old.text)
@@ -484,7 +488,10 @@ def _finish(
     tokens = memory.counter.count(entry.text)
     data = new_text.encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
-    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced)
+    position = None
+    if replaced is not None:  # an update keeps its place; the ids listing is in file order
+        position = next(n for n, line in enumerate(ids.splitlines()) if line.partition(" ")[2] == entry.id)
+    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced, position)
     if replaced is None:
         ids = ids + f"{text_key(entry.text)} {entry.id}\n"
     else:
