@@ -85,13 +85,19 @@ class Shard:
         return tuple(b for b in self.blocks if isinstance(b, Entry))
 
 
-def title_of(text: str) -> str:
-    """The first non-blank line, without Markdown list or heading marks, at most 80 characters."""
+def first_line(text: str) -> str:
+    """The first non-blank line, whole, without Markdown list or heading marks."""
     for line in text.splitlines():
         stripped = line.strip().lstrip("#*->").strip()
         if stripped:
-            return stripped if len(stripped) <= 80 else stripped[:79].rstrip() + "…"
+            return stripped
     return ""
+
+
+def title_of(text: str) -> str:
+    """The first line (`first_line`), at most 80 characters."""
+    line = first_line(text)
+    return line if len(line) <= 80 else line[:79].rstrip() + "…"
 
 
 def written(entry: Entry) -> str:

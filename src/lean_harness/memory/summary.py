@@ -88,7 +88,10 @@ def with_entry(
     replaced: int | None = None,
     position: int | None = None,
 ) -> Summary:
-    """The summary after adding `entry` (counted exactly or not), or after it replaced, at `position`, one of `replaced` tokens."""
+    """The summary after adding `entry` (counted exactly or not), or after it replaced one of `replaced` tokens.
+
+    An added entry is the last of the shard; a replaced one keeps its `position`.
+    """
     kept = [n for n in summary.newest if n.id != entry.id]
     at = summary.count if position is None else position
     newest = sorted([*kept, Newest(written(entry), entry.id, _safe_title(entry.title), at)], key=_newest_order)
