@@ -99,16 +99,18 @@ def test_dry_run_prints_the_plan_and_writes_nothing(project: Path, capsys: pytes
     key = derive_id("failures", "\n".join(["digest", *(e.id for e in old[:6])]))
     assert captured.out.splitlines() == [
         "memory: 385 of 300 tokens (128%); compaction threshold 240, target 180 tokens",
-        f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 289 -> 121 tokens",
+        f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 289 -> 118 tokens",
         *(f"  {e.id} 2023-11-14 {e.title}" for e in old[:6]),
         "shard               entries              tokens",
-        "failures             8 -> 3          385 -> 217",
-        "total                                385 -> 217  (72% of the budget)",
+        "failures             8 -> 3          385 -> 214",
+        "total                                385 -> 214  (71% of the budget)",
         'dry run: nothing was written; "lh memory compact" does it',
     ]
     assert captured.err == (
-        "warning: memory stays at 217 tokens, above the target of 180: 2 entries are the newest of their shards"
-        " (memory.keepNewest) or pinned; lower memory.keepNewest, unpin entries or raise memory.tokenBudget\n"
+        "warning: memory stays at 214 tokens, above the target of 180: 2 newest or pinned entries hold 96 tokens"
+        " (memory.keepNewest, --pin); digests 118 (they keep the first line of each merged note); largest entries:"
+        f" failures/{key} 118 (digest), failures/{old[6].id} 48 (newest), failures/{old[7].id} 48 (newest)."
+        " Lower memory.keepNewest, unpin or shorten entries, or raise memory.tokenBudget\n"
     )
 
 
@@ -153,8 +155,8 @@ def test_the_digest_keeps_first_lines_once_and_records_range_sources_and_archive
     assert kept.id == sources[3].id
     ids = " ".join(e.id for e in sources[:3])
     assert first.text == (
-        "Digest of 3 entries from 2023-11-14 to 2023-11-15 (1 repeated lines left out);"
-        f" `lh memory expand {first.id}` restores them.\n"
+        "Digest of 3 entries from 2023-11-14 to 2023-11-15, the first line of each (1 repeated line left out);"
+        f" `lh memory expand {first.id} --print` shows them whole.\n"
         "- tar on macOS lacks --wildcards\n"
         "- pip caches wheels by name only"
     )
@@ -190,8 +192,8 @@ def test_newest_and_pinned_entries_are_never_merged(project: Path, capsys: pytes
         assert after[key] == raw_before[key]
     assert captured.err.startswith("warning: memory stays at ")
     assert captured.err.endswith(
-        " entries are the newest of their shards (memory.keepNewest) or pinned; lower memory.keepNewest,"
-        " unpin entries or raise memory.tokenBudget\n"
+        f" failures/{pinned.id} 11 (pinned). Lower memory.keepNewest, unpin or shorten entries, or raise"
+        " memory.tokenBudget\n"
     )
 
 
@@ -317,7 +319,11 @@ def aws_key_id(seed: int = 2) -> str:
 def test_a_digest_that_would_hold_a_credential_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     configure(400, 2)
     old = notes("failures", 8)
-    leaky = entry("failures", f"deploy key {aws_key_id()} was pasted here by hand", 1_690_000_000)
+    leaky = entry(
+        "failures",
+        f"deploy key {aws_key_id()} was pasted here by hand\nrotate it and clear the shell history",
+        1_690_000_000,
+    )
     write_shard(project, "failures", [leaky, *old])
     before = snapshot(project)
     capsys.readouterr()
@@ -521,10 +527,10 @@ def quiet(args: list[str]) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(memory=memories(), seed=st.integers(0, 1000))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(memory=memories())
 def test_compaction_properties_on_generated_memories(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: tuple[dict[str, list[Entry]], int, int], seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: tuple[dict[str, list[Entry]], int, int]
 ) -> None:
     shards, budget, keep = memory
     monkeypatch.chdir(tmp_path)
@@ -536,12 +542,23 @@ def test_compaction_properties_on_generated_memories(
     data = json.loads(out)
     assert code == (1 if data["total_after"] > data["compact_threshold"] and data["due"] else 0)
 
-    # The newest keepNewest entries of each shard and pinned ones are byte-identical afterwards.
+    # The keepNewest entries written last in each shard and pinned ones are byte-identical
+    # afterwards. Reference model: walk the entries from the last written back, by hand.
     text = {s: (root / MEMORY / f"{s}.md").read_text("utf-8") for s in SHARDS}
     merged = {s["id"] for d in data["digests"] for s in d["sources"]}
     for shard, entries in old.items():
-        ranked = sorted(entries, key=lambda e: (max(e.created, e.attr("updated") or ""), 1, e.id))
-        protected = [e for e in ranked[len(ranked) - keep :] if keep] + [e for e in entries if "pinned" in e.tags]
+        protected = [e for e in entries if "pinned" in e.tags]
+        for position in range(len(entries) - 1, -1, -1):
+            later = 0
+            for other_position, other in enumerate(entries):
+                mine = max(entries[position].created, entries[position].attr("updated") or "")
+                theirs = max(other.created, other.attr("updated") or "")
+                if theirs > mine or (theirs == mine and other_position > position):
+                    later += 1
+            if later < keep:
+                protected.append(entries[position])
+        if len(entries) <= keep:
+            assert text[shard] == before[f"{MEMORY}/{shard}.md"].decode("utf-8")
         for item in protected:
             assert item.id not in merged
             assert item.raw is not None
@@ -559,14 +576,8 @@ def test_compaction_properties_on_generated_memories(
     quiet(["-C", str(root), "memory", "compact"])
     assert memory_files(root) == after
 
-    # Deterministic: the same input gives the same bytes, and shuffled entries the same digests.
+    # Deterministic: the same input gives the same bytes.
     other = tmp_path / "b"
-    shuffled = {s: random.Random(seed).sample(e, len(e)) for s, e in shards.items()}
-    build(other, shuffled, budget, keep)
-    again = json.loads(quiet(["-C", str(other), "memory", "compact", "--json"])[1])
-    assert [(d["id"], d["text"], d["sources"]) for d in again["digests"]] == [
-        (d["id"], d["text"], d["sources"]) for d in data["digests"]
-    ]
     build(other, shards, budget, keep)
     quiet(["-C", str(other), "memory", "compact"])
     assert memory_files(other) == after

@@ -104,6 +104,7 @@ class Plan:
     digests: tuple[Digest, ...]
     protected_tokens: int = 0  # held by the newest and pinned entries
     whole_tokens: int = 0  # held by entries a digest would not shrink (their line costs as much)
+    whole: int = 0  # how many such entries
     holders: tuple[Holder, ...] = ()  # the largest entries left after the plan
 
     @property
@@ -201,6 +202,7 @@ def plan(
         chosen,
         protected_tokens,
         whole_tokens,
+        len(whole),
         holders,
     )
 
