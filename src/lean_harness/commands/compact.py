@@ -81,12 +81,13 @@ def _nothing(plan: Any) -> str:
     if plan.total_before <= plan.target:
         return "already at or below the target: nothing to do"
     protected = sum(s.protected for s in plan.shards)
-    if plan.whole:
-        return (
-            f"nothing can be merged to save tokens: {protected} entries are the newest of their shards or pinned,"
-            f" and {plan.whole} others are single lines a digest would not shrink"
-        )
-    return f"nothing can be merged: all {protected} entries are the newest of their shards or pinned"
+    free = sum(s.entries_before for s in plan.shards) - protected
+    if not free:
+        return f"nothing can be merged: all {protected} entries are the newest of their shards or pinned"
+    return (
+        f"nothing can be merged to save tokens: {protected} entries are the newest of their shards or pinned,"
+        f" and a digest of the {free} others would not be smaller than they are (it keeps each one's first line)"
+    )
 
 
 def _problems(plan: Any) -> list[str]:

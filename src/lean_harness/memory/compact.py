@@ -247,7 +247,7 @@ def _holders(
             elif (shard.name, index) in whole:
                 why = "one line"
             else:
-                why = "digest" if is_digest(entry) else "not needed"
+                why = "digest" if is_digest(entry) else "left"
             found.append(Holder(shard.name, entry.id, shard.tokens[index], why))
     found.sort(key=lambda h: -h.tokens)
     return tuple(found[:HOLDERS])

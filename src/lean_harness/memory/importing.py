@@ -23,6 +23,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink, write_text
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.interop.records import Reading, Record, read_source_text
+from lean_harness.memory.compact import DIGEST_TAG, carried
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.shard import Entry, check_id, check_tag, check_text, derive_id, normalize_text
 from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc
@@ -256,7 +257,9 @@ def _location(problem: str) -> tuple[str, int, str]:
 
 
 def _entry(candidate: _Candidate, key: str, created: str) -> Entry:
-    return Entry(key, created, candidate.text, candidate.tags, candidate.record.extra)
+    # A digest from another project keeps its lines but no longer offers an expand (adr/0012).
+    text = carried(candidate.text) if DIGEST_TAG in candidate.tags else candidate.text
+    return Entry(key, created, text, candidate.tags, candidate.record.extra)
 
 
 def import_source(
