@@ -103,7 +103,7 @@ def test_compact_on_one_branch_and_append_on_the_other_keeps_each_entry_once(rep
     assert max(held.values()) == 1
     assert lh("memory", "index", "--check", cwd=repo).returncode == 0
     doctor = json.loads(lh("doctor", "--json", cwd=repo).stdout)
-    assert [c for c in doctor["checks"] if c["id"] == "index"][0]["status"] == "ok"
+    assert next(c for c in doctor["checks"] if c["id"] == "index")["status"] == "ok"
 
 
 def test_an_entry_compacted_on_one_branch_and_changed_on_the_other_is_a_named_conflict(repo: Path) -> None:
@@ -132,7 +132,7 @@ def test_an_entry_compacted_on_one_branch_and_changed_on_the_other_is_a_named_co
         result = lh(*args, cwd=repo)
         assert (result.returncode, result.stderr) == (1, message)
     doctor = json.loads(lh("doctor", "--json", cwd=repo).stdout)
-    check = [c for c in doctor["checks"] if c["id"] == "index"][0]
+    check = next(c for c in doctor["checks"] if c["id"] == "index")
     assert (check["status"], check["message"]) == ("fail", message.removesuffix("\n"))
     assert snapshot(repo) == before
 
