@@ -321,7 +321,8 @@ def test_a_digest_that_would_hold_a_credential_is_refused(project: Path, capsys:
     old = notes("failures", 8)
     leaky = entry(
         "failures",
-        f"deploy key {aws_key_id()} was pasted here by hand\nrotate it and clear the shell history",
+        f"deploy key {aws_key_id()} was pasted here by hand\nrotate it, clear the shell history of the runner and check"
+        " the audit log for any use since the paste; the runbook in docs/ops has every step",
         1_690_000_000,
     )
     write_shard(project, "failures", [leaky, *old])
@@ -724,7 +725,7 @@ def test_one_line_notes_are_left_alone_and_the_command_says_why(
     captured = capsys.readouterr()
     assert captured.out.endswith(
         "nothing can be merged to save tokens: 1 entries are the newest of their shards or pinned, and a digest"
-        f" of the {len(WORDS) - 1} others would not be smaller than they are (it keeps each one's first line)\n"
+        f" of the {len(WORDS) - 1} others would hardly be smaller than they are (it keeps each one's first line)\n"
     )
     assert f"; {len(WORDS) - 1} single-line entries " in captured.err
     assert snapshot(project) == before

@@ -86,7 +86,7 @@ def _nothing(plan: Any) -> str:
         return f"nothing can be merged: all {protected} entries are the newest of their shards or pinned"
     return (
         f"nothing can be merged to save tokens: {protected} entries are the newest of their shards or pinned,"
-        f" and a digest of the {free} others would not be smaller than they are (it keeps each one's first line)"
+        f" and a digest of the {free} others would hardly be smaller than they are (it keeps each one's first line)"
     )
 
 
@@ -100,7 +100,7 @@ def _problems(plan: Any) -> list[str]:
     if plan.digests:
         parts.append(f"digests {digests} (they keep the first line of each merged note)")
     if plan.whole:
-        parts.append(f"{plan.whole} single-line entries {plan.whole_tokens} (a digest line would cost as much)")
+        parts.append(f"{plan.whole} single-line entries {plan.whole_tokens} (a digest line would cost over 3/4 of each)")
     largest = ", ".join(f"{h.shard}/{h.id} {h.tokens} ({h.why})" for h in plan.holders)
     return [
         f"memory stays at {plan.total_after} tokens, above the target of {plan.target}: {'; '.join(parts)};"

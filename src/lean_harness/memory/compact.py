@@ -17,7 +17,7 @@ Order of writing (`shard.by_writing`): last write time, then position in the sha
 Never merged: the last `keep_newest` entries of each shard in that order (all of them when the
 shard holds no more) and entries tagged `pinned`. Merged first: superseded entries (named by
 another entry's `supersedes` attribute); then the first written. Largest shards go first; an
-entry whose line would cost as much as the entry is left alone (merging it saves nothing);
+entry whose line would cost more than `LINE_SHARE` of it is left alone (one-line notes, mostly);
 a shard gives at most one digest per run, and only a group of two or more entries that saves
 tokens.
 """
@@ -34,6 +34,9 @@ PIN_TAG = "pinned"
 DIGEST_TAG = "digest"
 ARCHIVE_DIR = "archive"
 HOLDERS = 5  # the largest entries named when the target is out of reach
+# An entry is merged only when its digest line costs at most this share of it: moving a note out
+# of sight for a token or two (a one-line note keeps nearly all of itself) is not worth it.
+LINE_SHARE = 0.75
 # Left out of a digest line: articles and fillers, every one a word search ignores
 # (search.STOPWORDS; a test keeps it so), so no query word of the note is lost.
 FILLERS = frozenset({"a", "an", "the", "very", "just", "also"})
@@ -103,7 +106,7 @@ class Plan:
     shards: tuple[ShardPlan, ...]
     digests: tuple[Digest, ...]
     protected_tokens: int = 0  # held by the newest and pinned entries
-    whole_tokens: int = 0  # held by entries a digest would not shrink (their line costs as much)
+    whole_tokens: int = 0  # held by entries a digest would hardly shrink (their line costs nearly as much)
     whole: int = 0  # how many such entries
     holders: tuple[Holder, ...] = ()  # the largest entries left after the plan
 
@@ -317,7 +320,7 @@ class _Group:
                 keys.add(key)
                 fresh.append(f"- {line}\n")
         cost = sum(self.counts(fresh)) if fresh else 0
-        if cost >= self.shard.tokens[index] and not force:
+        if cost > self.shard.tokens[index] * LINE_SHARE and not force:
             return False
         self.indexes.append(index)
         self.keys |= keys
