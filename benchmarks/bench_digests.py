@@ -13,7 +13,7 @@ The budget is set so that each memory is just over its compaction threshold (tot
 the budget), then `lh memory compact` runs. For each memory the table gives the tokens before
 and after against the target, how many entries were merged, what the digests cost against their
 sources, and findability: for every merged note, `lh memory get --query` with the note's own
-first line, and whether its digest is among the first 3 results.
+first line, and whether its digest is among the first 3 results, and in the answer at all.
 
 Run `python benchmarks/bench_digests.py`.
 """
@@ -128,12 +128,7 @@ def measure(name: str, rows: list[dict[str, object]]) -> str:
         data = json.loads(out)
         merged = [(d["id"], s["title"], s["id"]) for d in data["digests"] for s in d["sources"]]
         sources = {s["id"] for d in data["digests"] for s in d["sources"]}
-        texts = {str(r["text"]) for r in rows}
-        first_lines = {}
-        for line in source.read_text("utf-8").splitlines():
-            text = str(json.loads(line)["text"])
-            first_lines[text] = text.split("\n")[0]
-        found = 0
+        found = anywhere = 0
         archive = {}
         for shard in {d["shard"] for d in data["digests"]}:
             from lean_harness.memory.shard import parse
@@ -142,23 +137,28 @@ def measure(name: str, rows: list[dict[str, object]]) -> str:
                 archive[entry.id] = entry.text
         for digest, _, key in merged:
             query = archive[key].split("\n")[0]
-            _, hits = quiet(["memory", "get", "--query", query, "--limit", "3", "--json"])
-            found += digest in [r["id"] for r in json.loads(hits)["results"]]
+            _, hits = quiet(["memory", "get", "--query", query, "--json"])
+            ranked = [r["id"] for r in json.loads(hits)["results"]]
+            found += digest in ranked[:3]
+            anywhere += digest in ranked
         before = sum(d["tokens_before"] for d in data["digests"])
         after = sum(d["tokens_after"] for d in data["digests"])
         saving = f"{before} -> {after} ({100 - after * 100 // max(before, 1)}% saved)"
         reached = "yes" if data["reached"] else "no"
-        assert len(texts) == len(rows) and len(sources) == len(merged)
+        assert len(sources) == len(merged)
         return (
             f"| {name} | {len(rows)} | {data['total_before']} -> {data['total_after']} (target"
             f" {data['compact_target']}, reached: {reached}, exit {code}) | {len(merged)} | {saving}"
-            f" | {found}/{len(merged)} |"
+            f" | {found}/{len(merged)} | {anywhere}/{len(merged)} |"
         )
 
 
 def main_() -> int:
-    print("| memory | entries | tokens (cl100k_base) | merged | digests vs their sources | found by own first line (top 3) |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| memory | entries | tokens (cl100k_base) | merged | digests vs their sources"
+        " | found by own first line: top 3 | in the answer (default limit 8) |"
+    )
+    print("|---|---|---|---|---|---|---|")
     print(measure("varied", varied()))
     print(measure("retrieval corpus", corpus()))
     return 0

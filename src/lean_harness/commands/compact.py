@@ -100,7 +100,9 @@ def _problems(plan: Any) -> list[str]:
     if plan.digests:
         parts.append(f"digests {digests} (they keep the first line of each merged note)")
     if plan.whole:
-        parts.append(f"{plan.whole} single-line entries {plan.whole_tokens} (a digest line would cost over 3/4 of each)")
+        parts.append(
+            f"{plan.whole} single-line entries {plan.whole_tokens} (a digest line would cost over 3/4 of each)"
+        )
     largest = ", ".join(f"{h.shard}/{h.id} {h.tokens} ({h.why})" for h in plan.holders)
     return [
         f"memory stays at {plan.total_after} tokens, above the target of {plan.target}: {'; '.join(parts)};"

@@ -38,11 +38,11 @@ def read_text_arg(value: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import store
+    from lean_harness.memory import writes
 
     memory = open_memory()
     tags = [*args.tag, "pinned"] if args.pin else args.tag
-    result = store.put(memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret)
+    result = writes.put(memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret)
     next_merge = _next_merge(memory, result)
     if args.json:
         totals = result.totals

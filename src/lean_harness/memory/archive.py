@@ -31,19 +31,11 @@ from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import compact as planner
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal
+from lean_harness.memory import journal, rules
+from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
-from lean_harness.memory.shard import (
-    Conflict,
-    Entry,
-    Shard,
-    check_text,
-    parse,
-    render,
-    render_entry,
-    without_duplicates,
-)
-from lean_harness.memory.store import Memory, locate, refuse_secrets
+from lean_harness.memory.rules import refuse_secrets
+from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
 from lean_harness.memory.summary import Summary, summarize
 
 HEAD = (
@@ -104,7 +96,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
         changes: dict[str, tuple[bytes | None, Summary | None, str]] = {}
         for digest in plan.digests:
             where = f"shard {digest.shard}, digest {digest.entry.id}"
-            check_text(digest.entry.text, where)
+            rules.require(rules.check(digest.entry.text), where)
             _scan_digest(digest)
             shard = _merged(shards[digest.shard], digest)
             changes[digest.shard] = _shard_change(memory, digest.shard, shard)
@@ -255,7 +247,7 @@ def _commit(memory: Memory, changes: dict[str, tuple[bytes | None, Summary | Non
     for path in unchanged:
         del paths[path]
     remove_stale_temps(folder / planner.ARCHIVE_DIR)
-    journal.commit(folder, paths)
+    journal.commit(folder, paths, memory.journal_path)
     for name, (_, summary, ids) in changes.items():
         if summary is not None:
             memory.cache.store(summary, memory.shard_path(name), ids)
