@@ -787,3 +787,22 @@ def test_a_digest_carried_to_another_project_says_what_it_is_and_offers_no_expan
         f"entry {digest.id} in shard failures is not a digest; only digests written by"
         ' "lh memory compact" can be expanded\n'
     )
+
+
+def test_a_digest_keeps_its_sources_other_attributes(project: Path) -> None:
+    configure(100, 1)
+    long = (
+        "\nThe details: seen on the nightly runner and on two laptops; the workaround is documented with a test."
+        "\nIt came back twice after upgrades of the base image, each time with the same symptom and the same fix."
+    )
+    sources = [
+        entry("quirks", "pip caches wheels by name only" + long, 1_700_000_000, refs="pr/12 log/ci-3"),
+        entry("quirks", "the proxy strips auth headers" + long, 1_700_000_100, refs="pr/12 issue/7", supersedes="x1"),
+        entry("quirks", "tar on macOS lacks --wildcards" + long, 1_700_000_200),
+    ]
+    write_shard(project, "quirks", sources)
+    main(["memory", "compact"])  # exit 1: the newest note alone is over the target
+    digest = parse((project / MEMORY / "quirks.md").read_text("utf-8")).entries[0]
+    assert digest.attr("sources") == f"{sources[0].id} {sources[1].id}"
+    assert digest.attr("refs") == "issue/7 log/ci-3 pr/12"
+    assert digest.attr("supersedes") == "x1"
