@@ -141,9 +141,11 @@ def measure(name: str, rows: list[dict[str, object]]) -> str:
             ranked = [r["id"] for r in json.loads(hits)["results"]]
             found += digest in ranked[:3]
             anywhere += digest in ranked
+            if digest not in ranked[:3] and os.environ.get("BENCH_MISSES"):
+                print(f"miss: {query[:100]} -> {ranked[:3]}", file=sys.stderr)
         before = sum(d["tokens_before"] for d in data["digests"])
         after = sum(d["tokens_after"] for d in data["digests"])
-        saving = f"{before} -> {after} ({100 - after * 100 // max(before, 1)}% saved)"
+        saving = f"{before} -> {after} ({100 - after * 100 // before}% saved)" if before else "none made"
         reached = "yes" if data["reached"] else "no"
         assert len(sources) == len(merged)
         return (
