@@ -258,16 +258,17 @@ def _holders(
 
 def digest_line(text: str) -> str:
     """A note's line in a digest: its whole first line without articles and fillers outside code spans."""
+    whole = first_line(text)
     words = []
     code = False
-    for word in first_line(text).split():
+    for word in whole.split():
         inside = code or word.startswith("`")
         if word.count("`") % 2:
             code = not code
         if not inside and word.casefold() in FILLERS:
             continue
         words.append(word)
-    return " ".join(words)
+    return " ".join(words) or whole  # a line of fillers only ("The.") stays as it is
 
 
 def lines_of(entry: Entry) -> list[str]:
