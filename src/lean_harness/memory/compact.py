@@ -268,7 +268,7 @@ def digest_line(text: str) -> str:
         if not inside and word.casefold() in FILLERS:
             continue
         words.append(word)
-    return " ".join(words) or whole  # a line of fillers only ("The.") stays as it is
+    return " ".join(words) or whole  # a line of fillers only ("The") stays as it is
 
 
 def lines_of(entry: Entry) -> list[str]:
