@@ -315,3 +315,46 @@ def test_a_kill_at_any_step_then_a_compaction_never_applies_a_note_twice(
             assert count == 1 or (count == 0 and text in merged), (step, text, stored)
         assert lh("memory", "index", "--check", cwd=project).returncode == 0, step
     assert step > 3
+
+
+@pytest.mark.parametrize(
+    "description",
+    ['<!-- /lh:entry id="x" -->', '<!-- lh:entry id="x" created="2099-01-01T00:00:00Z" -->', "<<<<<<< HEAD", "a\x1bb"],
+    ids=["end-marker", "start-marker", "conflict", "escape"],
+)
+def test_a_shard_description_cannot_break_the_shard_it_heads(project: Path, description: str) -> None:
+    before = snapshot(project)
+    assert one_line_error(lh("config", "set", "memory.shards.deploys", description, cwd=project)) == (
+        f".agents/lh.toml: at memory.shards.deploys: {description!r} is not allowed: a shard description is one"
+        " line of 1 to 200 characters, without control characters, that does not start like an lh entry marker"
+        " or a git conflict marker; file not changed"
+    )
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        pytest.param(f"{MEMORY}/.imports", f"{MEMORY}/.imports: is a file where a folder was expected; move it away"),
+        pytest.param(f"{MEMORY}/.pending", f"{MEMORY}/.pending: is a file where a folder was expected; move it away"),
+    ],
+    ids=["imports", "pending"],
+)
+def test_a_file_where_a_folder_belongs_is_a_one_line_error(
+    project: Path, tmp_path: Path, make: str, message: str
+) -> None:
+    (project / make).write_text("", encoding="utf-8")
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"shard": "seed", "text": "a note"}) + "\n", encoding="utf-8")
+    args = ("memory", "import", str(source)) if make.endswith("imports") else ("memory", "consolidate")
+    assert one_line_error(lh(*args, cwd=project)) == message
+
+
+def test_a_config_value_that_looks_like_a_credential_is_refused_unprinted(project: Path) -> None:
+    token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    before = snapshot(project)
+    result = lh("config", "set", "memory.shards.deploys", f"deploy token {token}", cwd=project)
+    assert result.returncode == 1
+    assert token not in result.stdout + result.stderr
+    assert result.stderr.startswith("refused: .agents/lh.toml: the value looks like ")
+    assert snapshot(project) == before

@@ -98,6 +98,8 @@ def filesystem_message(error: OSError) -> str:
         name = os.path.relpath(name)
     except ValueError:
         pass
+    if isinstance(error, FileExistsError) and not os.path.isdir(error.filename):
+        return f"{name}: is a file where a folder was expected; move it away"
     for kind, what in _OS_PROBLEMS:
         if isinstance(error, kind):
             return f"{name}: {what}"

@@ -128,6 +128,8 @@ def snapshot(memory: Memory) -> list[Pending]:
     refuse_symlink(inbox, memory.root)
     shown = memory.shown(inbox)
     if not inbox.is_dir():
+        if inbox.exists():
+            raise LhError(f"{shown}: is a file where a folder was expected; move it away")
         return []
     paths = sorted(p for p in inbox.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
     keep = (
