@@ -195,7 +195,9 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_entry(
     for number in range(200):
         if rng.random() < 0.75:
             shard = rng.choice(sorted(acknowledged))
-            text = f"note {number}: " + " ".join(rng.choice(["lock", "kill", "fsync", "rename"]) for _ in range(6))
+            words = [rng.choice(["lock", "kill", "fsync", "rename"]) for _ in range(18)]
+            # Two lines, so that a digest shrinks the note and compactions merge (one-line notes stay).
+            text = f"note {number}: " + " ".join(words[:6]) + "\ndetail: " + " ".join(words[6:])
             process = popen_lh("memory", "put", shard, text, cwd=project)
         else:
             shard, text = "", ""
