@@ -99,16 +99,18 @@ def test_dry_run_prints_the_plan_and_writes_nothing(project: Path, capsys: pytes
     key = derive_id("failures", "\n".join(["digest", *(e.id for e in old[:6])]))
     assert captured.out.splitlines() == [
         "memory: 385 of 300 tokens (128%); compaction threshold 240, target 180 tokens",
-        f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 289 -> 121 tokens",
+        f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 289 -> 118 tokens",
         *(f"  {e.id} 2023-11-14 {e.title}" for e in old[:6]),
         "shard               entries              tokens",
-        "failures             8 -> 3          385 -> 217",
-        "total                                385 -> 217  (72% of the budget)",
+        "failures             8 -> 3          385 -> 214",
+        "total                                385 -> 214  (71% of the budget)",
         'dry run: nothing was written; "lh memory compact" does it',
     ]
     assert captured.err == (
-        "warning: memory stays at 217 tokens, above the target of 180: 2 entries are the newest of their shards"
-        " (memory.keepNewest) or pinned; lower memory.keepNewest, unpin entries or raise memory.tokenBudget\n"
+        "warning: memory stays at 214 tokens, above the target of 180: 2 newest or pinned entries hold 96 tokens"
+        " (memory.keepNewest, --pin); digests 118 (they keep the first line of each merged note); largest entries:"
+        f" failures/{key} 118 (digest), failures/{old[6].id} 48 (newest), failures/{old[7].id} 48 (newest)."
+        " Lower memory.keepNewest, unpin or shorten entries, or raise memory.tokenBudget\n"
     )
 
 
@@ -153,8 +155,8 @@ def test_the_digest_keeps_first_lines_once_and_records_range_sources_and_archive
     assert kept.id == sources[3].id
     ids = " ".join(e.id for e in sources[:3])
     assert first.text == (
-        "Digest of 3 entries from 2023-11-14 to 2023-11-15 (1 repeated lines left out);"
-        f" `lh memory expand {first.id}` restores them.\n"
+        "Digest of 3 entries from 2023-11-14 to 2023-11-15, the first line of each (1 repeated line left out);"
+        f" `lh memory expand {first.id} --print` shows them whole.\n"
         "- tar on macOS lacks --wildcards\n"
         "- pip caches wheels by name only"
     )
@@ -190,8 +192,8 @@ def test_newest_and_pinned_entries_are_never_merged(project: Path, capsys: pytes
         assert after[key] == raw_before[key]
     assert captured.err.startswith("warning: memory stays at ")
     assert captured.err.endswith(
-        " entries are the newest of their shards (memory.keepNewest) or pinned; lower memory.keepNewest,"
-        " unpin entries or raise memory.tokenBudget\n"
+        f" failures/{pinned.id} 11 (pinned). Lower memory.keepNewest, unpin or shorten entries, or raise"
+        " memory.tokenBudget\n"
     )
 
 
@@ -317,7 +319,12 @@ def aws_key_id(seed: int = 2) -> str:
 def test_a_digest_that_would_hold_a_credential_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     configure(400, 2)
     old = notes("failures", 8)
-    leaky = entry("failures", f"deploy key {aws_key_id()} was pasted here by hand", 1_690_000_000)
+    leaky = entry(
+        "failures",
+        f"deploy key {aws_key_id()} was pasted here by hand\nrotate it, clear the shell history of the runner and check"
+        " the audit log for any use since the paste; the runbook in docs/ops has every step",
+        1_690_000_000,
+    )
     write_shard(project, "failures", [leaky, *old])
     before = snapshot(project)
     capsys.readouterr()
@@ -526,10 +533,10 @@ def quiet(args: list[str]) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(memory=memories(), seed=st.integers(0, 1000))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(memory=memories())
 def test_compaction_properties_on_generated_memories(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: tuple[dict[str, list[Entry]], int, int], seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: tuple[dict[str, list[Entry]], int, int]
 ) -> None:
     shards, budget, keep = memory
     monkeypatch.chdir(tmp_path)
@@ -541,12 +548,23 @@ def test_compaction_properties_on_generated_memories(
     data = json.loads(out)
     assert code == (1 if data["total_after"] > data["compact_threshold"] and data["due"] else 0)
 
-    # The newest keepNewest entries of each shard and pinned ones are byte-identical afterwards.
+    # The keepNewest entries written last in each shard and pinned ones are byte-identical
+    # afterwards. Reference model: walk the entries from the last written back, by hand.
     text = {s: (root / MEMORY / f"{s}.md").read_text("utf-8") for s in SHARDS}
     merged = {s["id"] for d in data["digests"] for s in d["sources"]}
     for shard, entries in old.items():
-        ranked = sorted(entries, key=lambda e: (max(e.created, e.attr("updated") or ""), 1, e.id))
-        protected = [e for e in ranked[len(ranked) - keep :] if keep] + [e for e in entries if "pinned" in e.tags]
+        protected = [e for e in entries if "pinned" in e.tags]
+        for position in range(len(entries) - 1, -1, -1):
+            later = 0
+            for other_position, other in enumerate(entries):
+                mine = max(entries[position].created, entries[position].attr("updated") or "")
+                theirs = max(other.created, other.attr("updated") or "")
+                if theirs > mine or (theirs == mine and other_position > position):
+                    later += 1
+            if later < keep:
+                protected.append(entries[position])
+        if len(entries) <= keep:
+            assert text[shard] == before[f"{MEMORY}/{shard}.md"].decode("utf-8")
         for item in protected:
             assert item.id not in merged
             assert item.raw is not None
@@ -564,14 +582,8 @@ def test_compaction_properties_on_generated_memories(
     quiet(["-C", str(root), "memory", "compact"])
     assert memory_files(root) == after
 
-    # Deterministic: the same input gives the same bytes, and shuffled entries the same digests.
+    # Deterministic: the same input gives the same bytes.
     other = tmp_path / "b"
-    shuffled = {s: random.Random(seed).sample(e, len(e)) for s, e in shards.items()}
-    build(other, shuffled, budget, keep)
-    again = json.loads(quiet(["-C", str(other), "memory", "compact", "--json"])[1])
-    assert [(d["id"], d["text"], d["sources"]) for d in again["digests"]] == [
-        (d["id"], d["text"], d["sources"]) for d in data["digests"]
-    ]
     build(other, shards, budget, keep)
     quiet(["-C", str(other), "memory", "compact"])
     assert memory_files(other) == after
@@ -584,5 +596,213 @@ def test_compaction_properties_on_generated_memories(
     restored = shard_entries(root)
     for shard in SHARDS:
         assert sorted(e.raw or "" for e in restored[shard]) == sorted(e.raw or "" for e in old[shard])
-    assert memory_files(root)[f"{MEMORY}/INDEX.md"] == before[f"{MEMORY}/INDEX.md"]
+    # The sources come back where their digest was, so only same-second ties in the newest list may move.
+    head = memory_files(root)[f"{MEMORY}/INDEX.md"].split(b"## Newest entries")[0]
+    assert head == before[f"{MEMORY}/INDEX.md"].split(b"## Newest entries")[0]
     assert not (root / MEMORY / "archive").exists()
+
+
+# -- order of writing -----------------------------------------------------------------------------
+
+
+def burst(count: int, start: int = 0) -> list[str]:
+    """Multi-line notes, so that a digest of them saves tokens."""
+    return [
+        f"burst note {n}: the {MODULES[n % len(MODULES)]} worker stalls under load\n"
+        "Cause: a blocking read inside the event loop; fix: move it to a thread and add a timeout.\n"
+        "Seen on the nightly runner and on two laptops; the regression test is test_worker_stall."
+        for n in range(start, start + count)
+    ]
+
+
+# keepNewest = 3; what a forced compaction merges, by position, for each shard size. A lone
+# candidate is left alone (a digest stands for two entries or more).
+MERGED_BY_SIZE = {0: [], 1: [], 2: [], 3: [], 4: [], 5: [0, 1]}
+
+
+@pytest.mark.parametrize("count", sorted(MERGED_BY_SIZE), ids=lambda n: f"{n}-entries")
+def test_keep_newest_protects_every_shard_size(project: Path, count: int) -> None:
+    configure(100, 3)
+    written = [entry("failures", text, 1_700_000_000) for text in burst(count)]  # all in one second
+    write_shard(project, "failures", written)
+    assert main(["memory", "index"]) == 0
+    before = snapshot(project)
+    main(["memory", "compact", "--force"])
+    after = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries
+    live = {e.id for e in after if "digest" not in e.tags}
+    merged = {e.id for e in archive_entries(project, "failures")}
+    assert merged == {written[i].id for i in MERGED_BY_SIZE[count]}
+    assert live - merged == {e.id for e in written} - merged
+    if count <= 3:
+        assert snapshot(project)[f"{MEMORY}/failures.md"] == before[f"{MEMORY}/failures.md"]
+
+
+def write_burst(project: Path, kind: str, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write `texts` in one second, in this order, the way `kind` writes."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    if kind == "put":
+        for text in texts:
+            assert main(["memory", "put", "failures", text]) == 0
+    elif kind == "import":
+        source = project / "notes.jsonl"
+        source.write_text("".join(json.dumps({"shard": "failures", "text": t}) + "\n" for t in texts), "utf-8")
+        assert main(["memory", "import", str(source)]) == 0
+    else:
+        for text in texts:
+            assert main(["memory", "note", text, "--shard", "failures"]) == 0
+        assert main(["memory", "consolidate"]) == 0
+
+
+@pytest.mark.parametrize("kind", ["put", "import", "consolidate"])
+def test_a_same_second_burst_ranks_in_the_order_written(
+    project: Path, kind: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    texts = burst(12)
+    ids = [derive_id("failures", t) for t in texts]
+    assert sorted(ids) != ids  # the ids' order is not the order of writing, so the test can fail
+    configure(200, 3)
+    write_burst(project, kind, texts, monkeypatch)
+    stored = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries
+    assert [e.id for e in stored] == ids
+    assert {e.created for e in stored} == {"2023-11-14T22:13:20Z"}
+    index = (project / MEMORY / "INDEX.md").read_text("utf-8")
+    newest = [line.split(": ", 1)[1] for line in index.split("## Newest entries\n\n")[1].splitlines()]
+    assert newest == [t.split("\n")[0] for t in reversed(texts)][: len(newest)]
+    assert len(newest) >= 3
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    capsys.readouterr()
+    data = compact_json()
+    merged = [s["id"] for d in data["digests"] for s in d["sources"]]
+    assert merged == ids[: len(merged)]  # the first written go first
+    kept = [e.id for e in parse((project / MEMORY / "failures.md").read_text("utf-8")).entries]
+    assert kept[-3:] == ids[-3:]  # the last three written are never touched
+
+
+# -- digests --------------------------------------------------------------------------------------
+
+REALISTIC = [
+    "CI fails when the postgres container starts slowly: add a pg_isready wait loop before the migrations",
+    "Windows runners time out in test_lock because the lock file is opened in text mode; open it with O_BINARY",
+    "failure number 1 of the nightly upload job: the S3 mock returns 503 on multipart uploads",
+    "failure number 2 of the nightly upload job: the S3 mock returns 503 on multipart uploads",
+    "the proxy strips the Authorization header on redirects, so requests to api.internal need allow_redirects=False",
+    "never run `ruff format` on vendored/ — upstream diffs become unreadable",
+]
+
+
+def test_a_digest_keeps_every_note_findable_by_its_own_first_line(project: Path) -> None:
+    configure(120, 1)
+    detail = "\nMore detail: seen three times this month, logs in the CI artifacts, ticket linked in the PR."
+    written = [entry("failures", text + detail, 1_700_000_000 + n) for n, text in enumerate(REALISTIC)]
+    write_shard(project, "failures", [*written, entry("failures", "the newest note", 1_700_000_100)])
+    data = compact_json()
+    (digest,) = data["digests"]
+    assert len(digest["sources"]) == len(REALISTIC)
+    lines = digest["text"].split("\n")[1:]
+    assert len(lines) == len(REALISTIC)  # lines that differ only by a number are not duplicates
+    assert "- CI fails when postgres container starts slowly: add pg_isready wait loop before migrations" in lines
+    for text in REALISTIC:
+        found = lh("memory", "get", "--query", text, "--json", cwd=project)
+        assert found.returncode == 0, found.stderr
+        assert digest["id"] in [r["id"] for r in json.loads(found.stdout)["results"]][:3], text
+
+
+def test_the_fillers_a_digest_drops_are_words_search_ignores() -> None:
+    from lean_harness.memory.compact import FILLERS
+    from lean_harness.memory.search import STOPWORDS
+
+    assert FILLERS <= STOPWORDS
+
+
+def test_one_line_notes_are_left_alone_and_the_command_says_why(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure(100, 1)
+    written = [
+        entry("quirks", f"{w} quirk seen on runner {n} when the nightly job restarts", 1_700_000_000 + n)
+        for n, w in enumerate(WORDS)
+    ]
+    write_shard(project, "quirks", written)
+    assert main(["memory", "index"]) == 0
+    before = snapshot(project)
+    capsys.readouterr()
+    assert main(["memory", "compact"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.endswith(
+        "nothing can be merged to save tokens: 1 entries are the newest of their shards or pinned, and a digest"
+        f" of the {len(WORDS) - 1} others would hardly be smaller than they are (it keeps each one's first line)\n"
+    )
+    assert f"; {len(WORDS) - 1} single-line entries " in captured.err
+    assert snapshot(project) == before
+
+
+# -- expand --print -------------------------------------------------------------------------------
+
+
+def test_expand_print_shows_the_originals_and_writes_nothing(project: Path) -> None:
+    configure(300, 2)
+    old = notes("failures", 8)
+    write_shard(project, "failures", old)
+    assert main(["memory", "compact"]) == 0
+    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
+    before = snapshot(project)
+    shown = lh("memory", "expand", digest.id, "--print", cwd=project)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (
+        f"digest {digest.id} of failures stands for 6 entries, kept in {MEMORY}/archive/failures.md:\n"
+        + "".join(f"\n[{e.id}] {e.created}\n{e.text}\n" for e in old[:6])
+    )
+    data = json.loads(lh("memory", "expand", digest.id, "--print", "--json", cwd=project).stdout)
+    assert [e["id"] for e in data["entries"]] == [e.id for e in old[:6]]
+    assert data["written"] == []
+    assert snapshot(project) == before
+
+
+def test_a_digest_carried_to_another_project_says_what_it_is_and_offers_no_expand(
+    project: Path, tmp_path: Path
+) -> None:
+    configure(300, 2)
+    write_shard(project, "failures", notes("failures", 8))
+    assert main(["memory", "compact"]) == 0
+    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
+    exported = lh("memory", "export", "--output", str(tmp_path / "out.jsonl"), cwd=project)
+    assert exported.returncode == 0, exported.stderr
+    again = lh("memory", "import", str(tmp_path / "out.jsonl"), cwd=project)  # into its own project: nothing new
+    assert again.returncode == 0, again.stderr
+    assert parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0] == digest
+    other = tmp_path / "other"
+    other.mkdir()
+    assert lh("init", cwd=other).returncode == 0
+    assert lh("memory", "import", str(tmp_path / "out.jsonl"), cwd=other).returncode == 0
+    carried = next(e for e in parse((other / MEMORY / "failures.md").read_text("utf-8")).entries if e.id == digest.id)
+    intro = digest.text.split("\n")[0]
+    assert carried.text.split("\n")[0] == (
+        intro.split("; `lh memory expand")[0]
+        + "; imported: the entries themselves stayed in the project that compacted them."
+    )
+    assert carried.text.split("\n")[1:] == digest.text.split("\n")[1:]
+    refused = lh("memory", "expand", digest.id, cwd=other)
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        f"entry {digest.id} in shard failures is not a digest; only digests written by"
+        ' "lh memory compact" can be expanded\n'
+    )
+
+
+def test_a_digest_keeps_its_sources_other_attributes(project: Path) -> None:
+    configure(100, 1)
+    long = (
+        "\nThe details: seen on the nightly runner and on two laptops; the workaround is documented with a test."
+        "\nIt came back twice after upgrades of the base image, each time with the same symptom and the same fix."
+    )
+    sources = [
+        entry("quirks", "pip caches wheels by name only" + long, 1_700_000_000, refs="pr/12 log/ci-3"),
+        entry("quirks", "the proxy strips auth headers" + long, 1_700_000_100, refs="pr/12 issue/7", supersedes="x1"),
+        entry("quirks", "tar on macOS lacks --wildcards" + long, 1_700_000_200),
+    ]
+    write_shard(project, "quirks", sources)
+    main(["memory", "compact"])  # exit 1: the newest note alone is over the target
+    digest = parse((project / MEMORY / "quirks.md").read_text("utf-8")).entries[0]
+    assert digest.attr("sources") == f"{sources[0].id} {sources[1].id}"
+    assert digest.attr("refs") == "issue/7 log/ci-3 pr/12"
+    assert digest.attr("supersedes") == "x1"

@@ -277,13 +277,18 @@ def test_index_is_byte_identical_on_rerun_and_from_shuffled_shards(project: Path
     first = (project / MEMORY / "INDEX.md").read_bytes()
     assert main(["memory", "index"]) == 0
     assert (project / MEMORY / "INDEX.md").read_bytes() == first
-    # The same entries in another order, and no cache: the same bytes.
+    # The same entries in another order, and no cache: the same bytes. Entries written in one
+    # second keep their relative order, which is their order of writing (adr/0012).
     for shard in (project / MEMORY).glob("*.md"):
         if shard.name == "INDEX.md":
             continue
         parsed = parse(shard.read_text("utf-8"))
-        shuffled = list(parsed.entries)
-        random.Random(1).shuffle(shuffled)
+        seconds: dict[str, list[Entry]] = {}
+        for item in parsed.entries:
+            seconds.setdefault(item.created, []).append(item)
+        groups = list(seconds.values())
+        random.Random(1).shuffle(groups)
+        shuffled = [item for group in groups for item in group]
         head = "".join(b for b in parsed.blocks[:1] if isinstance(b, str))
         shard.write_text(
             head + "".join(render_entry(Entry(e.id, e.created, e.text, e.tags)) for e in shuffled), encoding="utf-8"

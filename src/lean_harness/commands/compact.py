@@ -80,17 +80,34 @@ def _nothing(plan: Any) -> str:
         return "not above the compaction threshold: nothing to do (--force compacts down to the target)"
     if plan.total_before <= plan.target:
         return "already at or below the target: nothing to do"
-    return "nothing can be merged: every entry is among the newest of its shard or pinned"
+    protected = sum(s.protected for s in plan.shards)
+    free = sum(s.entries_before for s in plan.shards) - protected
+    if not free:
+        return f"nothing can be merged: all {protected} entries are the newest of their shards or pinned"
+    return (
+        f"nothing can be merged to save tokens: {protected} entries are the newest of their shards or pinned,"
+        f" and a digest of the {free} others would hardly be smaller than they are (it keeps each one's first line)"
+    )
 
 
 def _problems(plan: Any) -> list[str]:
+    """Why the target is out of reach, with the tokens each kind of entry holds and the largest entries."""
     if plan.reached or not (plan.due or plan.forced):
         return []
     protected = sum(s.protected for s in plan.shards)
+    digests = sum(d.tokens for d in plan.digests)
+    parts = [f"{protected} newest or pinned entries hold {plan.protected_tokens} tokens (memory.keepNewest, --pin)"]
+    if plan.digests:
+        parts.append(f"digests {digests} (they keep the first line of each merged note)")
+    if plan.whole:
+        parts.append(
+            f"{plan.whole} single-line entries {plan.whole_tokens} (a digest line would cost over 3/4 of each)"
+        )
+    largest = ", ".join(f"{h.shard}/{h.id} {h.tokens} ({h.why})" for h in plan.holders)
     return [
-        f"memory stays at {plan.total_after} tokens, above the target of {plan.target}: {protected} entries are"
-        " the newest of their shards (memory.keepNewest) or pinned; lower memory.keepNewest, unpin entries"
-        " or raise memory.tokenBudget"
+        f"memory stays at {plan.total_after} tokens, above the target of {plan.target}: {'; '.join(parts)};"
+        f" largest entries: {largest}. Lower memory.keepNewest, unpin or shorten entries, or raise"
+        " memory.tokenBudget"
     ]
 
 
@@ -108,6 +125,10 @@ def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
         "compact_threshold": plan.threshold,
         "compact_target": plan.target,
         "encoding": result.label,
+        "protected_tokens": plan.protected_tokens,
+        "whole_entries": plan.whole,
+        "whole_tokens": plan.whole_tokens,
+        "largest": [{"shard": h.shard, "id": h.id, "tokens": h.tokens, "why": h.why} for h in plan.holders],
         "shards": [
             {
                 "name": s.name,

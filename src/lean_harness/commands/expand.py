@@ -1,4 +1,4 @@
-"""`lh memory expand`: put a digest's entries back from the archive."""
+"""`lh memory expand`: put a digest's entries back from the archive, or with --print only show them."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from lean_harness.commands import emit, open_memory
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory expand`."""
     parser.add_argument("digest", metavar="DIGEST_ID", help="the id of a digest written by lh memory compact")
+    parser.add_argument("--print", action="store_true", help="print the entries it stands for and write nothing")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import archive
 
+    if args.print:
+        return _print(args)
     result = archive.expand(open_memory(), args.digest)
     totals = result.totals
     if args.json:
@@ -47,4 +50,38 @@ def run(args: argparse.Namespace) -> int:
             ' tokens); "lh memory compact" would merge old entries again',
             file=sys.stderr,
         )
+    return 0
+
+
+def _print(args: argparse.Namespace) -> int:
+    """The digest's entries as `lh memory get` prints a shard's, credentials masked; nothing is written."""
+    from lean_harness.memory import archive
+    from lean_harness.memory.leaks import mask_entry
+
+    shown = archive.show(open_memory(), args.digest)
+    rows = []
+    warnings = []
+    for entry in shown.entries:
+        text, findings = mask_entry(entry)
+        rows.append((entry, text))
+        warnings += [
+            f"{shown.archive}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description}"
+            " (masked here)"
+            for f in findings
+        ]
+    if args.json:
+        entries = [{"id": e.id, "created": e.created, "tags": list(e.tags), "text": text} for e, text in rows]
+        emit(
+            "memory expand",
+            {"digest": shown.digest, "shard": shown.shard, "archive": shown.archive, "entries": entries, "written": []},
+            warnings,
+        )
+        return 0
+    for line in warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    print(f"digest {shown.digest} of {shown.shard} stands for {len(rows)} entries, kept in {shown.archive}:")
+    for entry, text in rows:
+        tags = "".join(f" #{t}" for t in entry.tags)
+        print(f"\n[{entry.id}] {entry.created}{tags}")
+        print(text)
     return 0

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.errors import LhError
-from lean_harness.files import read_text, refuse_symlink, remove_stale_temps
+from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import compact as planner
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_secrets
-from lean_harness.memory.shard import Entry, Shard, parse, render, render_entry, without_duplicates
+from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
 from lean_harness.memory.summary import Summary, summarize
 
 HEAD = (
@@ -106,6 +106,46 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
         return CompactResult(plan, _commit(memory, changes), memory.counter.label)
 
 
+@dataclass(frozen=True)
+class Archived:
+    """A digest's entries as its archive keeps them, read without changing anything."""
+
+    digest: str
+    shard: str
+    archive: str
+    entries: tuple[Entry, ...]
+
+
+def show(memory: Memory, key: str) -> Archived:
+    """The entries digest `key` stands for, from the archive; nothing is written."""
+    memory.check_dir()
+    with memory.reading():
+        name, digest = _find(memory, key)
+        _, sources, shown = _sources(memory, name, digest)
+    return Archived(key, name, shown, sources)
+
+
+def _sources(memory: Memory, name: str, digest: Entry) -> tuple[tuple[int, int], tuple[Entry, ...], str]:
+    """Where digest's group is in its shard's archive text, the entries in it, and the archive's name."""
+    key = digest.id
+    archive = memory.config.memory_dir / planner.archive_path(name)
+    shown = memory.shown(archive)
+    text = _archive_text(memory, name) if archive.exists() else ""
+    span, sources = _group_at(text, key, shown)
+    wanted = (digest.attr("sources") or "").split()
+    if span is None:
+        raise LhError(
+            f"digest {key} of shard {name}: its entries are not in {shown}; restore that file from git"
+            f' history (git log -- {shown}), then run "lh memory expand {key}" again'
+        )
+    if [e.id for e in sources] != wanted:
+        raise LhError(
+            f"{shown}: the entries kept for digest {key} are not the ones it names ({' '.join(wanted)});"
+            " restore the file from git history"
+        )
+    return span, sources, shown
+
+
 def expand(memory: Memory, key: str) -> ExpandResult:
     """Put the entries of digest `key` back in its shard, in its place, and out of the archive."""
     memory.check_dir()
@@ -113,21 +153,8 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         for name in memory.config.shard_names:
             memory.summary(name)  # INDEX.md needs them all: a broken one stops before any write
         name, digest = _find(memory, key)
-        archive = memory.config.memory_dir / planner.archive_path(name)
-        shown = memory.shown(archive)
-        text = _archive_text(memory, name) if archive.exists() else ""
-        span, sources = _group_at(text, key, shown)
-        wanted = (digest.attr("sources") or "").split()
-        if span is None:
-            raise LhError(
-                f"digest {key} of shard {name}: its entries are not in {shown}; restore that file from git"
-                f' history (git log -- {shown}), then run "lh memory expand {key}" again'
-            )
-        if [e.id for e in sources] != wanted:
-            raise LhError(
-                f"{shown}: the entries kept for digest {key} are not the ones it names ({' '.join(wanted)});"
-                " restore the file from git history"
-            )
+        span, sources, shown = _sources(memory, name, digest)
+        text = _archive_text(memory, name)
         for entry in sources:
             refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
         _refuse_ids_in_use(memory, sources, digest)
@@ -314,3 +341,79 @@ def _scan_digest(digest: planner.Digest) -> None:
         f" {first.description} ({first.preview}, rule {first.rule}); nothing was written."
         f" {_SECRET_HINT.format(rule=first.rule)}"
     )
+
+
+def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
+    """After a merge: entries both live in a shard and merged into a live digest; the caller holds the lock.
+
+    The rule (adr/0012-compaction.md): a live entry with the same text and tags as its copy in a
+    live digest's archive group is a copy the merge brought back, and the digest wins: with `fix`
+    the live copy is removed, and each is named. Other text or tags is two versions of one entry,
+    and one entry in two live digests is two compactions of it: both are a Conflict naming the
+    places, and nothing is written.
+    """
+    notes: list[str] = []
+    for name in memory.config.shard_names:
+        path = memory.config.memory_dir / planner.archive_path(name)
+        if not path.exists():
+            continue
+        text, _ = memory.read_shard(name)
+        shown = memory.shown(memory.shard_path(name))
+        shard = parse(text, shown)
+        held = _held(memory, name, [e.id for e in shard.entries if planner.is_digest(e)])
+        drop: set[int] = set()
+        for entry in shard.entries:
+            if entry.id not in held:
+                continue
+            key, kept, where = held[entry.id]
+            if entry.text != kept.text or entry.tags != kept.tags:
+                raise Conflict(
+                    f"{shown}:{entry.line}: entry {entry.id} is merged into digest {key} ({where}:{kept.line}) and is"
+                    " here again with other content; one side of a merge compacted it, the other changed it: delete"
+                    " the version you do not want (to keep this one, delete it from the archive group and the"
+                    ' digest\'s sources), then run "lh memory index"'
+                )
+            drop.add(entry.line)
+            notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, merged into digest {key} ({where})")
+        if drop and fix:
+            write_text(memory.shard_path(name), render(_without(shard, drop), close_id=True))
+            memory._summaries.pop(name, None)
+    return tuple(notes)
+
+
+def _held(memory: Memory, name: str, digests: list[str]) -> dict[str, tuple[str, Entry, str]]:
+    """Each entry the live `digests` of a shard hold in its archive: (digest, the archived entry, archive)."""
+    text = _archive_text(memory, name)
+    where = memory.shown(memory.config.memory_dir / planner.archive_path(name))
+    held: dict[str, tuple[str, Entry, str]] = {}
+    for key in digests:
+        span, sources = _group_at(text, key, where)
+        for entry in sources if span is not None else ():
+            other = held.get(entry.id)
+            if other is not None and other[0] != key:
+                raise Conflict(
+                    f"{where}:{entry.line}: entry {entry.id} is merged into digest {key} and into digest {other[0]}"
+                    f" (line {other[1].line}); both sides of a merge compacted it: run"
+                    f' "lh memory expand {key}", then "lh memory index"'
+                )
+            held[entry.id] = (key, entry, where)
+    return held
+
+
+def _without(shard: Shard, lines: set[int]) -> Shard:
+    """The shard without the entries starting at `lines`, each with the blank line before it."""
+    blocks: list[str | Entry] = []
+    skip_blank = False
+    for block in shard.blocks:
+        if skip_blank and isinstance(block, str) and _blank(block):
+            skip_blank = False
+            continue
+        skip_blank = False
+        if isinstance(block, Entry) and block.line in lines:
+            if blocks and isinstance(blocks[-1], str) and _blank(blocks[-1]):
+                blocks.pop()
+            else:
+                skip_blank = True
+            continue
+        blocks.append(block)
+    return Shard(tuple(blocks), shard.newline)

@@ -4,16 +4,22 @@ Pure: it takes parsed shards with their token counts and a counting function, an
 frozen Plan; reading and writing files is `memory/archive.py`'s job (adr/0012-compaction.md).
 
 A digest is an ordinary entry written by lh. Its text opens with one line naming how many
-entries it stands for, their date range and the command that restores them, then keeps the
-first line of each source entry (its title, as INDEX.md shows it), exact and near-duplicate
-lines once. Its header records the range (`from`, `to`), the source ids (`sources`), how many
-original entries it stands for (`entries`) and the archive file holding the sources verbatim.
-Its `created` is the newest source's, so nothing in it depends on the clock.
+entries it stands for, their date range and the command that shows them, then keeps one line
+per source: its whole first line, with only articles and a few filler words (all of them words
+search ignores) left out, so a query made of a note's own words still finds its digest. Only
+true duplicates are written once: lines with the same words and numbers in the same order.
+Its header records the range (`from`, `to`), the source ids (`sources`), how many original
+entries it stands for (`entries`), the archive file holding the sources verbatim, and the
+union of the sources' other attributes (`refs`, say). Its `created` is the newest source's
+last write, so nothing in it depends on the clock.
 
-Never merged: the newest `keep_newest` entries of each shard and entries tagged `pinned`.
-Merged first: superseded entries (named by another entry's `supersedes` attribute); then the
-oldest, where an entry updated in place with `--id` is as old as its last update. Largest shards go first; a shard
-gives at most one digest per run, and only a group of two or more entries that saves tokens.
+Order of writing (`shard.by_writing`): last write time, then position in the shard.
+Never merged: the last `keep_newest` entries of each shard in that order (all of them when the
+shard holds no more) and entries tagged `pinned`. Merged first: superseded entries (named by
+another entry's `supersedes` attribute); then the first written. Largest shards go first; an
+entry whose line would cost more than `LINE_SHARE` of it is left alone (one-line notes, mostly);
+a shard gives at most one digest per run, and only a group of two or more entries that saves
+tokens.
 """
 
 from __future__ import annotations
@@ -22,12 +28,24 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lean_harness.memory.shard import Entry, derive_id, title_of
+from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, written
 
 PIN_TAG = "pinned"
 DIGEST_TAG = "digest"
 ARCHIVE_DIR = "archive"
-_WORD_RE = re.compile(r"[^\W\d_]+")
+HOLDERS = 5  # the largest entries named when the target is out of reach
+# An entry is merged only when its digest line costs at most this share of it: moving a note out
+# of sight for a token or two (a one-line note keeps nearly all of itself) is not worth it.
+LINE_SHARE = 0.75
+# Left out of a digest line: articles and fillers, every one a word search ignores
+# (search.STOPWORDS; a test keeps it so), so no query word of the note is lost.
+FILLERS = frozenset({"a", "an", "the", "very", "just", "also"})
+_WORD_RE = re.compile(r"\w+")
+_INTRO_RE = re.compile(
+    r"Digest of (\d+) entries from (\S+) to (\S+), the first line of each( \(\d+ repeated lines? left out\))?; "
+)
+# Attributes a digest computes itself rather than gathering from its sources.
+_OWN = frozenset({"from", "to", "entries", "sources", "archive", "allow-secret", "updated", "sha"})
 
 Counts = Callable[[Sequence[str]], list[int]]
 
@@ -50,7 +68,7 @@ class Digest:
     sources: tuple[Entry, ...]
     tokens_before: int
     tokens: int
-    dropped: int  # source lines left out as exact or near duplicates
+    dropped: int  # source lines left out as true duplicates
 
 
 @dataclass(frozen=True)
@@ -66,6 +84,16 @@ class ShardPlan:
 
 
 @dataclass(frozen=True)
+class Holder:
+    """An entry that stays, with its tokens and why it stays: newest, pinned, one-line or digest."""
+
+    shard: str
+    id: str
+    tokens: int
+    why: str
+
+
+@dataclass(frozen=True)
 class Plan:
     """What a compaction would do, and where the memory stands before and after."""
 
@@ -77,6 +105,10 @@ class Plan:
     forced: bool
     shards: tuple[ShardPlan, ...]
     digests: tuple[Digest, ...]
+    protected_tokens: int = 0  # held by the newest and pinned entries
+    whole_tokens: int = 0  # held by entries a digest would hardly shrink (their line costs nearly as much)
+    whole: int = 0  # how many such entries
+    holders: tuple[Holder, ...] = ()  # the largest entries left after the plan
 
     @property
     def due(self) -> bool:
@@ -92,13 +124,20 @@ class Plan:
 
 
 def is_digest(entry: Entry) -> bool:
-    """An entry written by compaction."""
+    """An entry written by compaction, with its sources in this project's archive."""
     return entry.attr("sources") is not None and DIGEST_TAG in entry.tags
 
 
 def archive_path(shard: str) -> str:
     """Where a shard's merged entries are kept, relative to the memory dir."""
     return f"{ARCHIVE_DIR}/{shard}.md"
+
+
+def protected(entries: Sequence[Entry], keep_newest: int) -> set[int]:
+    """Positions compaction never touches: the last `keep_newest` written, and pinned entries."""
+    order = by_writing(entries)
+    newest = order[len(order) - min(keep_newest, len(order)) :] if keep_newest > 0 else []
+    return set(newest) | {i for i, e in enumerate(entries) if PIN_TAG in e.tags}
 
 
 def plan(
@@ -116,35 +155,32 @@ def plan(
     threshold = budget * at_percent // 100
     target = budget * target_percent // 100
     total = sum(sum(s.tokens) for s in shards)
-    candidates = {s.name: _candidates(s, keep_newest) for s in shards}
-    groups: dict[str, list[int]] = {s.name: [] for s in shards}
+    kept = {s.name: protected(s.entries, keep_newest) for s in shards}
+    candidates = {s.name: _candidates(s, kept[s.name]) for s in shards}
+    groups: dict[str, _Group] = {s.name: _Group(s, counts) for s in shards}
     digests: dict[str, Digest] = {}
+    whole: set[tuple[str, int]] = set()
     if (total > threshold or force) and total > target:
-        order = _order(shards, candidates)
-        growth = {s.name: _Growth(s, counts) for s in shards if candidates[s.name]}
         by_name = {s.name: s for s in shards}
         made: dict[tuple[str, int], Digest] = {}  # digests counted so far, by shard and group size
-        position = 0
-        while position < len(order):
+        pending = _order(shards, candidates)
+        while pending:
             # Grow the groups on estimates (line counts add up), then count the digests exactly.
-            while position < len(order) and total - sum(g.saving() for g in growth.values()) > target:
-                name, index = order[position]
-                growth[name].add(index)
-                groups[name].append(index)
-                position += 1
-            for name, indexes in groups.items():
-                if len(indexes) >= 2 and (name, len(indexes)) not in made:
-                    made[name, len(indexes)] = _digest(by_name[name], indexes, counts, taken)
-            digests = {name: made[name, len(i)] for name, i in groups.items() if len(i) >= 2}
-            digests = {name: d for name, d in digests.items() if d.tokens < d.tokens_before}
-            saved = sum(d.tokens_before - d.tokens for d in digests.values())
-            if total - saved <= target:
+            while pending and total - sum(g.saving() for g in groups.values()) > target:
+                name, index, superseded = pending.pop(0)
+                if not groups[name].add(index, force=superseded):
+                    whole.add((name, index))
+            for name, group in groups.items():
+                if len(group.indexes) >= 2 and (name, len(group.indexes)) not in made:
+                    made[name, len(group.indexes)] = _digest(by_name[name], group.indexes, counts, taken)
+            digests = {n: made[n, len(g.indexes)] for n, g in groups.items() if len(g.indexes) >= 2}
+            digests = {n: d for n, d in digests.items() if d.tokens < d.tokens_before}
+            if total - sum(d.tokens_before - d.tokens for d in digests.values()) <= target or not pending:
                 break
-            if position < len(order):  # the estimate was short: take one more entry and count again
-                name, index = order[position]
-                growth[name].add(index)
-                groups[name].append(index)
-                position += 1
+            # The estimate was short: take one more entry and count again.
+            name, index, superseded = pending.pop(0)
+            if not groups[name].add(index, force=superseded):
+                whole.add((name, index))
     rows = []
     for shard in shards:
         digest = digests.get(shard.name)
@@ -152,116 +188,180 @@ def plan(
         merged = len(digest.sources) if digest else 0
         after = tokens - (digest.tokens_before - digest.tokens if digest else 0)
         entries_after = len(shard.entries) - merged + (1 if digest else 0)
-        protected = len(shard.entries) - len(candidates[shard.name])
-        rows.append(ShardPlan(shard.name, len(shard.entries), entries_after, tokens, after, protected))
+        rows.append(ShardPlan(shard.name, len(shard.entries), entries_after, tokens, after, len(kept[shard.name])))
     chosen = tuple(digests[s.name] for s in shards if s.name in digests)
     total_after = total - sum(d.tokens_before - d.tokens for d in chosen)
-    return Plan(budget, threshold, target, total, total_after, force, tuple(rows), chosen)
+    protected_tokens = sum(s.tokens[i] for s in shards for i in kept[s.name])
+    whole_tokens = sum(s.tokens[i] for s in shards for i in range(len(s.entries)) if (s.name, i) in whole)
+    holders = _holders(shards, kept, whole, chosen)
+    return Plan(
+        budget,
+        threshold,
+        target,
+        total,
+        total_after,
+        force,
+        tuple(rows),
+        chosen,
+        protected_tokens,
+        whole_tokens,
+        len(whole),
+        holders,
+    )
 
 
-def _key(entry: Entry) -> tuple[str, int, str]:
-    # Age order: last change (an update in place with --id makes an entry current again), a
-    # digest before an entry of the same second, then id; the file order plays no part, so
-    # shuffling a shard's entries does not change the plan.
-    return (max(entry.created, entry.attr("updated") or ""), 0 if is_digest(entry) else 1, entry.id)
+def _candidates(shard: ShardInput, kept: set[int]) -> list[int]:
+    """Positions of the entries that may be merged, superseded first, then first written first."""
+    named = _named(shard.entries)
+    free = [i for i in by_writing(shard.entries) if i not in kept]
+    return [i for i in free if shard.entries[i].id in named] + [i for i in free if shard.entries[i].id not in named]
 
 
-def _candidates(shard: ShardInput, keep_newest: int) -> list[int]:
-    """Indexes of the entries that may be merged, superseded first, then oldest first."""
-    ranked = sorted(range(len(shard.entries)), key=lambda i: _key(shard.entries[i]))
-    newest = set(ranked[len(ranked) - keep_newest :]) if keep_newest else set()
-    named = {key for e in shard.entries for key in (e.attr("supersedes") or "").replace(",", " ").split()}
-    free = [i for i in ranked if i not in newest and PIN_TAG not in shard.entries[i].tags]
-    superseded = [i for i in free if _superseded(shard.entries[i], named)]
-    return superseded + [i for i in free if not _superseded(shard.entries[i], named)]
+def _named(entries: Sequence[Entry]) -> set[str]:
+    return {key for e in entries for key in (e.attr("supersedes") or "").replace(",", " ").split()}
 
 
-def _superseded(entry: Entry, named: set[str]) -> bool:
-    return entry.id in named
-
-
-def _order(shards: Sequence[ShardInput], candidates: dict[str, list[int]]) -> list[tuple[str, int]]:
-    """Every candidate in merge order: superseded ones first, largest shard first, oldest first."""
+def _order(shards: Sequence[ShardInput], candidates: dict[str, list[int]]) -> list[tuple[str, int, bool]]:
+    """Every candidate in merge order: superseded ones first, largest shard first, first written first."""
     ranked = sorted(shards, key=lambda s: (-sum(s.tokens), s.name))
-    first: list[tuple[str, int]] = []
-    rest: list[tuple[str, int]] = []
+    first: list[tuple[str, int, bool]] = []
+    rest: list[tuple[str, int, bool]] = []
     for shard in ranked:
-        named = {key for e in shard.entries for key in (e.attr("supersedes") or "").replace(",", " ").split()}
+        named = _named(shard.entries)
         for index in candidates[shard.name]:
-            (first if _superseded(shard.entries[index], named) else rest).append((shard.name, index))
+            superseded = shard.entries[index].id in named
+            (first if superseded else rest).append((shard.name, index, superseded))
     return first + rest
 
 
+def _holders(
+    shards: Sequence[ShardInput], kept: dict[str, set[int]], whole: set[tuple[str, int]], chosen: Sequence[Digest]
+) -> tuple[Holder, ...]:
+    merged = {(d.shard, e.id) for d in chosen for e in d.sources}
+    found: list[Holder] = [Holder(d.shard, d.entry.id, d.tokens, "digest") for d in chosen]
+    for shard in shards:
+        for index, entry in enumerate(shard.entries):
+            if (shard.name, entry.id) in merged:
+                continue
+            if PIN_TAG in entry.tags:
+                why = "pinned"
+            elif index in kept[shard.name]:
+                why = "newest"
+            elif (shard.name, index) in whole:
+                why = "one line"
+            else:
+                why = "digest" if is_digest(entry) else "left"
+            found.append(Holder(shard.name, entry.id, shard.tokens[index], why))
+    found.sort(key=lambda h: -h.tokens)
+    return tuple(found[:HOLDERS])
+
+
+def digest_line(text: str) -> str:
+    """A note's line in a digest: its whole first line without articles and fillers outside code spans."""
+    whole = first_line(text)
+    words = []
+    code = False
+    for word in whole.split():
+        inside = code or word.startswith("`")
+        if word.count("`") % 2:
+            code = not code
+        if not inside and word.casefold() in FILLERS:
+            continue
+        words.append(word)
+    return " ".join(words) or whole  # a line of fillers only ("The") stays as it is
+
+
 def lines_of(entry: Entry) -> list[str]:
-    """The lines an entry contributes to a digest: its title, or a digest's own lines."""
-    if is_digest(entry):
+    """The lines an entry contributes to a digest: its shortened first line, or a digest's own lines."""
+    if DIGEST_TAG in entry.tags and (entry.attr("sources") is not None or _INTRO_RE.match(entry.text)):
         return [line.removeprefix("- ") for line in entry.text.split("\n")[1:] if line.strip()]
-    title = title_of(entry.text)
-    return [title] if title else []
+    line = digest_line(entry.text)
+    return [line] if line else []
 
 
-def near_key(line: str) -> str:
-    """Lines with the same key are near duplicates: the same words, whatever the case, numbers and order."""
-    words = sorted(set(_WORD_RE.findall(line.casefold())))
+def same_key(line: str) -> str:
+    """Lines with the same key are true duplicates: the same words and numbers in the same order."""
+    words = _WORD_RE.findall(line.casefold())
     return " ".join(words) if words else line
 
 
-class _Growth:
-    """A shard's group as it grows: source tokens and the estimated digest size."""
+def carried(text: str) -> str:
+    """A digest's text as another project receives it: it says what it is, and offers no expand."""
+    first, newline, rest = text.partition("\n")
+    match = _INTRO_RE.match(first)
+    if match is None or "lh memory expand" not in first:
+        return text
+    count, start, end, left_out = match.groups()
+    intro = (
+        f"Digest of {count} entries from {start} to {end}, the first line of each{left_out or ''}; imported:"
+        " the entries themselves stayed in the project that compacted them."
+    )
+    return intro + newline + rest
+
+
+class _Group:
+    """A shard's group as it grows: its sources, their tokens and the estimated digest size."""
 
     def __init__(self, shard: ShardInput, counts: Counts) -> None:
         self.shard = shard
         self.counts = counts
+        self.indexes: list[int] = []
         self.sources = 0
-        self.size = 0
         self.lines = 0
         self.keys: set[str] = set()
         self.intro = counts([_intro(2, "2026-01-01T00:00:00Z", "2026-12-31T00:00:00Z", "0123456789ab", 0)])[0] + 1
 
-    def add(self, index: int) -> None:
-        entry = self.shard.entries[index]
-        self.sources += self.shard.tokens[index]
-        self.size += 1
+    def add(self, index: int, *, force: bool) -> bool:
+        """Take the entry at `index` when merging it saves tokens (or `force`); whether it was taken."""
         fresh = []
-        for line in lines_of(entry):
-            key = near_key(line)
-            if key not in self.keys:
-                self.keys.add(key)
+        keys = set()
+        for line in lines_of(self.shard.entries[index]):
+            key = same_key(line)
+            if key not in self.keys and key not in keys:
+                keys.add(key)
                 fresh.append(f"- {line}\n")
-        if fresh:
-            self.lines += sum(self.counts(fresh))
+        cost = sum(self.counts(fresh)) if fresh else 0
+        if cost > self.shard.tokens[index] * LINE_SHARE and not force:
+            return False
+        self.indexes.append(index)
+        self.keys |= keys
+        self.sources += self.shard.tokens[index]
+        self.lines += cost
+        return True
 
     def saving(self) -> int:
-        return max(0, self.sources - self.intro - self.lines) if self.size >= 2 else 0
+        return max(0, self.sources - self.intro - self.lines) if len(self.indexes) >= 2 else 0
 
 
 def _intro(entries: int, first: str, last: str, key: str, dropped: int) -> str:
-    left_out = f" ({dropped} repeated lines left out)" if dropped else ""
+    left_out = f" ({dropped} repeated {'line' if dropped == 1 else 'lines'} left out)" if dropped else ""
     return (
-        f"Digest of {entries} entries from {first[:10]} to {last[:10]}{left_out};"
-        f" `lh memory expand {key}` restores them."
+        f"Digest of {entries} entries from {first[:10]} to {last[:10]}, the first line of each{left_out};"
+        f" `lh memory expand {key} --print` shows them whole."
     )
 
 
 def _digest(
     shard: ShardInput, indexes: Sequence[int], counts: Counts, taken: Callable[[str], set[str]] | None
 ) -> Digest:
-    """The digest of the entries at `indexes`, oldest first."""
-    sources = sorted((shard.entries[i] for i in indexes), key=_key)
+    """The digest of the entries at `indexes`, in the order they were written."""
+    order = {index: rank for rank, index in enumerate(by_writing(shard.entries))}
+    ranked = sorted(indexes, key=order.__getitem__)
+    sources = [shard.entries[i] for i in ranked]
     before = sum(shard.tokens[i] for i in indexes)
     lines: list[str] = []
     keys: set[str] = set()
     dropped = 0
     for entry in sources:
         for line in lines_of(entry):
-            key = near_key(line)
+            key = same_key(line)
             if key in keys:
                 dropped += 1
                 continue
             keys.add(key)
             lines.append(line)
     first = min(e.attr("from") or e.created for e in sources)
-    last = max(e.created for e in sources)
+    last = max(written(e) for e in sources)
     ids = [e.id for e in sources]
     used = {e.id for e in shard.entries} | (taken(shard.name) if taken else set())
     key = derive_id(shard.name, "\n".join([DIGEST_TAG, *ids]), used)
@@ -279,8 +379,19 @@ def _digest(
     if allowed:
         extra.append(("allow-secret", ",".join(allowed)))
     # A digest cites what its sources cited, so it is stale when one of them would be (adr/0017).
-    refs = " ".join(sorted({r for e in sources for r in (e.attr("refs") or "").split()}))
-    if refs:
-        extra.append(("refs", refs))
+    extra += _gathered(sources, set(ids))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
     return Digest(shard.name, entry, tuple(sources), before, counts([text])[0], dropped)
+
+
+def _gathered(sources: Sequence[Entry], inside: set[str]) -> list[tuple[str, str]]:
+    """The sources' other attributes (evidence references, what they supersede), values united."""
+    values: dict[str, set[str]] = {}
+    for entry in sources:
+        for name, value in entry.extra:
+            if name not in _OWN:
+                # refs are space-separated (a path may hold a comma); other lists may use commas
+                parts = value.split() if name == "refs" else value.replace(",", " ").split()
+                values.setdefault(name, set()).update(parts)
+    values.get("supersedes", set()).difference_update(inside)
+    return [(name, " ".join(sorted(found))) for name, found in sorted(values.items()) if found]

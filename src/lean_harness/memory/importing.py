@@ -24,6 +24,7 @@ from lean_harness.files import display, refuse_symlink
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.interop.records import Reading, Record, read_source_text
 from lean_harness.memory import evidence, rules
+from lean_harness.memory.compact import DIGEST_TAG, carried
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import Entry, derive_id, normalize_text
 from lean_harness.memory.summary import text_key
@@ -255,7 +256,9 @@ def _location(problem: str) -> tuple[str, int, str]:
 
 
 def _entry(candidate: _Candidate, key: str, created: str) -> Entry:
-    return Entry(key, created, candidate.text, candidate.tags, candidate.record.extra)
+    # A digest from another project keeps its lines but no longer offers an expand (adr/0012).
+    text = carried(candidate.text) if DIGEST_TAG in candidate.tags else candidate.text
+    return Entry(key, created, text, candidate.tags, candidate.record.extra)
 
 
 def import_source(

@@ -106,8 +106,11 @@ def _place(inbox: Path, data: bytes) -> Path:
     temp = stage(inbox / "note.md", data)  # a note is committed like a shard: it gets a shard's mode
     try:
         while True:
-            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-            target = inbox / f"{stamp}-{os.getpid()}-{secrets.token_hex(4)}.md"
+            # Names sort in the order notes were written, to the nanosecond the clock gives, so
+            # consolidate appends a burst in that order (the order of writing, adr/0012).
+            now = time.time_ns()
+            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000_000)) + f".{now % 1_000_000_000:09d}"
+            target = inbox / f"{stamp}Z-{os.getpid()}-{secrets.token_hex(4)}.md"
             try:
                 os.link(temp, target)
                 break

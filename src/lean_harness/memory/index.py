@@ -91,7 +91,7 @@ def render(
     used += count_tokens(section)
     chosen: list[str] = []
     for shard, item in newest:
-        line = f"- {item.created[:10]} {shard}: {item.title}\n"
+        line = f"- {item.written[:10]} {shard}: {item.title}\n"
         cost = count_tokens(line)
         if used + cost > budget:
             break
@@ -107,8 +107,10 @@ def render(
 
 
 def _newest(summaries: dict[str, Summary]) -> list[tuple[str, Newest]]:
+    # The order of writing (adr/0012-compaction.md): last write time, then position in the shard;
+    # entries of one second in two shards cannot be told apart, so they go by shard name.
     merged = [(name, item) for name, summary in summaries.items() for item in summary.newest]
-    merged.sort(key=lambda pair: (pair[1].created, pair[0], pair[1].id), reverse=True)
+    merged.sort(key=lambda pair: (pair[1].written, pair[0], pair[1].position), reverse=True)
     return merged
 
 

@@ -46,6 +46,12 @@ class ShardError(LhError):
     """A shard file that cannot be parsed; no command rewrites it until it is fixed."""
 
 
+class Conflict(ShardError):
+    """Two versions of one entry, as a merge where both sides changed it leaves them: a problem found."""
+
+    exit_code = 1
+
+
 @dataclass(frozen=True)
 class Entry:
     """One memory entry; `raw` is its original text when it was parsed from a file."""
@@ -82,13 +88,40 @@ class Shard:
         return tuple(b for b in self.blocks if isinstance(b, Entry))
 
 
-def title_of(text: str) -> str:
-    """The first non-blank line, without Markdown list or heading marks or control characters, at most 80 characters."""
+def first_line(text: str) -> str:
+    """The first non-blank line, whole, without Markdown list or heading marks or control characters."""
     for line in text.splitlines():
         stripped = _CONTROL_RE.sub("", line).strip().lstrip("#*->").strip()
         if stripped:
-            return stripped if len(stripped) <= 80 else stripped[:79].rstrip() + "…"
+            return stripped
     return ""
+
+
+def title_of(text: str) -> str:
+    """The first line (`first_line`), at most 80 characters."""
+    line = first_line(text)
+    return line if len(line) <= 80 else line[:79].rstrip() + "…"
+
+
+def written(entry: Entry) -> str:
+    """When an entry was last written: its `updated` time (lh memory put --id), else its `created`."""
+    updated = entry.attr("updated")
+    return updated if updated is not None and updated > entry.created else entry.created
+
+
+def by_writing(entries: Sequence[Entry]) -> list[int]:
+    """The positions of `entries` (in file order) from the first written to the last.
+
+    The order of writing (adr/0012-compaction.md): the time an entry was last written, and
+    within one second its position in the shard, since lh appends. It depends on the file alone,
+    never on ids, so a same-second burst ranks as it was written.
+    """
+    return sorted(range(len(entries)), key=lambda i: (written(entries[i]), i))
+
+
+def text_hash(text: str) -> str:
+    """The `sha` attribute lh writes in the header of an entry whose id does not come from its text."""
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:12]
 
 
 def normalize_text(text: str) -> str:
@@ -271,7 +304,7 @@ def refuse_conflicting_ids(entries: Sequence[Entry], path: str) -> None:
     for entry in entries:
         seen = first.setdefault(entry.id, entry)
         if seen.text != entry.text:
-            raise ShardError(
+            raise Conflict(
                 f"{path}:{entry.line}: entry {entry.id} appears again with other text (first on line {seen.line});"
                 " both sides of a merge probably changed it: keep one version, or give the other its own id,"
                 ' then run "lh memory index"'
@@ -292,12 +325,15 @@ def _twin(lines: Sequence[str], start: int, path: str) -> Entry | None:
 
 
 def _verified_twin(twin: Entry, entry: Entry, path: str) -> Entry:
-    # The text is the one both branches held only when the id is derived from it; a chosen id
-    # (--id) proves nothing, so the person who merged decides.
+    # The text is the one both branches held only when the id is derived from it, or when both
+    # headers carry the hash of that text (`sha`, written with a chosen id); otherwise the
+    # person who merged decides. Content is compared, never times.
     shard = path.rsplit("/", 1)[-1].removesuffix(".md")
     digest = hashlib.sha256(f"{shard}\n{normalize_text(entry.text)}".encode()).hexdigest()
-    if len(twin.id) < 12 or not digest.startswith(twin.id):
-        raise ShardError(
+    derived = len(twin.id) >= 12 and digest.startswith(twin.id)
+    hashed = twin.attr("sha") == entry.attr("sha") == text_hash(entry.text)
+    if not (derived or hashed):
+        raise Conflict(
             f"{path}:{twin.line}: entry {twin.id} has a second header on line {twin.line + 1}; both sides of a"
             ' merge probably changed it: keep one header and the text you want, then run "lh memory index"'
         )
@@ -351,7 +387,7 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
             break
         if kind == "open":
             if _OPEN_RE.fullmatch(bare) and dict(_ATTR_RE.findall(bare)).get("id") == key:
-                raise ShardError(
+                raise Conflict(
                     f"{path}:{end + 1}: entry {key} (line {start + 1}) starts again before its end marker;"
                     " both sides of a merge probably changed it: keep the version you want between one pair"
                     ' of markers, then run "lh memory index"'

@@ -86,7 +86,7 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
     if check:
         with memory.reading():
             rendered = memory.render_index()
-            duplicates = _found_duplicates(memory)
+            duplicates = _found_duplicates(memory) + _settled(memory, fix=False)
             clashes = id_clashes(memory)
             fresh = _index_matches(memory, rendered.text) and not duplicates and not clashes
         return IndexResult(
@@ -104,7 +104,9 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         # the command with nothing changed.
         for name in memory.config.shard_names:
             memory.summary(name)
+        _settled(memory, fix=False)  # a conflict stops the command before the first write
         duplicates = _remove_duplicates(memory)
+        duplicates += _settled(memory, fix=True)
         rendered = memory.render_index()
         fresh = _index_matches(memory, rendered.text) and not duplicates
         written = write_text(memory.index_path, rendered.text) or bool(duplicates)
@@ -150,6 +152,14 @@ def _place(memory: Memory, name: str, key: str) -> str:
     match = header_re(key).search(text)
     line = text.count("\n", 0, match.start()) + 1 if match else 0
     return f"{memory.shown(memory.shard_path(name))}:{line}"
+
+
+def _settled(memory: Memory, *, fix: bool) -> tuple[str, ...]:
+    # Entries both live and merged into a digest, as a merge with a compaction leaves them: the
+    # archive owns that rule (adr/0012-compaction.md).
+    from lean_harness.memory import archive
+
+    return archive.settle(memory, fix=fix)
 
 
 def _index_matches(memory: Memory, text: str) -> bool:

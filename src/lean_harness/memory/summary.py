@@ -1,6 +1,7 @@
 """Per-shard summaries: what INDEX.md and status need, cached by the shard's content hash.
 
-A summary holds a shard's entry count, token total and newest titles. It lives in
+A summary holds a shard's entry count, token total and newest titles, in the order of writing
+(`shard.by_writing`: last write time, then position in the file). It lives in
 `<cacheDir>/lh/shards/<name>.json` beside `<name>.ids`, one line per entry: a short hash of the
 normalized text and the entry id, which lets a write find duplicates without parsing the shard.
 Both carry the SHA-256 of the shard bytes they describe and are rebuilt from the Markdown
@@ -17,20 +18,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness.files import write_atomic, write_text
-from lean_harness.memory.shard import Entry, normalize_text, parse
+from lean_harness.memory.shard import Entry, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
 
 NEWEST_KEPT = 64
-_FORMAT = 3
+_FORMAT = 4
 
 
 @dataclass(frozen=True)
 class Newest:
-    """An entry as INDEX.md lists it."""
+    """An entry as INDEX.md lists it: when it was last written, and its position in the shard."""
 
-    created: str
+    written: str
     id: str
     title: str
+    position: int
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,8 @@ def text_key(text: str) -> str:
 def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounter) -> tuple[Summary, str]:
     """A shard's summary and its ids listing, counting tokens through the cache."""
     counts = counter.counts([e.text for e in entries])
-    kept = sorted((Newest(e.created, e.id, e.title) for e in entries), key=_newest_order)[:NEWEST_KEPT]
-    newest = [replace(n, title=_safe_title(n.title)) for n in kept]
+    order = by_writing(entries)[::-1][:NEWEST_KEPT]
+    newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
     seen: set[str] = set()
     repeated: set[str] = set()
@@ -86,11 +88,21 @@ def _safe_title(title: str) -> str:
 
 
 def with_entry(
-    summary: Summary, sha256: str, entry: Entry, tokens: int, exact: bool, replaced: int | None = None
+    summary: Summary,
+    sha256: str,
+    entry: Entry,
+    tokens: int,
+    exact: bool,
+    replaced: int | None = None,
+    position: int | None = None,
 ) -> Summary:
-    """The summary after adding `entry` (counted exactly or not), or after it replaced one of `replaced` tokens."""
+    """The summary after adding `entry` (counted exactly or not), or after it replaced one of `replaced` tokens.
+
+    An added entry is the last of the shard; a replaced one keeps its `position`.
+    """
     kept = [n for n in summary.newest if n.id != entry.id]
-    newest = sorted([*kept, Newest(entry.created, entry.id, _safe_title(entry.title))], key=_newest_order)
+    at = summary.count if position is None else position
+    newest = sorted([*kept, Newest(written(entry), entry.id, _safe_title(entry.title), at)], key=_newest_order)
     newest = newest[:NEWEST_KEPT]
     refs = [(key, value) for key, value in summary.refs if key != entry.id]
     value = entry.attr("refs")
@@ -106,13 +118,13 @@ def with_entry(
     )
 
 
-def _newest_order(item: Newest) -> tuple[str, str]:
-    return (_inverted(item.created), item.id)
+def _newest_order(item: Newest) -> tuple[str, int]:
+    return (_inverted(item.written), -item.position)
 
 
-def _inverted(created: str) -> str:
-    # Sort newest first without reversing the id order of equal times.
-    return "".join(chr(0x10FFFF - ord(c)) for c in created)
+def _inverted(stamp: str) -> str:
+    # Sort newest first on a string key.
+    return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
 
 
 class SummaryCache:
@@ -162,7 +174,7 @@ class SummaryCache:
                 "tokens": summary.tokens,
                 "exact": summary.exact,
                 "repeated": list(summary.repeated),
-                "newest": [[n.created, n.id, n.title] for n in summary.newest],
+                "newest": [[n.written, n.id, n.title, n.position] for n in summary.newest],
                 "refs": [list(pair) for pair in summary.refs],
             }
             if ids is not None:
@@ -182,7 +194,8 @@ class SummaryCache:
             return None  # estimated counts are recounted, in case the ranks can be had now
         newest = record.get("newest")
         if not isinstance(newest, list) or not all(
-            isinstance(n, list) and len(n) == 3 and all(isinstance(v, str) for v in n) for n in newest
+            isinstance(n, list) and len(n) == 4 and all(isinstance(v, str) for v in n[:3]) and isinstance(n[3], int)
+            for n in newest
         ):
             return None
         refs = record.get("refs")
@@ -216,7 +229,7 @@ def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:
 
 def _from_record(name: str, record: dict[str, object]) -> Summary:
     newest = record.get("newest")
-    items = tuple(Newest(str(c), str(i), str(t)) for c, i, t in newest) if isinstance(newest, list) else ()
+    items = tuple(Newest(str(w), str(i), str(t), int(p)) for w, i, t, p in newest) if isinstance(newest, list) else ()
     count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
     refs = record.get("refs")
     return Summary(

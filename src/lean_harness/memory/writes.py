@@ -28,6 +28,7 @@ from lean_harness.memory.shard import (
     parse,
     render,
     render_entry,
+    text_hash,
     without_duplicates,
 )
 from lean_harness.memory.status import write_index
@@ -96,7 +97,7 @@ def put(
             found = locate(existing, key, shown)
             if found is None:
                 _refuse_key_elsewhere(memory, name, key)
-                entry = Entry(key, now_utc(), body, clean_tags, extra)
+                entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
                 new_text = append_text(existing, entry, close_id=True)
                 return _finish(memory, name, path, new_text, entry, before, ids, None)
             start, end, old = found
@@ -108,9 +109,12 @@ def put(
                 and same_refs
             ):
                 return _unchanged(memory, name, old)
-            replaced_keys = ("updated", "allow-secret") if cites is None else ("updated", "allow-secret", "refs")
-            kept = tuple((k, v) for k, v in old.extra if k not in replaced_keys)
-            entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
+            # `sha` makes the headers of two versions differ even when written in the same second,
+            # so a merge of both shows them as two versions, never fused under one header (adr/0008).
+            dropped = ("updated", "sha", "allow-secret", *(("refs",) if cites is not None else ()))
+            kept = tuple((k, v) for k, v in old.extra if k not in dropped)
+            fresh = (("updated", now_utc()), ("sha", text_hash(body)))
+            entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
             newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
             replaced = memory.counter.count(old.text)
@@ -219,7 +223,10 @@ def _finish(
     tokens = memory.counter.count(entry.text)
     data = new_text.encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
-    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced)
+    position = None
+    if replaced is not None:  # an update keeps its place; the ids listing is in file order
+        position = next(n for n, line in enumerate(ids.splitlines()) if line.partition(" ")[2] == entry.id)
+    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced, position)
     if replaced is None:
         ids = ids + f"{text_key(entry.text)} {entry.id}\n"
     else:
