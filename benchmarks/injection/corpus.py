@@ -201,6 +201,6 @@ def build(seed: int = 20261201, per_template: int = 10) -> list[Sample]:
     for kind, templates in _DIRECTIVES.items():
         for template in templates:
             texts = {_fill(template, rng) for _ in range(per_template // 2)}
-            lead = rng.choice(["", "Deploy notes for {service}. ".format(service=rng.choice(_SERVICES))])
+            lead = rng.choice(["", f"Deploy notes for {rng.choice(_SERVICES)}. "])
             samples += [Sample(kind, lead + text, True) for text in sorted(texts)]
     return samples

@@ -40,8 +40,8 @@ def readme_paragraphs() -> list[str]:
     paragraphs: list[str] = []
     for dist in sorted(importlib.metadata.distributions(), key=lambda d: d.metadata["Name"] or ""):
         body = dist.metadata.get_payload() or dist.metadata.get("Description") or ""  # type: ignore[attr-defined]
-        for block in str(body).split("\n\n"):
-            block = block.strip()
+        for raw in str(body).split("\n\n"):
+            block = raw.strip()
             if len(block) >= 40 and block not in seen:
                 seen.add(block)
                 paragraphs.append(block)

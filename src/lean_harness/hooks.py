@@ -4,7 +4,8 @@ before its context is compacted.
 Each hook reads the client's JSON event on stdin and prints text that the client adds to the
 agent's context (adr/0010-hooks.md):
 
-- `session-start`: a one-line preface, INDEX.md with credentials masked, and one line when the
+- `session-start`: a one-line preface, INDEX.md with credentials masked and framing tags escaped
+  (a hand edit may have written them past the checks), and one line when the
   memory is over its compaction threshold; it records which memory files the agent has seen.
 - `prompt-submit`: the paths of memory files that changed on disk since the agent last saw them,
   capped, the agent's own `lh` writes excluded; nothing when nothing changed.
@@ -16,7 +17,7 @@ file needs them, and the config is read by a small line scan instead of `config.
 
 State lives in `<cacheDir>/lh/hooks/`: `seen/<session>` lists the memory files as the agent
 last saw them, `written` the files as `lh` last wrote them, `index-clean` the INDEX.md that was
-last scanned clean. Each holds lines of `name size mtime_ns inode`.
+last found clean (no credential, no framing tag). Each holds lines of `name size mtime_ns inode`.
 """
 
 from __future__ import annotations
@@ -366,15 +367,16 @@ def _symlinked(project: Project, path: str) -> str | None:
 
 
 def mask_index(project: Project, text: str, stat: Stat) -> str:
-    """INDEX.md with credentials masked; a copy already scanned clean is not scanned again."""
+    """INDEX.md with credentials masked and framing tags escaped; a copy already found clean is not read again."""
     marker = os.path.join(project.state_dir, "index-clean")
     if (_load_lines(marker) or {}).get(INDEX_NAME) == stat:
         return text
-    from lean_harness import secret_scan
+    from lean_harness import injection, secret_scan
 
     findings = secret_scan.scan(text)
-    if findings:
-        return secret_scan.mask(text, findings)
+    shown = injection.neutralise(secret_scan.mask(text, findings) if findings else text)
+    if shown != text:
+        return shown
     if stat[1] < time.time_ns() - SETTLE_NS:
         try:
             _save_lines(marker, {INDEX_NAME: stat})

@@ -74,7 +74,8 @@ RULES: tuple[Rule, ...] = (
         "role-header",
         "a line that speaks as the system, the assistant or the user",
         r"(?m)^[ \t>#*\-]*\[?(?:(?:system|assistant|developer|human|ai)(?:[ _-](?:message|prompt|note|override))?"
-        r"\]?[ \t]*[:\]][ \t]*(?:you\b|ignore\b|disregard\b|forget\b|from now on|new instructions|as an? (?:ai|assistant))"
+        r"\]?[ \t]*[:\]][ \t]*(?:you\b|ignore\b|disregard\b|forget\b|from now on|new instructions|"
+        r"as an? (?:ai|assistant))"
         r"|user[ \t]*[:\]][ \t]*(?:ignore|disregard|forget)\b)",
         (":", "]"),
     ),
@@ -91,9 +92,23 @@ RULES: tuple[Rule, ...] = (
         rf"|(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to)"
         rf"\s+the\s+(?:user|operator|human)\s+(?:about\s+(?:this|these|it)\b|that\s+you\b|what\s+you\b)"
         rf"|(?:hide|conceal|keep)\s+this\s+(?:secret\s+)?from\s+the\s+(?:user|operator|human)\b",
-        ("ignore", "disregard", "forget", "override", "overrule", "bypass", "set aside", "instructions",
-         "from now on", "you are", "your ", "the user", "the operator", "the human"),
-    ),  # fmt: skip
+        (
+            "ignore",
+            "disregard",
+            "forget",
+            "override",
+            "overrule",
+            "bypass",
+            "set aside",
+            "instructions",
+            "from now on",
+            "you are",
+            "your ",
+            "the user",
+            "the operator",
+            "the human",
+        ),
+    ),
     Rule(
         "claimed-approval",
         "a claim that the user or operator approved something in advance",
@@ -101,7 +116,8 @@ RULES: tuple[Rule, ...] = (
         r"|(?:user|operator|owner|maintainers?|admin(?:istrator)?|human)\s+(?:has\s+|have\s+|had\s+)?"
         r"(?:already\s+|explicitly\s+|previously\s+|fully\s+)*(?:approved|authori[sz]ed|consented|permitted|allowed|"
         r"granted|given)\s+(?:you\b|the\s+(?:agent|assistant|ai|model)\b|(?:blanket\s+)?permission\b|consent\b|"
-        r"approval\b|everything\b|this\s+(?:in\s+advance|already)\b|in\s+advance\b|(?:it|this)\s+(?:already|in advance))"
+        r"approval\b|everything\b|this\s+(?:in\s+advance|already)\b|in\s+advance\b|"
+        r"(?:it|this)\s+(?:already|in advance))"
         r"|(?:user|operator|owner|human)\s+(?:has\s+|had\s+)?(?:already|explicitly|previously)\s+(?:approved|"
         r"authori[sz]ed|consented\s+to|agreed\s+to|okayed|signed\s+off\s+on)\s+(?!(?:the|this|that|a|an|your)\s"
         r"+(?:pr|pull|merge|review|design|schema|copy|change|rfc|proposal|plan|budget|release)\b)"
@@ -127,10 +143,31 @@ RULES: tuple[Rule, ...] = (
         rf"shall\b|needs?\s+to\b|has\s+to\b|is\s+(?:instructed|required|expected)\b|reading\s+this\b)"
         rf"|(?m:^[ \t>*\-]*(?:claude|copilot|codex|chatgpt|gemini|assistant)\s*[,:]\s+"
         rf"(?:you\b|please\b|always\b|never\b|ignore\b|do\b|run\b|delete\b|execute\b))",
-        ("note", "message", "instruction", "attention", "important", "notice", "reminder", "dear", "hey", "hi",
-         "hello", "if you are", "you are", "as a", "ai ", "llm", "claude", "copilot", "codex",
-         "chatgpt", "gemini", "assistant"),
-    ),  # fmt: skip
+        (
+            "note",
+            "message",
+            "instruction",
+            "attention",
+            "important",
+            "notice",
+            "reminder",
+            "dear",
+            "hey",
+            "hi",
+            "hello",
+            "if you are",
+            "you are",
+            "as a",
+            "ai ",
+            "llm",
+            "claude",
+            "copilot",
+            "codex",
+            "chatgpt",
+            "gemini",
+            "assistant",
+        ),
+    ),
     Rule(
         "remote-pipe-shell",
         "a remote script piped into a shell",

@@ -24,6 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="store despite a finding of scanner rule RULE (recorded in the entry)",
     )
+    parser.add_argument(
+        "--allow-directive",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="store despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
+    )
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
@@ -42,7 +49,15 @@ def run(args: argparse.Namespace) -> int:
 
     memory = open_memory()
     tags = [*args.tag, "pinned"] if args.pin else args.tag
-    result = store.put(memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret)
+    result = store.put(
+        memory,
+        args.shard,
+        read_text_arg(args.text),
+        tags=tags,
+        key=args.key,
+        allow=args.allow_secret,
+        allow_directives=args.allow_directive,
+    )
     next_merge = _next_merge(memory, result)
     if args.json:
         totals = result.totals

@@ -1,7 +1,8 @@
 """The jsonl format: one JSON object per line, the form `lh memory export` writes.
 
-Each line is `{"id"?, "shard", "text", "tags"?, "created"?, "updated"?, "allow_secret"?}`:
-`shard` and `text` are strings, `tags` and `allow_secret` lists of strings, times ISO 8601 with
+Each line is `{"id"?, "shard", "text", "tags"?, "created"?, "updated"?, "allow_secret"?,
+"allow_directive"?}`: `shard` and `text` are strings, `tags`, `allow_secret` and `allow_directive`
+lists of strings, times ISO 8601 with
 a zone. Blank lines are skipped; any other field is a problem, so a typo never drops data
 silently. Export writes the shards in config order and each shard's entries in file order, with
 the keys in the order above, so the same memory exports to the same bytes.
@@ -16,7 +17,7 @@ from typing import Any
 from lean_harness.interop.records import TIME_HINT, Problem, Reading, Record, utc_time
 from lean_harness.memory.shard import Entry
 
-FIELDS = ("id", "shard", "text", "tags", "created", "updated", "allow_secret")
+FIELDS = ("id", "shard", "text", "tags", "created", "updated", "allow_secret", "allow_directive")
 
 
 def read(text: str, shown: str, reading: Reading) -> None:
@@ -48,7 +49,7 @@ def _record(value: Any, where: str) -> Record | str:
         return "shard and text are required strings"
     if key is not None and not isinstance(key, str):
         return "id must be a string"
-    lists = {name: value.get(name, []) for name in ("tags", "allow_secret")}
+    lists = {name: value.get(name, []) for name in ("tags", "allow_secret", "allow_directive")}
     for name, items in lists.items():
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             return f"{name} must be a list of strings"
@@ -62,6 +63,8 @@ def _record(value: Any, where: str) -> Record | str:
         extra.append(("updated", times["updated"]))
     if lists["allow_secret"]:
         extra.append(("allow-secret", ",".join(sorted(set(lists["allow_secret"])))))
+    if lists["allow_directive"]:
+        extra.append(("allow-directive", ",".join(sorted(set(lists["allow_directive"])))))
     return Record(
         where, text, shard=shard, id=key, tags=tuple(lists["tags"]), created=times["created"], extra=tuple(extra)
     )
@@ -83,5 +86,8 @@ def render(rows: Iterable[tuple[str, Entry]]) -> str:
         allowed = [rule for rule in (entry.attr("allow-secret") or "").split(",") if rule]
         if allowed:
             row["allow_secret"] = allowed
+        directives = [rule for rule in (entry.attr("allow-directive") or "").split(",") if rule]
+        if directives:
+            row["allow_directive"] = directives
         lines.append(json.dumps(row, ensure_ascii=False) + "\n")
     return "".join(lines)

@@ -278,5 +278,8 @@ def _digest(
     ]
     if allowed:
         extra.append(("allow-secret", ",".join(allowed)))
+    directives = sorted({r for e in sources for r in (e.attr("allow-directive") or "").split(",") if r})
+    if directives:
+        extra.append(("allow-directive", ",".join(directives)))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
     return Digest(shard.name, entry, tuple(sources), before, counts([text])[0], dropped)

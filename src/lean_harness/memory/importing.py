@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import secret_scan
+from lean_harness import injection, secret_scan
 from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink, write_text
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
@@ -57,15 +57,21 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Refusal:
-    """A record refused for a credential; only the rule and a redacted preview are kept."""
+    """A record refused for a credential or a directive; only the rule and a safe preview are kept."""
 
     where: str
     line: int
     rule: str
     description: str
     preview: str
+    directive: bool = False
 
     def __str__(self) -> str:
+        if self.directive:
+            return (
+                f'refused: {self.where}: line {self.line} reads as {self.description} ("{self.preview}",'
+                f" rule {self.rule}); not imported"
+            )
         return (
             f"refused: {self.where}: line {self.line} looks like {self.description}"
             f" ({self.preview}, rule {self.rule}); not imported"
@@ -203,10 +209,15 @@ def prepare(
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
     for candidate in candidates:
-        findings = secret_scan.scan(candidate.text, allow=allowed(_entry(candidate, "", "")))
+        entry = _entry(candidate, "", "")
+        findings = secret_scan.scan(candidate.text, allow=allowed(entry))
+        said = injection.scan(candidate.text, allow=(entry.attr("allow-directive") or "").split(","))
         if findings:
             f = findings[0]
             refused.append(Refusal(candidate.record.where, f.line, f.rule, f.description, f.preview))
+        elif said:
+            d = said[0]
+            refused.append(Refusal(candidate.record.where, d.line, d.rule, d.description, d.preview, directive=True))
         else:
             kept.append(candidate)
     return kept, refused

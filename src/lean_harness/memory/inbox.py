@@ -3,7 +3,7 @@
 A note is one Markdown file `<memory dir>/.pending/<UTC time>-<pid>-<random>.md`, written to a
 temporary file and linked into place, so a reader never sees half a note and two writers never
 share a name. It may start with frontmatter (`created`, `shard`, `tags` separated by spaces,
-`allow-secret`); the rest is the note. Notes do not count against the budget; INDEX.md says
+`allow-secret`, `allow-directive`); the rest is the note. Notes do not count against the budget; INDEX.md says
 how many wait.
 
 `consolidate` holds the write lock, takes a snapshot (path, bytes, SHA-256) of the notes, writes
@@ -26,13 +26,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import secret_scan
+from lean_harness import injection, secret_scan
 from lean_harness.errors import LhError
 from lean_harness.files import new_file_mode, refuse_symlink
 from lean_harness.interop import frontmatter
 from lean_harness.interop.records import TIME_HINT, utc_time
 from lean_harness.memory.shard import Entry, check_tag, check_text, derive_id, normalize_text
-from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc, refuse_secrets, write_index
+from lean_harness.memory.store import (
+    MAX_ENTRY_BYTES,
+    Memory,
+    add_entries,
+    now_utc,
+    refuse_directives,
+    refuse_secrets,
+    write_index,
+)
 from lean_harness.memory.summary import text_key
 
 PENDING = ".pending"
@@ -40,7 +48,7 @@ CONSUMED = ".consumed"
 MAX_NOTES = 256
 MAX_NOTE_BYTES = 1024 * 1024
 MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024
-FIELDS = ("created", "shard", "tags", "allow-secret")
+FIELDS = ("created", "shard", "tags", "allow-secret", "allow-directive")
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,13 @@ def folder(memory: Memory) -> Path:
 
 
 def write_note(
-    memory: Memory, text: str, *, shard: str | None = None, tags: Sequence[str] = (), allow: Sequence[str] = ()
+    memory: Memory,
+    text: str,
+    *,
+    shard: str | None = None,
+    tags: Sequence[str] = (),
+    allow: Sequence[str] = (),
+    allow_directives: Sequence[str] = (),
 ) -> Path:
     """Check a note as put checks an entry, then write it to the inbox without taking the lock."""
     memory.check_dir()
@@ -93,10 +107,13 @@ def write_note(
     clean_tags = sorted({check_tag(t) for t in tags})
     rules = sorted(set(allow))
     refuse_secrets(body, rules, "note")
+    directives = sorted(set(allow_directives))
+    refuse_directives(body, directives, "note")
     lines = ["---", f"created: {now_utc()}"]
     lines += [f"shard: {name}"] if name else []
     lines += [f"tags: {' '.join(clean_tags)}"] if clean_tags else []
     lines += [f"allow-secret: {','.join(rules)}"] if rules else []
+    lines += [f"allow-directive: {','.join(directives)}"] if directives else []
     data = "\n".join([*lines, "---", body, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
@@ -262,7 +279,13 @@ def _entry(
     if findings:
         f = findings[0]
         return None, "", f"line {f.line} looks like {f.description} ({f.preview}, rule {f.rule}); remove it"
-    extra = (("allow-secret", ",".join(rules)),) if rules else ()
+    directives = tuple(r for r in fields.get("allow-directive", "").split(",") if r)
+    said = injection.scan(body, allow=directives)
+    if said:
+        d = said[0]
+        return None, "", f'line {d.line} reads as {d.description} ("{d.preview}", rule {d.rule}); remove it'
+    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(rules)),) if rules else ()
+    extra += (("allow-directive", ",".join(directives)),) if directives else ()
     return Entry(derive_id(shard, body, taken), created, body, tags, extra), shard, ""
 
 

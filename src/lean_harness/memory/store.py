@@ -311,6 +311,7 @@ def put(
     tags: Sequence[str] = (),
     key: str | None = None,
     allow: Sequence[str] = (),
+    allow_directives: Sequence[str] = (),
     scan: bool = True,
 ) -> PutResult:
     """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there."""
@@ -328,8 +329,10 @@ def put(
     if key is not None:
         check_id(key)
     allowed = tuple(sorted(set(allow)))
+    directives = tuple(sorted(set(allow_directives)))
     if scan:
         refuse_secrets(body, allowed, where)
+        refuse_directives(body, directives, where)
     with memory.writing():
         for other in memory.config.shard_names:
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
@@ -341,7 +344,8 @@ def put(
         ids = memory.ids(name, current, data) if current else ""
         if current and memory.duplicates(name):
             existing, before, ids = _deduplicated(memory, name, current)
-        extra = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        extra += (("allow-directive", ",".join(directives)),) if directives else ()
         if key is not None:
             found = locate(existing, key, shown)
             if found is None:
@@ -350,9 +354,12 @@ def put(
                 new_text = append_text(existing, entry, close_id=True)
                 return _finish(memory, name, path, new_text, entry, before, ids, None)
             start, end, old = found
-            if old.text == body and old.tags == clean_tags and old.attr("allow-secret") == (",".join(allowed) or None):
+            same_allow = old.attr("allow-secret") == (",".join(allowed) or None) and old.attr("allow-directive") == (
+                ",".join(directives) or None
+            )
+            if old.text == body and old.tags == clean_tags and same_allow:
                 return _unchanged(memory, name, old)
-            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret"))
+            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret", "allow-directive"))
             entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
             newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
@@ -523,6 +530,27 @@ def refuse_secrets(
         raise Refused(
             f"refused: {where}: line {first.line} looks like {first.description}"
             f" ({first.preview}, rule {first.rule}){more}; nothing was written. {hint.format(rule=first.rule)}"
+        )
+
+
+def refuse_directives(
+    text: str,
+    allow: Sequence[str],
+    where: str,
+    hint: str = "If it only quotes such text, pass --allow-directive {rule}",
+) -> None:
+    """Raise Refused when `text` speaks as the system or the operator (adr/0015); `hint` says what next."""
+    from lean_harness import injection
+    from lean_harness.errors import Refused
+
+    findings = injection.scan(text, allow=allow)
+    if findings:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        raise Refused(
+            f'refused: {where}: line {first.line} reads as {first.description} ("{first.preview}",'
+            f" rule {first.rule}){more}; memory holds notes, not instructions to the agent; nothing was written."
+            f" {hint.format(rule=first.rule)}"
         )
 
 
