@@ -55,7 +55,7 @@ _OPEN = (
     r"user[-_]?(?:prompt|message|query|input|instructions?|prompt-submit-hook)|im_start|im_end|important"
 )
 _CLOSE = rf"{_OPEN}|user|ai|model"
-_TAG = rf"</\s*(?:{_CLOSE})\s*>|<\s*(?:{_OPEN})(?:\s[^<>\n]{{0,80}})?\s*/?>|<<\s*/?\s*sys\s*>>"
+_TAG = rf"<\s*/\s*(?:{_CLOSE})\s*>|<\s*(?:{_OPEN})(?:\s[^<>\n]{{0,80}})?\s*/?>|<<\s*/?\s*sys\s*>>"
 _TOKEN = r"<\|[a-z_]{2,30}\|?>|\[/?inst\]|<(?:start|end)_of_turn>"
 _AGENT = (
     r"(?:ai|llm|gpt|language[- ]model|coding[- ]agent|coding[- ]assistant|ai[- ](?:agent|assistant|model|bot)s?|"
