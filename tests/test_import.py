@@ -155,7 +155,8 @@ def test_broken_jsonl_records_are_all_listed_and_nothing_is_written(
     assert capsys.readouterr().err.splitlines() == [
         f"{where}:2: not valid JSON (Expecting ',' delimiter at column 44)",
         f"{where}:3: shard and text are required strings",
-        f"{where}:4: unknown field 'tag'; fields are id, shard, text, tags, created, updated, allow_secret, allow_directive",
+        f"{where}:4: unknown field 'tag'; fields are id, shard, text, tags, created, updated, allow_secret,"
+        " allow_directive",
         f"{where}:5: shard 'nowhere' is not in memory.shards (seed, failures, corrections, insights, conventions,"
         " quirks); use one of them",
         f"{where}:6: id 'ok-one' is also at {where}:1 with other content; an id is unique in a source",
