@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["RULES", "Finding", "Rule", "mask", "rule_ids", "scan"]
+__all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan"]
 
 PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
 _MASK = "********"
@@ -723,3 +723,9 @@ def mask(text: str, findings: Sequence[Finding]) -> str:
         parts += [text[cursor:start], _redact(text[start:end])]
         cursor = end
     return "".join(parts) + text[cursor:]
+
+
+def redact(text: str) -> str:
+    """`text` with every credential the rules find masked (for messages that quote user values)."""
+    findings = scan(text)
+    return mask(text, findings) if findings else text
