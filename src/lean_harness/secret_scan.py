@@ -784,7 +784,8 @@ def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
 # Where a value may be cut in two: between adjacent string literals ("ab" "cd", 'ab' + 'cd',
 # "ab" .\n "cd"), and where a long token wraps at a line end. Both are found from the character
 # that starts them, and a wrap counts only between two runs that mix letters and digits.
-_LITERAL_JOIN = r"([\"'])(?<=[A-Za-z0-9+/=_\-][\"'])[ \t]*(?:\+|\.|&|\|\|)?[ \t]*(?:\\?\r?\n[ \t]*(?:\+|\.|&|\|\|)?[ \t]*)?\1(?=[A-Za-z0-9+/=_\-])"
+_GLUE = r"[ \t]*(?:\+|\.|&|\|\|)?[ \t]*"
+_LITERAL_JOIN = rf"([\"'])(?<=[A-Za-z0-9+/=_\-][\"']){_GLUE}(?:\\?\r?\n{_GLUE})?\1(?=[A-Za-z0-9+/=_\-])"
 _WRAP = r"\n(?:(?<=[A-Za-z0-9+/=_\-]{12}\n)|(?<=[A-Za-z0-9+/=_\-]{12}[\r\\]\n))[ \t]*(?=[A-Za-z0-9+/=_\-]{4})"
 _RUN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
 
