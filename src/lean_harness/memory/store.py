@@ -539,7 +539,7 @@ def refuse_directives(
     where: str,
     hint: str = "If it only quotes such text, pass --allow-directive {rule}",
 ) -> None:
-    """Raise Refused when `text` speaks as the system or the operator (adr/0015); `hint` says what next."""
+    """Raise Refused when `text` speaks as the system or the operator (adr/0016); `hint` says what next."""
     from lean_harness import injection
     from lean_harness.errors import Refused
 
