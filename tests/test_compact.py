@@ -367,6 +367,9 @@ def compacted_copy(project: Path, tmp_path: Path) -> dict[str, bytes]:
     return memory_files(copy)
 
 
+JOURNAL = ".agents/.cache/lh/journal"
+
+
 def memory_files(root: Path) -> dict[str, bytes]:
     """The memory's files, without temp files a killed writer left (the next write removes them)."""
     return {
@@ -396,8 +399,9 @@ def test_a_journal_left_by_a_killed_compaction_is_finished_by_the_next_command(
         (project / MEMORY / temp).parent.mkdir(parents=True, exist_ok=True)
         (project / MEMORY / temp).write_bytes(new[name])
         replace.append([relative, temp])
-    journal = {"version": 1, "replace": replace, "delete": []}
-    (project / MEMORY / ".lh-journal").write_text(json.dumps(journal), encoding="utf-8")
+    info = (project / MEMORY).stat()
+    journal = {"version": 2, "folder": [info.st_dev, info.st_ino], "replace": replace, "delete": []}
+    (project / JOURNAL).write_text(json.dumps(journal), encoding="utf-8")
     for target, temp in replace[:done]:
         os.replace(project / MEMORY / temp, project / MEMORY / target)
     assert lh("memory", "status", cwd=project).returncode == 0  # a reader finishes it
@@ -405,12 +409,13 @@ def test_a_journal_left_by_a_killed_compaction_is_finished_by_the_next_command(
 
 
 def test_a_journal_lh_did_not_write_stops_every_command(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / MEMORY / ".lh-journal").write_text('{"version": 1, "replace": [["../lh.toml", "x"]]}', "utf-8")
+    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    (project / JOURNAL).write_text('{"version": 2, "replace": [["../lh.toml", "x"]]}', "utf-8")
     capsys.readouterr()
     for args in (["memory", "status"], ["memory", "put", "seed", "x"], ["memory", "compact"]):
         assert main(args) == 2
         assert capsys.readouterr().err == (
-            f"{MEMORY}/.lh-journal is not a journal lh wrote; a compaction may have been interrupted."
+            f"{JOURNAL} is not a journal lh wrote; a write may have been interrupted."
             " Check the memory files with git diff, then delete the journal\n"
         )
 
@@ -450,7 +455,7 @@ def test_sigkill_during_compaction_leaves_the_old_state_or_the_new_one(project: 
         time.sleep(delay)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=60)
-        journal = (project / MEMORY / ".lh-journal").exists()
+        journal = (project / JOURNAL).exists()
         seen["journal"] += journal
         assert lh("memory", "status", cwd=project).returncode == 0
         now = memory_files(project)

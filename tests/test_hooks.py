@@ -16,7 +16,7 @@ import pytest
 from lean_harness import hooks
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import store
+from lean_harness.memory import handle, status, writes
 
 REPO = Path(__file__).resolve().parents[1]
 MEMORY = ".agents/memory"
@@ -96,7 +96,7 @@ def test_session_start_adds_one_line_when_compaction_is_due(project: Path) -> No
     assert main(["config", "set", "memory.tokenBudget", "100"]) == 0
     assert main(["memory", "put", "insights", " ".join(f"note{i}" for i in range(60))]) == 0
     printed = hook("session-start", project)
-    tokens = store.status(store.open_memory(load(project))).totals.tokens
+    tokens = status.status(handle.open_memory(load(project))).totals.tokens
     assert tokens > 80
     assert printed.endswith(
         f"\n\nlean-harness: memory holds {tokens} of 100 tokens ({tokens}%), over its 80% compaction"
@@ -181,7 +181,7 @@ def test_writes_made_through_lh_writes_are_not_reported(project: Path) -> None:
     hook("session-start", project)
     cfg = load(project)
     with hooks.lh_writes(cfg.memory_dir, cfg.cache_dir):
-        store.put(store.open_memory(cfg), "failures", "a note the agent wrote itself")
+        writes.put(handle.open_memory(cfg), "failures", "a note the agent wrote itself")
     assert hook("prompt-submit", project) == ""
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import inbox, store
+from lean_harness.memory import handle, inbox, status
 from lean_harness.memory.shard import Entry, parse
 from support import lh, snapshot
 
@@ -49,7 +49,7 @@ def test_a_note_is_one_file_in_the_inbox_outside_the_budget(
     assert path.read_text("utf-8") == (
         "---\ncreated: 2026-01-01T00:00:00Z\nshard: quirks\ntags: lint\n---\nruff and black disagree on docstrings\n"
     )
-    assert store.status(store.open_memory(load(project))).totals.tokens == 0
+    assert status.status(handle.open_memory(load(project))).totals.tokens == 0
     assert main(["memory", "index"]) == 0
     assert "1 pending note(s) wait for `lh memory consolidate`." in (project / MEMORY / "INDEX.md").read_text("utf-8")
 
@@ -156,7 +156,7 @@ def test_a_broken_note_is_kept_and_reported(project: Path, capsys: pytest.Captur
 def test_a_note_edited_after_the_snapshot_is_consolidated_again(project: Path) -> None:
     assert main(["memory", "note", "first version"]) == 0
     (path,) = notes(project)
-    memory = store.open_memory(load(project))
+    memory = handle.open_memory(load(project))
     taken = inbox.snapshot(memory)
     path.write_text(path.read_text("utf-8").replace("first version", "second version"), encoding="utf-8")
     # The entries of the snapshot are written (here: by hand), then the snapshot's notes retired.

@@ -10,7 +10,7 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import store
+from lean_harness.memory import handle, status
 from lean_harness.memory.shard import Entry, new_shard_text, parse, render_entry
 from lean_harness.memory.tokens import TokenCounter
 from support import snapshot
@@ -99,20 +99,21 @@ def test_hand_edits_survive_a_put(project: Path) -> None:
         ),
         pytest.param(
             ["../seed", "x"],
-            "shard '../seed' is not a shard name; shard names have no path separators or '..'",
+            "shard '../seed' is not a shard name; shard names are lowercase letters, digits and '-'"
+            " (shards in .agents/lh.toml: seed, failures, corrections, insights, conventions, quirks)",
             id="path-in-shard",
         ),
         pytest.param(["seed", "  \n"], "shard seed: the entry text is empty; give the note to store", id="empty"),
         pytest.param(
             ["seed", "x", "--tag", "a b"],
-            "tag 'a b' is not allowed; use letters, digits and . _ : / + - (at most 48 characters, starting with a"
-            " letter or digit)",
+            "shard seed: tag 'a b' is not allowed; use letters, digits and . _ : / + -"
+            " (at most 48 characters, starting with a letter or digit)",
             id="bad-tag",
         ),
         pytest.param(
             ["seed", "x", "--id", "no/slash"],
-            "id 'no/slash' is not allowed; use letters, digits, '.', '_' and '-' (at most 64 characters, starting"
-            " with a letter or digit)",
+            "shard seed: id 'no/slash' is not allowed; use letters, digits, '.', '_' and '-'"
+            " (at most 64 characters, starting with a letter or digit)",
             id="bad-id",
         ),
         pytest.param(
@@ -301,8 +302,8 @@ def test_a_corrupt_cache_is_rebuilt_not_trusted(project: Path) -> None:
     for cached in (project / ".agents/.cache/lh").rglob("*"):
         if cached.is_file() and cached.suffix in (".json", ".ids", ".tsv"):
             cached.write_bytes(b"\x00garbage")
-    memory = store.open_memory(load(project))
-    result = store.status(memory)
+    memory = handle.open_memory(load(project))
+    result = status.status(memory)
     seed = next(s for s in result.shards if s.name == "seed")
     assert seed.entries == 1
     assert seed.tokens == 4

@@ -10,7 +10,6 @@ from lean_harness.memory.shard import (
     Entry,
     ShardError,
     append_text,
-    check_text,
     derive_id,
     new_shard_text,
     normalize_text,
@@ -139,20 +138,6 @@ def test_plain_markdown_without_entries_is_all_prose() -> None:
     shard = parse(text)
     assert shard.entries == ()
     assert render(shard) == text
-
-
-@pytest.mark.parametrize(
-    ("text", "fragment"),
-    [
-        pytest.param("   \n\n", "the entry text is empty", id="empty"),
-        pytest.param("a\n<!-- /lh:entry -->", "line 2 is an lh entry marker", id="end-marker"),
-        pytest.param('<!-- lh:entry id="x" -->', "line 1 is an lh entry marker", id="start-marker"),
-        pytest.param("ok\n<<<<<<< HEAD", "line 2 starts like a git conflict marker", id="conflict-marker"),
-    ],
-)
-def test_texts_that_would_break_the_file_are_refused(text: str, fragment: str) -> None:
-    with pytest.raises(Exception, match=fragment):
-        check_text(text, "shard x")
 
 
 def test_derive_id_is_stable_and_avoids_taken_ids() -> None:

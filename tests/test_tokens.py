@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import store
+from lean_harness.memory import handle
+from lean_harness.memory.status import status as memory_status
 from lean_harness.memory.tokens import CL100K_PATTERN, ESTIMATE_LABEL, TokenCounter, estimate, load_ranks
 from support import lh
 
@@ -126,8 +127,8 @@ def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(proje
     index = (project / ".agents/memory/INDEX.md").read_text("utf-8")
     assert "Token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline" in index
     # Estimates are never cached as exact counts: with the ranks back, the count is exact again.
-    memory = store.open_memory(load(project))
-    assert store.status(memory).totals.tokens == exact("hello hello hello hello") == 4
+    memory = handle.open_memory(load(project))
+    assert memory_status(memory).totals.tokens == exact("hello hello hello hello") == 4
 
 
 def test_every_number_of_up_to_three_digits_is_one_token() -> None:

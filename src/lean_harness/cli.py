@@ -88,24 +88,47 @@ def _main(argv: Sequence[str] | None) -> int:
     except LhError as error:
         print(error.message, file=sys.stderr)
         return error.exit_code
-    except FileNotFoundError as error:
-        print(f"{error.filename or error}: no such file or folder", file=sys.stderr)
-        return 2
-    except PermissionError as error:
-        print(f"{error.filename or error}: permission denied", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         sys.stderr.close()
         return 0
+    except OSError as error:
+        if error.filename is None:
+            raise
+        print(filesystem_message(error), file=sys.stderr)
+        return 2
     except Exception:
         import traceback
 
         traceback.print_exc()
         print("lh: this is a bug in lean-harness; please report it with the traceback above", file=sys.stderr)
         return 70
+
+
+_OS_PROBLEMS = (
+    (FileNotFoundError, "no such file or folder"),
+    (IsADirectoryError, "is a folder where a file was expected; move it away"),
+    (NotADirectoryError, "is not a folder (a file stands where a folder was expected); move it away"),
+    (PermissionError, "permission denied; check the file's owner and mode"),
+    (FileExistsError, "already exists"),
+)
+
+
+def filesystem_message(error: OSError) -> str:
+    """One line for a filesystem surprise a user can cause: the path, relative when it can be, and what."""
+    name = os.fsdecode(error.filename)
+    try:
+        name = os.path.relpath(name)
+    except ValueError:
+        pass
+    if isinstance(error, FileExistsError) and not os.path.isdir(error.filename):
+        return f"{name}: is a file where a folder was expected; move it away"
+    for kind, what in _OS_PROBLEMS:
+        if isinstance(error, kind):
+            return f"{name}: {what}"
+    return f"{name}: {error.strerror or error}; nothing more was done"
 
 
 def _chosen(words: Sequence[str]) -> tuple[str, ...]:

@@ -51,20 +51,40 @@ def read_text(path: Path, root: Path) -> str:
     return text.removeprefix("\ufeff")
 
 
-def write_atomic(path: Path, data: bytes, *, compare: bool = True) -> bool:
+def write_atomic(path: Path, data: bytes, *, compare: bool = True, durable: bool = True) -> bool:
     """Write `data` to `path` through a synced temp file and a rename; False when already equal.
 
-    Callers that know the content changed pass `compare=False` to skip re-reading the file.
+    Callers that know the content changed pass `compare=False` to skip re-reading the file;
+    `durable=False` skips the syncs, for state that is only a hint (the hooks' bookkeeping).
+    A symbolic link at `path` is replaced, never followed.
     """
     if compare:
         try:
-            if path.read_bytes() == data:
+            if not path.is_symlink() and path.read_bytes() == data:
                 return False
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError):
             pass
+    temp = stage(path, data, durable=durable)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        _unlink(temp)
+        raise
+    if durable:
+        sync_dir(path.parent)
+    return True
+
+
+def stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
+    """A temp file beside `path` holding `data`, synced to disk, with the mode `path` has (or would get).
+
+    Every durable write of lh goes through here: `write_atomic` renames it over its target, the
+    journal renames several at once (memory/journal.py), the inbox links it to a new name.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = path.stat().st_mode & 0o7777
+        info = path.lstat()
+        mode = info.st_mode & 0o7777 if stat.S_ISREG(info.st_mode) else new_file_mode()
     except FileNotFoundError:
         mode = new_file_mode()
     import tempfile  # only writers pay for it (it imports shutil and random)
@@ -74,17 +94,20 @@ def write_atomic(path: Path, data: bytes, *, compare: bool = True) -> bool:
         os.chmod(temp, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
     except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
+        _unlink(Path(temp))
         raise
-    sync_dir(path.parent)
-    return True
+    return Path(temp)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
 
 
 # write_atomic's temp files: "." + the file's name + mkstemp's random part + ".tmp".

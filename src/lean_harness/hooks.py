@@ -348,8 +348,16 @@ def _save_lines(path: str, stats: Mapping[str, Stat]) -> None:
     text = "".join(f"{name} {s[0]} {s[1]} {s[2]}\n" for name, s in sorted(stats.items()))
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
+    # The hooks' state is a hint, rewritten on every turn: not synced, and kept out of files.py so
+    # a hook imports nothing it has not loaded already (adr/0010-hooks.md). The temp file is created
+    # new, never through a link planted in its place; the rename replaces a link, never follows it.
     temp = f"{path}.{os.getpid()}.tmp"
-    with open(temp, "w", encoding="utf-8", newline="\n") as handle:
+    try:
+        os.unlink(temp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(text)
     os.replace(temp, path)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from lean_harness import config as config_mod
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, with_block, write_text
-from lean_harness.memory import store
+from lean_harness.memory import handle, status
 from lean_harness.memory.shard import new_shard_text
 
 BLOCK_START = "# >>> lean-harness >>> (managed by lh init from artifacts.ignored in .agents/lh.toml)"
@@ -34,8 +34,67 @@ class InitResult:
 
 
 def run(root: Path, force: bool = False) -> InitResult:
-    """Set up lean-harness in `root`, keeping everything that is already there."""
+    """Set up lean-harness in `root`, keeping everything that is already there.
+
+    Every file init writes is checked before the first is written; should a write still fail,
+    every file and folder init created is removed and every file it changed is put back.
+    """
     root = root.resolve()
+    if not root.is_dir():
+        raise LhError(f"{root.as_posix()} is not a folder; run lh init in the project's folder")
+    paths = _managed(root)
+    before = {path: _bytes(path) for path in paths}
+    # The folders init may create, outermost first: .agents, then the memory dir (paths[-1] is INDEX.md).
+    folders = [f for f in (root / config_mod.CONFIG_PATH.split("/")[0], paths[-1].parent) if not f.exists()]
+    try:
+        return _run(root, force)
+    except BaseException:
+        for path, data in before.items():
+            if data is None and path.is_file() and not path.is_symlink():
+                path.unlink()
+            elif data is not None and _bytes(path) != data:
+                path.write_bytes(data)
+        import shutil
+
+        for folder in folders:
+            if folder.is_dir() and not folder.is_symlink():
+                shutil.rmtree(folder)
+        raise
+
+
+def _managed(root: Path) -> list[Path]:
+    config_path = root / config_mod.CONFIG_PATH
+    paths = [
+        config_path,
+        config_path.with_name(config_path.name + ".bak"),
+        root / ".gitignore",
+        root / ".gitattributes",
+    ]
+    try:
+        cfg = config_mod.load(root)
+        folder = cfg.memory_dir
+        names = [name for name, _ in cfg.shards]
+    except (LhError, OSError):
+        folder = root / config_mod.DEFAULTS["memory"]["dir"]
+        names = [str(name) for name in config_mod.DEFAULTS["memory"]["shards"]]
+    paths += [folder / f"{name}.md" for name in names] + [folder / "INDEX.md"]
+    for path in paths:
+        refuse_symlink(path, root)
+        if path.is_dir():
+            raise LhError(
+                f"{display(path, root)} is a folder where lh init writes a file; move it away, then run lh init"
+            )
+    return paths
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return None if path.is_symlink() else path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _run(root: Path, force: bool) -> InitResult:
     created: list[str] = []
     updated: list[str] = []
     config_path = root / config_mod.CONFIG_PATH
@@ -57,9 +116,9 @@ def run(root: Path, force: bool = False) -> InitResult:
         write_text(config_path, config_mod.render(config_mod.DEFAULTS))
         cfg = config_mod.load(root)
     created += create_shards(cfg)
-    memory = store.open_memory(cfg)
+    memory = handle.open_memory(cfg)
     index_existed = memory.index_path.exists()
-    result = store.reindex(memory)
+    result = status.reindex(memory)
     if result.written:
         (updated if index_existed else created).append(result.path)
     gitignore = root / ".gitignore"

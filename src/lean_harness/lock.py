@@ -15,22 +15,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from lean_harness.environment import lock_timeout
 from lean_harness.errors import LhError
-
-DEFAULT_TIMEOUT = 10.0
-
-
-def _timeout() -> float:
-    try:
-        return max(0.0, float(os.environ.get("LH_LOCK_TIMEOUT", DEFAULT_TIMEOUT)))
-    except ValueError:
-        return DEFAULT_TIMEOUT
 
 
 @contextmanager
 def locked(path: Path, shown: str, timeout: float | None = None, *, shared: bool = False) -> Iterator[None]:
     """Hold the lock file at `path` for the duration of the block, waiting at most `timeout` seconds."""
-    limit = _timeout() if timeout is None else timeout
+    limit = lock_timeout() if timeout is None else timeout
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)

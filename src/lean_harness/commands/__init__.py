@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lean_harness.memory.store import Memory
+    from lean_harness.memory.handle import Memory
 
 JSON_VERSION = 1
 
@@ -36,7 +36,7 @@ def project_root() -> Path:
 def open_memory() -> Memory:
     """The memory of the project that holds the current directory."""
     from lean_harness.config import load
-    from lean_harness.memory.store import open_memory as open_store
+    from lean_harness.memory.handle import open_memory as open_store
 
     return open_store(load(project_root()))
 

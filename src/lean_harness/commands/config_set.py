@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
             f"{shown} has comments, which rewriting it would drop; edit the file by hand, or pass --drop-comments"
         )
     user = config.parse_toml(text, shown)
+    _refuse_credentials(args.key, args.value, shown)  # before any message could quote the value
     updated = config.with_value(user, args.key, config.parse_value(args.value))
     problems = config.problems(updated)
     if problems:
@@ -37,3 +38,17 @@ def run(args: argparse.Namespace) -> int:
     write_text(path, config.render(updated))
     print(f"set {args.key} in {shown}")
     return 0
+
+
+def _refuse_credentials(key: str, value: str, shown: str) -> None:
+    """A config value is committed and printed like memory: refuse one that looks like a credential."""
+    from lean_harness import secret_scan
+    from lean_harness.errors import Refused
+
+    for what, text in (("the key", key), ("the value", value)):
+        findings = secret_scan.scan(text)
+        if findings:
+            f = findings[0]
+            raise Refused(
+                f"refused: {shown}: {what} looks like {f.description} ({f.preview}, rule {f.rule}); file not changed"
+            )

@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
 
     from lean_harness import init
     from lean_harness.config import load
-    from lean_harness.memory import store
+    from lean_harness.memory import handle, status, writes
 
     with tempfile.TemporaryDirectory(prefix="lh-demo-") as folder:
         root = Path(folder)
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         result = init.run(root)
         for path in result.created:
             print(f"created {path}")
-        memory = store.open_memory(load(root))
+        memory = handle.open_memory(load(root))
         notes = [
             (
                 "failures",
@@ -37,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
         ]
         for shard, text, tags in notes:
             print(f'\n$ lh memory put {shard} "{text}"')
-            print_put(store.put(memory, shard, text, tags=tags))
+            print_put(writes.put(memory, shard, text, tags=tags))
         print("\n$ lh memory status")
-        print_status(store.status(memory))
+        print_status(status.status(memory))
         print(f"\n$ cat {memory.shown(memory.index_path)}")
         print(memory.index_path.read_text("utf-8"), end="")
     return 0

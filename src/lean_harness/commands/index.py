@@ -15,10 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import store
+    from lean_harness.memory import status
 
     memory = open_memory()
-    result = store.reindex(memory, check=args.check)
+    result = status.reindex(memory, check=args.check)
     over = result.tokens > result.budget
     if args.json:
         emit(
@@ -31,11 +31,15 @@ def run(args: argparse.Namespace) -> int:
                 "budget": result.budget,
                 "titles": result.titles,
                 "duplicates": list(result.duplicates),
+                "clashes": list(result.clashes),
             },
-            [f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else [],
+            [
+                *([f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else []),
+                *result.clashes,
+            ],
         )
     elif args.check:
-        for line in result.duplicates:
+        for line in (*result.duplicates, *result.clashes):
             print(line, file=sys.stderr)
         if result.fresh_before:
             print(f"{result.path} is up to date ({result.tokens} of {result.budget} tokens)")
@@ -44,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         for line in result.duplicates:
             print(f"removed a copy: {line}")
+        for line in result.clashes:
+            print(line, file=sys.stderr)
         state = "written" if result.written else "unchanged"
         print(f"{result.path} {state} ({result.tokens} of {result.budget} tokens, {result.titles} newest titles)")
     if over:
         print(f"warning: {result.path} is over its token budget", file=sys.stderr)
-    return 1 if args.check and not result.fresh_before else 0
+    return 1 if (args.check and not result.fresh_before) or result.clashes else 0

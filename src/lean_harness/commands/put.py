@@ -45,11 +45,11 @@ def read_text_arg(value: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import store
+    from lean_harness.memory import writes
 
     memory = open_memory()
     tags = [*args.tag, "pinned"] if args.pin else args.tag
-    result = store.put(
+    result = writes.put(
         memory,
         args.shard,
         read_text_arg(args.text),

@@ -14,9 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import store
+    from lean_harness.memory import status
 
-    result = store.status(open_memory())
+    result = status.status(open_memory())
     if args.json:
         totals = result.totals
         emit(

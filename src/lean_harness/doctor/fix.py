@@ -17,7 +17,7 @@ from lean_harness.errors import LhError
 
 def fix(root: Path) -> tuple[list[str], list[str]]:
     """Repair what is safe in the project at `root`; what changed, and what could not be repaired."""
-    from lean_harness.memory import store
+    from lean_harness.memory import status
 
     project = open_project(root)
     config = project.config
@@ -46,7 +46,7 @@ def fix(root: Path) -> tuple[list[str], list[str]]:
         try:
             before = memory.index_path.read_bytes() if memory.index_path.is_file() else None
             with memory.writing():
-                store.write_index(memory)
+                status.write_index(memory)
             if memory.index_path.read_bytes() != before:
                 changed.append(f"regenerated {memory.shown(memory.index_path)}")
         except LhError as error:

@@ -15,7 +15,7 @@ from lean_harness.doctor import Check, Verdict
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
-from lean_harness.memory.store import Memory, open_memory
+from lean_harness.memory.handle import Memory, open_memory
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
@@ -129,15 +129,18 @@ def shards(p: Project) -> Verdict:
 
 def index(p: Project) -> Verdict:
     """INDEX.md is what the shards make it, and within memory.indexTokenBudget."""
-    from lean_harness.memory import store
+    from lean_harness.memory import status
 
     skipped = _skip_without_shards(p)
     if skipped or p.memory is None:
         return skipped or Verdict("skip", "skipped")
-    result = store.reindex(p.memory, check=True)
+    result = status.reindex(p.memory, check=True)
     if result.duplicates:
         first, *rest = result.duplicates
         return Verdict("fail", first, "lh memory index (keeps each entry once)", tuple(rest))
+    if result.clashes:
+        first, *rest = result.clashes
+        return Verdict("fail", first, "keep one entry per id, then lh memory index", tuple(rest))
     if not result.fresh_before:
         return Verdict("fail", f"{result.path} is stale", f"{FIX} (or lh memory index)")
     if result.tokens > result.budget:
@@ -300,6 +303,26 @@ def reachability(p: Project) -> Verdict:
     return Verdict("ok", f"{scope}: each is found by its own first line")
 
 
+def journal(p: Project) -> Verdict:
+    """No journal that lh will never apply: one in the committed tree, or one written for another folder."""
+    from lean_harness.memory import journal as journal_mod
+
+    skipped = _skip_without_config(p)
+    if skipped or p.config is None:
+        return skipped or Verdict("skip", "skipped")
+    folder = p.config.memory_dir
+    stray = journal_mod.stray(folder, p.config.cache_dir / "lh" / journal_mod.JOURNAL_NAME) if folder.is_dir() else []
+    if stray:
+        shown = [p.shown(path) for path in stray]
+        return Verdict(
+            "warn",
+            f"{shown[0]} is a journal lh did not write for this folder; it is never applied",
+            "check the memory files with git diff, then delete it (and git rm it if it is committed)",
+            tuple(shown[1:]),
+        )
+    return Verdict("ok", "no unfinished write")
+
+
 def _entries(count: int) -> str:
     return "1 entry" if count == 1 else f"{count} entries"
 
@@ -316,5 +339,6 @@ CHECKS: tuple[Check[Project], ...] = (
     symlinks,
     encoding,
     conflicts,
+    journal,
     reachability,
 )

@@ -31,10 +31,11 @@ from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps
 from lean_harness.memory import compact as planner
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal
+from lean_harness.memory import journal, rules
+from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
-from lean_harness.memory.shard import Entry, Shard, check_text, parse, render, render_entry, without_duplicates
-from lean_harness.memory.store import Memory, locate, refuse_directives, refuse_secrets
+from lean_harness.memory.rules import refuse_directives, refuse_secrets
+from lean_harness.memory.shard import Entry, Shard, parse, render, render_entry, without_duplicates
 from lean_harness.memory.summary import Summary, summarize
 
 HEAD = (
@@ -96,7 +97,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
         changes: dict[str, tuple[bytes | None, Summary | None, str]] = {}
         for digest in plan.digests:
             where = f"shard {digest.shard}, digest {digest.entry.id}"
-            check_text(digest.entry.text, where)
+            rules.require(rules.check(digest.entry.text), where)
             _scan_digest(digest)
             shard = _merged(shards[digest.shard], digest)
             changes[digest.shard] = _shard_change(memory, digest.shard, shard)
@@ -130,8 +131,8 @@ def expand(memory: Memory, key: str) -> ExpandResult:
             )
         for entry in sources:
             refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
-            rules = (entry.attr("allow-directive") or "").split(",")
-            refuse_directives(entry.text, rules, f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
+            said = (entry.attr("allow-directive") or "").split(",")
+            refuse_directives(entry.text, said, f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
         _refuse_ids_in_use(memory, sources, digest)
         shard = _shard(memory, name)
         before = memory.summary(name).tokens
@@ -222,7 +223,7 @@ def _commit(memory: Memory, changes: dict[str, tuple[bytes | None, Summary | Non
     for path in unchanged:
         del paths[path]
     remove_stale_temps(folder / planner.ARCHIVE_DIR)
-    journal.commit(folder, paths)
+    journal.commit(folder, paths, memory.journal_path)
     for name, (_, summary, ids) in changes.items():
         if summary is not None:
             memory.cache.store(summary, memory.shard_path(name), ids)
@@ -305,8 +306,8 @@ def _scan_digest(digest: planner.Digest) -> None:
     from lean_harness import secret_scan
     from lean_harness.errors import Refused
 
-    rules = (digest.entry.attr("allow-directive") or "").split(",")
-    refuse_directives(digest.entry.text, rules, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)
+    said = (digest.entry.attr("allow-directive") or "").split(",")
+    refuse_directives(digest.entry.text, said, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)
     findings = secret_scan.scan(digest.entry.text, allow=allowed(digest.entry))
     if not findings:
         return

@@ -18,15 +18,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import injection, secret_scan
+from lean_harness import injection
+from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
-from lean_harness.files import display, refuse_symlink, write_text
+from lean_harness.files import display, refuse_symlink
 from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.interop.records import Reading, Record, read_source_text
-from lean_harness.memory.leaks import allowed
-from lean_harness.memory.shard import Entry, check_id, check_tag, check_text, derive_id, normalize_text
-from lean_harness.memory.store import MAX_ENTRY_BYTES, Memory, add_entries, now_utc
+from lean_harness.memory import rules
+from lean_harness.memory.handle import Memory
+from lean_harness.memory.shard import Entry, derive_id, normalize_text
 from lean_harness.memory.summary import text_key
+from lean_harness.memory.writes import add_entries
 
 FORMATS = ("jsonl", "memory-md", "notes-tree", "layered-jsonl")
 TABLES: dict[str, dict[str, str]] = {"memory-md": memory_md.TYPES, "layered-jsonl": layered_jsonl.CATEGORIES}
@@ -60,11 +62,16 @@ class Refusal:
     """A record refused for a credential or a directive; only the rule and a safe preview are kept."""
 
     where: str
-    line: int
+    what: str  # "line N", "the id" or "a tag"
     rule: str
     description: str
     preview: str
     directive: bool = False
+
+    @property
+    def line(self) -> int:
+        """The line of the text the finding is on; 0 when it is in the id or a tag."""
+        return int(self.what.split()[1]) if self.what.startswith("line ") else 0
 
     def __str__(self) -> str:
         if self.directive:
@@ -73,7 +80,7 @@ class Refusal:
                 f" rule {self.rule}); not imported"
             )
         return (
-            f"refused: {self.where}: line {self.line} looks like {self.description}"
+            f"refused: {self.where}: {self.what} looks like {self.description}"
             f" ({self.preview}, rule {self.rule}); not imported"
         )
 
@@ -101,6 +108,7 @@ class _Candidate:
     shard: str
     text: str
     tags: tuple[str, ...]
+    checked: rules.Checked
 
     @property
     def digest(self) -> str:
@@ -209,15 +217,17 @@ def prepare(
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
     for candidate in candidates:
-        entry = _entry(candidate, "", "")
-        findings = secret_scan.scan(candidate.text, allow=allowed(entry))
-        said = injection.scan(candidate.text, allow=(entry.attr("allow-directive") or "").split(","))
-        if findings:
-            f = findings[0]
-            refused.append(Refusal(candidate.record.where, f.line, f.rule, f.description, f.preview))
-        elif said:
+        found = rules.credential(candidate.checked)
+        if found is not None:
+            what, f = found
+            refused.append(Refusal(candidate.record.where, what, f.rule, f.description, f.preview))
+            continue
+        directives = dict(candidate.record.extra).get("allow-directive", "").split(",")
+        said = injection.scan(candidate.checked.text, allow=directives)
+        if said:
             d = said[0]
-            refused.append(Refusal(candidate.record.where, d.line, d.rule, d.description, d.preview, directive=True))
+            where = candidate.record.where
+            refused.append(Refusal(where, f"line {d.line}", d.rule, d.description, d.preview, directive=True))
         else:
             kept.append(candidate)
     return kept, refused
@@ -235,28 +245,17 @@ def _check(
     if shard not in names:
         how = f"--map {record.kind}=SHARD" if not record.shard and record.kind else "one of them"
         problems.append(f"{where}: shard {shard!r} is not in memory.shards ({', '.join(names)}); use {how}")
-    text = normalize_text(record.text)
-    try:
-        check_text(text, where)
-    except LhError as error:
-        problems.append(error.message)
-    size = len(text.encode("utf-8"))
-    if size > MAX_ENTRY_BYTES:
-        problems.append(f"{where}: the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit")
-    tags: set[str] = set()
-    for tag in record.tags:
-        try:
-            tags.add(check_tag(tag))
-        except LhError as error:
-            problems.append(f"{where}: {error.message}")
-    if record.id is not None:
-        try:
-            check_id(record.id)
-        except LhError as error:
-            problems.append(f"{where}: {error.message}")
+    checked = rules.check(record.text, tags=record.tags, key=record.id, allow=allowed_rules(record.extra))
+    problems += [f"{where}: {problem}" for problem in checked.problems]
+    text, tags = checked.text, checked.tags
     if len(problems) > before:
         return None
-    return _Candidate(record, shard, text, tuple(sorted(tags)))
+    return _Candidate(record, shard, text, tags, checked)
+
+
+def allowed_rules(extra: Sequence[tuple[str, str]]) -> list[str]:
+    """The scanner rules a record's `allow-secret` attribute names."""
+    return [r for key, value in extra if key == "allow-secret" for r in value.split(",") if r]
 
 
 def _location(problem: str) -> tuple[str, int, str]:
@@ -294,8 +293,9 @@ def import_source(
     with memory.reading() if dry_run else memory.writing():
         outcomes, additions, recorded = _plan(memory, candidates)
         if not dry_run:
-            add_entries(memory, additions)
-            _write_marker(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
+            # The entries and the record of their import are one commit (memory/journal.py).
+            record = _marker_bytes(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
+            add_entries(memory, additions, {marker: record})
     return ImportResult(
         fmt,
         shown,
@@ -395,14 +395,14 @@ def _label_hash(fmt: str, source: Path, memory: Memory, stdin: bytes | None) -> 
     return hashlib.sha256(f"{fmt}\n{_label(source, memory, stdin)}".encode()).hexdigest()[:12]
 
 
-def _write_marker(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> None:
+def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> bytes:
     try:
         old = json.loads(path.read_bytes()).get("records", {})
     except (OSError, ValueError, AttributeError):
         old = {}
     records = {**(old if isinstance(old, dict) else {}), **recorded}
     data = {"format": fmt, "source": label, "sha256": digest, "records": dict(sorted(records.items()))}
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def shown_source(value: str, root: Path) -> str:

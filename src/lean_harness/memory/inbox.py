@@ -6,14 +6,14 @@ share a name. It may start with frontmatter (`created`, `shard`, `tags` separate
 `allow-secret`, `allow-directive`); the rest is the note. Notes do not count against the budget; INDEX.md says
 how many wait.
 
-`consolidate` holds the write lock, takes a snapshot (path, bytes, SHA-256) of the notes, writes
-their entries, and only once the shards are durably written marks each note consumed with a
-marker named by the SHA-256 of the bytes it consolidated (`.pending/.consumed/<sha256>`). Then it
+`consolidate` holds the write lock, takes a snapshot (path, bytes, SHA-256) of the notes, and
+writes their entries together with a marker per note named by the SHA-256 of the bytes it
+consolidated (`.pending/.consumed/<sha256>`), in one journalled commit (memory/journal.py). Then it
 moves each note aside and checks its bytes again: a note edited after the snapshot goes back to
 the inbox under a new name and is consolidated next time; an unchanged one is deleted, and its
-marker with it. A crash at any point leaves either a note without a marker (consolidated
-again, which the deduplication makes a no-op) or a marker that keeps its note from being
-consolidated twice (adr/0014-import-and-inbox.md).
+marker with it. A crash at any point leaves either the notes as they were, with no entry of
+theirs written, or entries whose notes are all marked, which keeps each from being consolidated
+twice, even when a compaction merged its entry meanwhile (adr/0014-import-and-inbox.md).
 """
 
 from __future__ import annotations
@@ -26,22 +26,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import injection, secret_scan
+from lean_harness import injection
+from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
-from lean_harness.files import new_file_mode, refuse_symlink
+from lean_harness.files import refuse_symlink, stage, sync_dir
 from lean_harness.interop import frontmatter
 from lean_harness.interop.records import TIME_HINT, utc_time
-from lean_harness.memory.shard import Entry, check_tag, check_text, derive_id, normalize_text
-from lean_harness.memory.store import (
-    MAX_ENTRY_BYTES,
-    Memory,
-    add_entries,
-    now_utc,
-    refuse_directives,
-    refuse_secrets,
-    write_index,
-)
+from lean_harness.memory import rules
+from lean_harness.memory.handle import Memory
+from lean_harness.memory.shard import Entry, derive_id
+from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import text_key
+from lean_harness.memory.writes import add_entries
 
 PENDING = ".pending"
 CONSUMED = ".consumed"
@@ -99,22 +95,16 @@ def write_note(
     """Check a note as put checks an entry, then write it to the inbox without taking the lock."""
     memory.check_dir()
     name = memory.check_shard(shard) if shard else None
-    body = normalize_text(text)
-    check_text(body, "note")
-    size = len(body.encode("utf-8"))
-    if size > MAX_ENTRY_BYTES:
-        raise LhError(f"note: the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit; store a summary")
-    clean_tags = sorted({check_tag(t) for t in tags})
-    rules = sorted(set(allow))
-    refuse_secrets(body, rules, "note")
-    directives = sorted(set(allow_directives))
-    refuse_directives(body, directives, "note")
+    checked = rules.require(rules.check(text, tags=tags, allow=allow), "note")
+    rules.refuse_credentials(checked, "note")
+    directives = sorted({rule for rule in allow_directives if rule})
+    rules.refuse_directives(checked.text, directives, "note")
     lines = ["---", f"created: {now_utc()}"]
     lines += [f"shard: {name}"] if name else []
-    lines += [f"tags: {' '.join(clean_tags)}"] if clean_tags else []
-    lines += [f"allow-secret: {','.join(rules)}"] if rules else []
+    lines += [f"tags: {' '.join(checked.tags)}"] if checked.tags else []
+    lines += [f"allow-secret: {','.join(checked.allow)}"] if checked.allow else []
     lines += [f"allow-directive: {','.join(directives)}"] if directives else []
-    data = "\n".join([*lines, "---", body, ""]).encode("utf-8")
+    data = "\n".join([*lines, "---", checked.text, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
     inbox.mkdir(exist_ok=True)
@@ -123,15 +113,8 @@ def write_note(
 
 def _place(inbox: Path, data: bytes) -> Path:
     """Write `data` as a new, uniquely named note: a synced temp file, then a link that never overwrites."""
-    import tempfile
-
-    fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=inbox)
+    temp = stage(inbox / "note.md", data)  # a note is committed like a shard: it gets a shard's mode
     try:
-        os.chmod(temp, new_file_mode())  # a note is committed like a shard, not private like a temp file
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         while True:
             stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
             target = inbox / f"{stamp}-{os.getpid()}-{secrets.token_hex(4)}.md"
@@ -142,17 +125,8 @@ def _place(inbox: Path, data: bytes) -> Path:
                 continue
     finally:
         os.unlink(temp)
-    _sync(inbox)
+    sync_dir(inbox)
     return target
-
-
-def _sync(path: Path) -> None:
-    if os.name == "posix":
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def snapshot(memory: Memory) -> list[Pending]:
@@ -161,6 +135,8 @@ def snapshot(memory: Memory) -> list[Pending]:
     refuse_symlink(inbox, memory.root)
     shown = memory.shown(inbox)
     if not inbox.is_dir():
+        if inbox.exists():
+            raise LhError(f"{shown}: is a file where a folder was expected; move it away")
         return []
     paths = sorted(p for p in inbox.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
     keep = (
@@ -238,7 +214,10 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
                 merged.append(Merged(shown, "added", shard, entry.id))
             consolidated.append(note)
         if not dry_run:
-            add_entries(memory, additions)  # synced to disk before any note is marked
+            # The entries and the markers of the notes they came from are one commit: no kill can
+            # leave an entry whose note is not marked, which a later consolidation would add again.
+            markers = {consumed_dir / n.sha256: b"" for n in consolidated if n.sha256 not in done}
+            add_entries(memory, additions, markers)
             if consolidated or consumed_dir.is_dir():
                 _retire(consolidated, consumed_dir, folder(memory))
                 write_index(memory)  # its pending count
@@ -266,25 +245,23 @@ def _entry(
     created = utc_time(fields["created"]) if fields.get("created") else now_utc()
     if created is None:
         return None, "", f"created {fields['created']!r} is not a time; {TIME_HINT}"
-    body = normalize_text(front.body)
-    rules = tuple(r for r in fields.get("allow-secret", "").split(",") if r)
-    try:
-        check_text(body, shown)
-        tags = tuple(sorted({check_tag(t) for t in fields.get("tags", "").split()}))
-    except LhError as error:
-        return None, "", error.message.removeprefix(f"{shown}: ")
-    if len(body.encode("utf-8")) > MAX_ENTRY_BYTES:
-        return None, "", f"over the {MAX_ENTRY_BYTES} byte limit for an entry; store a summary"
-    findings = secret_scan.scan(body, allow=rules)
-    if findings:
-        f = findings[0]
-        return None, "", f"line {f.line} looks like {f.description} ({f.preview}, rule {f.rule}); remove it"
+    checked = rules.check(
+        front.body,
+        tags=fields.get("tags", "").split(),
+        allow=[r for r in fields.get("allow-secret", "").split(",") if r],
+    )
+    if checked.problems:
+        return None, "", checked.problems[0]
+    found = rules.credential(checked)
+    if found is not None:
+        return None, "", f"{rules.describe(*found)}; remove it"
+    body, tags = checked.text, checked.tags
     directives = tuple(r for r in fields.get("allow-directive", "").split(",") if r)
     said = injection.scan(body, allow=directives)
     if said:
         d = said[0]
         return None, "", f'line {d.line} reads as {d.description} ("{d.preview}", rule {d.rule}); remove it'
-    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(rules)),) if rules else ()
+    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
     extra += (("allow-directive", ",".join(directives)),) if directives else ()
     return Entry(derive_id(shard, body, taken), created, body, tags, extra), shard, ""
 
@@ -297,11 +274,7 @@ def _markers(consumed_dir: Path) -> set[str]:
 
 
 def _retire(notes: Sequence[Pending], consumed_dir: Path, inbox: Path) -> None:
-    """Mark each consolidated note consumed, then take it out of the inbox unless it changed since."""
-    consumed_dir.mkdir(exist_ok=True)
-    for note in notes:
-        os.close(os.open(consumed_dir / note.sha256, os.O_WRONLY | os.O_CREAT, 0o644))
-    _sync(consumed_dir)  # the markers are durable before any note leaves the inbox
+    """Take each consolidated (and so marked) note out of the inbox unless it changed since."""
     for note in notes:
         parked = consumed_dir / f"{note.sha256}.{note.path.name}"
         try:

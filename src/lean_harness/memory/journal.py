@@ -1,16 +1,23 @@
 """All-or-nothing writes of several memory files: temp files, a journal, renames.
 
 `commit` writes every new file to a synced temp file beside its target, then the journal
-`<memory dir>/.lh-journal` (atomically: it either exists whole or not at all), then renames
-each temp over its target and deletes what is to be deleted, and last removes the journal.
-The journal's appearance is the commit point: a process killed before it leaves the old files
-(and temp files that the next write clears away); killed after it, the next lh command that
-takes the lock, reading or writing, finishes the renames (`recover`), which are idempotent:
-a temp that is gone was renamed already (adr/0012-compaction.md).
+(atomically: it either exists whole or not at all), then renames each temp over its target and
+deletes what is to be deleted, and last removes the journal. The journal's appearance is the
+commit point: a process killed before it leaves the old files (and temp files that the next
+write clears away); killed after it, the next lh command that takes the lock, reading or
+writing, finishes the renames (`recover`), which are idempotent: a temp that is gone was
+renamed already (adr/0012-compaction.md).
 
-The journal is JSON: `{"version": 1, "replace": [[target, temp], ...], "delete": [target, ...]}`,
-paths relative to the memory dir. Only names lh writes are accepted: `NAME.md` in the memory
-dir or its `archive/` folder, and temp files beside them.
+The journal lives in the git-ignored cache (`<cacheDir>/lh/journal`), never in the committed
+tree, and it records the identity (device and inode) of the memory dir it was written for: a
+journal that arrives with a checkout, a copy or an archive names another folder and is never
+applied (adr/0015-one-entry-rule-set.md). A journal left in the memory dir by older versions
+(`.lh-journal`) is never read; doctor reports it.
+
+The journal is JSON: `{"version": 2, "folder": [device, inode], "replace": [[target, temp], ...],
+"delete": [target, ...]}`, paths relative to the memory dir. Only names lh writes are accepted:
+`NAME.md` in the memory dir or its `archive/` folder, import records `.imports/NAME.json`,
+consumed-note markers `.pending/.consumed/SHA256`, and temp files beside them.
 """
 
 from __future__ import annotations
@@ -22,15 +29,24 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lean_harness.errors import LhError
-from lean_harness.files import new_file_mode, sync_dir, write_atomic
+from lean_harness.files import display, refuse_symlink, stage, sync_dir, write_atomic
 
-JOURNAL_NAME = ".lh-journal"
-_TARGET_RE = re.compile(r"(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md")
-_TEMP_RE = re.compile(r"(?:archive/)?\.[A-Za-z0-9][A-Za-z0-9._-]*\.md\.[a-z0-9_]{8}\.tmp")
+JOURNAL_NAME = "journal"
+LEGACY_NAME = ".lh-journal"
+_TARGET_RE = re.compile(
+    r"(?:(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md|\.imports/[A-Za-z0-9][A-Za-z0-9._-]*\.json"
+    r"|\.pending/\.consumed/[0-9a-f]{64})"
+)
+_TEMP_RE = re.compile(
+    r"(?:(?:archive/|\.imports/|\.pending/\.consumed/)?\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}\.tmp)"
+)
 
 
-def commit(folder: Path, changes: Mapping[Path, bytes | None]) -> None:
-    """Replace each file with its bytes, or delete it (None): all of them, or none if interrupted."""
+def commit(folder: Path, changes: Mapping[Path, bytes | None], journal: Path) -> None:
+    """Replace each file with its bytes, or delete it (None): all of them, or none if interrupted.
+
+    `journal` is where the commit is recorded until it is done: `<cacheDir>/lh/journal`.
+    """
     replace: list[list[str]] = []
     delete: list[str] = []
     staged: list[Path] = []
@@ -40,46 +56,70 @@ def commit(folder: Path, changes: Mapping[Path, bytes | None]) -> None:
             if data is None:
                 delete.append(name)
                 continue
-            temp = _stage(path, data)
+            temp = stage(path, data)
             staged.append(temp)
             replace.append([name, temp.relative_to(folder).as_posix()])
         for parent in sorted({t.parent for t in staged}):
             sync_dir(parent)
-        record = {"version": 1, "replace": replace, "delete": delete}
-        write_atomic(folder / JOURNAL_NAME, json.dumps(record, indent=1).encode("utf-8"), compare=False)
+        record = {"version": 2, "folder": _identity(folder), "replace": replace, "delete": delete}
+        write_atomic(journal, json.dumps(record, indent=1).encode("utf-8"), compare=False)
         pairs = [(name, temp) for name, temp in replace]
     except BaseException:
         for temp in staged:
             _unlink(temp)
         raise
-    _finish(folder, pairs, delete)
+    _finish(folder, pairs, delete, journal)
 
 
-def recover(folder: Path, shown: str) -> bool:
+def recover(folder: Path, journal: Path, root: Path) -> bool:
     """Finish the commit a killed process left half done, if any; True when there was one.
 
-    `shown` is the memory dir as the user reads it, for the message about a broken journal.
+    A journal written for another folder (copied, committed, unpacked) is left alone: `stray`
+    says so, for doctor.
     """
-    path = folder / JOURNAL_NAME
+    refuse_symlink(journal, root)
     try:
-        data = path.read_bytes()
+        data = journal.read_bytes()
     except FileNotFoundError:
         return False
-    try:
-        record = json.loads(data)
-        valid = _valid(record)
-    except ValueError:
-        valid = False
-    if not valid:
+    record = _record(data)
+    if record is None:
         raise LhError(
-            f"{shown}/{JOURNAL_NAME} is not a journal lh wrote; a compaction may have been interrupted."
+            f"{display(journal, root)} is not a journal lh wrote; a write may have been interrupted."
             " Check the memory files with git diff, then delete the journal"
         )
-    _finish(folder, [(name, temp) for name, temp in record["replace"]], list(record["delete"]))
+    if record["folder"] != _identity(folder):
+        return False
+    _finish(folder, [(name, temp) for name, temp in record["replace"]], list(record["delete"]), journal)
     return True
 
 
-def _finish(folder: Path, replace: list[tuple[str, str]], delete: list[str]) -> None:
+def stray(folder: Path, journal: Path) -> list[Path]:
+    """Journals that will never be applied here: one in the memory dir, or one written for another folder."""
+    found = [folder / LEGACY_NAME] if (folder / LEGACY_NAME).exists() else []
+    try:
+        record = _record(journal.read_bytes())
+    except OSError:
+        return found
+    if record is not None and record["folder"] != _identity(folder):
+        found.append(journal)
+    return found
+
+
+def _identity(folder: Path) -> list[int]:
+    info = folder.stat()
+    return [info.st_dev, info.st_ino]
+
+
+def _record(data: bytes) -> dict[str, list] | None:  # type: ignore[type-arg]
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return None
+    return record if _valid(record) else None
+
+
+def _finish(folder: Path, replace: list[tuple[str, str]], delete: list[str], journal: Path) -> None:
     parents: set[Path] = set()
     for name, temp in replace:
         try:
@@ -93,8 +133,8 @@ def _finish(folder: Path, replace: list[tuple[str, str]], delete: list[str]) -> 
         parents.add((folder / name).parent)
     for parent in sorted(parents):
         sync_dir(parent)
-    _unlink(folder / JOURNAL_NAME)
-    sync_dir(folder)
+    _unlink(journal)
+    sync_dir(journal.parent)
     for parent in sorted(parents - {folder}):
         try:
             parent.rmdir()  # an archive folder left empty by expand
@@ -103,7 +143,10 @@ def _finish(folder: Path, replace: list[tuple[str, str]], delete: list[str]) -> 
 
 
 def _valid(record: object) -> bool:
-    if not isinstance(record, dict) or record.get("version") != 1:
+    if not isinstance(record, dict) or record.get("version") != 2:
+        return False
+    identity = record.get("folder")
+    if not (isinstance(identity, list) and len(identity) == 2 and all(type(n) is int for n in identity)):
         return False
     replace, delete = record.get("replace"), record.get("delete")
     if not isinstance(replace, list) or not isinstance(delete, list):
@@ -117,28 +160,6 @@ def _valid(record: object) -> bool:
         if name.rpartition("/")[0] != temp.rpartition("/")[0]:
             return False
     return all(isinstance(n, str) and _TARGET_RE.fullmatch(n) for n in delete)
-
-
-def _stage(path: Path, data: bytes) -> Path:
-    """A synced temp file beside `path` holding `data`, with the mode `path` has (or would get)."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = new_file_mode()
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(temp, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        _unlink(Path(temp))
-        raise
-    return Path(temp)
 
 
 def _unlink(path: Path) -> None:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from lean_harness.files import write_atomic
 from lean_harness.memory import search
+from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import mask_entry
 from lean_harness.memory.shard import Entry
-from lean_harness.memory.store import Memory, locate
 
 CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 

@@ -37,6 +37,9 @@ TAG_RE = re.compile(r"[a-z0-9][a-z0-9._:/+-]{0,47}")
 CREATED_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _CONFLICT_PREFIXES = ("<<<<<<<", ">>>>>>>", "|||||||")
 _KNOWN = ("id", "created", "tags")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A header attribute value: one line, no quote, nothing that ends the comment.
+_VALUE_RE = re.compile(r'[^"\x00-\x1f\x7f-\x9f\u2028\u2029]*')
 
 
 class ShardError(LhError):
@@ -80,18 +83,48 @@ class Shard:
 
 
 def title_of(text: str) -> str:
-    """The first non-blank line, without Markdown list or heading marks, at most 80 characters."""
+    """The first non-blank line, without Markdown list or heading marks or control characters, at most 80 characters."""
     for line in text.splitlines():
-        stripped = line.strip().lstrip("#*->").strip()
+        stripped = _CONTROL_RE.sub("", line).strip().lstrip("#*->").strip()
         if stripped:
             return stripped if len(stripped) <= 80 else stripped[:79].rstrip() + "…"
     return ""
 
 
 def normalize_text(text: str) -> str:
-    """Canonical entry text: LF endings, no trailing spaces, no blank lines around it."""
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    """Canonical entry text: every line break made LF, no trailing spaces, no blank lines around it.
+
+    A line break is any character `str.splitlines` breaks on (CR, CRLF, VT, FF, the file, group
+    and record separators, NEL, U+2028, U+2029): whatever a reader takes for a line boundary
+    becomes the one the shard parser uses, so the marker check sees the lines every reader sees.
+    """
+    lines = [line.rstrip() for line in text.splitlines()]
     return "\n".join(lines).strip("\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """A shard's lines, each with its ending: only LF (or CRLF) ends a line in a shard file."""
+    lines = text.split("\n")
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def marker_kind(line: str) -> str | None:
+    """ "open", "close" or "conflict" when the parser reads `line` as structure, else None.
+
+    The writer refuses entry text with such a line (memory/rules.py) using this same predicate.
+    """
+    bare = line.rstrip("\r\n")
+    if bare.startswith(OPEN_PREFIX):
+        return "open"
+    if _CLOSE_RE.fullmatch(bare.strip()):
+        return "close"
+    if bare.startswith(_CONFLICT_PREFIXES):
+        return "conflict"
+    return None
 
 
 def content_hash(text: str) -> str:
@@ -109,43 +142,6 @@ def derive_id(shard: str, text: str, taken: Container[str] = ()) -> str:
     raise LhError(f"could not derive a free id for a new entry in shard {shard!r}")
 
 
-def check_text(text: str, where: str) -> None:
-    """Refuse text that would break the file structure or the reader's trust in it."""
-    if not text.strip():
-        raise LhError(f"{where}: the entry text is empty; give the note to store")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.startswith(OPEN_PREFIX) or _CLOSE_RE.fullmatch(line.strip()):
-            raise LhError(
-                f"{where}: line {number} is an lh entry marker, which would split the entry;"
-                " indent it or put it in a code span"
-            )
-        if line.startswith(_CONFLICT_PREFIXES):
-            raise LhError(
-                f"{where}: line {number} starts like a git conflict marker; indent it or put it in a code span"
-            )
-
-
-def check_tag(tag: str) -> str:
-    """A tag, lowercased, or an error naming the allowed shape."""
-    lowered = tag.strip().lower()
-    if not TAG_RE.fullmatch(lowered):
-        raise LhError(
-            f"tag {tag!r} is not allowed; use letters, digits and . _ : / + -"
-            " (at most 48 characters, starting with a letter or digit)"
-        )
-    return lowered
-
-
-def check_id(key: str) -> str:
-    """An entry id, or an error naming the allowed shape."""
-    if not ID_RE.fullmatch(key):
-        raise LhError(
-            f"id {key!r} is not allowed; use letters, digits, '.', '_' and '-'"
-            " (at most 64 characters, starting with a letter or digit)"
-        )
-    return key
-
-
 def render_entry(entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
     """The entry as file text, ending with a newline; an unchanged parsed entry keeps its bytes.
 
@@ -157,6 +153,9 @@ def render_entry(entry: Entry, newline: str = "\n", *, close_id: bool = True) ->
     if entry.tags:
         attrs.append(("tags", " ".join(entry.tags)))
     attrs.extend(entry.extra)
+    for key, value in attrs:
+        if not _VALUE_RE.fullmatch(value) or "-->" in value:
+            raise ValueError(f"entry {entry.id}: header attribute {key} cannot hold {value!r}")
     header = OPEN_PREFIX + " ".join(f'{k}="{v}"' for k, v in attrs) + " -->"
     body = entry.text.replace("\n", newline)
     close = f'<!-- /lh:entry id="{entry.id}" -->' if close_id else CLOSE_LINE
@@ -174,6 +173,15 @@ def append_text(existing: str, entry: Entry, newline: str = "\n", *, close_id: b
         existing += newline
     separator = newline if existing and not existing.endswith(newline * 2) else ""
     return existing + separator + render_entry(entry, newline, close_id=close_id)
+
+
+def append_entries(existing: str, entries: Sequence[Entry], newline: str = "\n") -> str:
+    """The shard text with the entries appended, each after a blank line, built in one pass."""
+    if not entries:
+        return existing
+    first = append_text(existing, entries[0], newline)
+    rest = [newline + render_entry(entry, newline) for entry in entries[1:]]
+    return first + "".join(rest)
 
 
 def render(shard: Shard, *, close_id: bool = True) -> str:
@@ -217,22 +225,22 @@ def without_duplicates(shard: Shard) -> tuple[Shard, tuple[str, ...]]:
 
 def parse(text: str, path: str = "shard") -> Shard:
     """Parse shard text; raise ShardError naming the file and line when its structure is broken."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     blocks: list[str | Entry] = []
     prose: list[str] = []
     index = 0
     while index < len(lines):
         line = lines[index]
-        bare = line.rstrip("\r\n")
-        if bare.startswith(_CONFLICT_PREFIXES):
+        kind = marker_kind(line)
+        if kind == "conflict":
             raise ShardError(
                 f"{path}:{index + 1}: git conflict marker; resolve the conflict"
                 ' (keep both entries), then run "lh memory index"'
             )
-        if _CLOSE_RE.fullmatch(bare.strip()):
+        if kind == "close":
             raise ShardError(f"{path}:{index + 1}: entry end marker without a start; remove it")
-        if bare.startswith(OPEN_PREFIX):
+        if kind == "open":
             if prose:
                 blocks.append("".join(prose))
                 prose = []
@@ -265,7 +273,7 @@ def refuse_conflicting_ids(entries: Sequence[Entry], path: str) -> None:
 def _twin(lines: Sequence[str], start: int, path: str) -> Entry | None:
     # git's union merge of two branches that both added (or both rewrote) the same entry keeps
     # both headers and one text: two headers with the same id on consecutive lines.
-    if start + 1 >= len(lines) or not lines[start + 1].startswith(OPEN_PREFIX):
+    if start + 1 >= len(lines) or marker_kind(lines[start + 1]) != "open":
         return None
     key, created, attrs = _header(lines, start, path)
     if _header(lines, start + 1, path)[0] != key:
@@ -308,7 +316,7 @@ def _header(lines: Sequence[str], start: int, path: str) -> tuple[str, str, dict
 
 def entry_at(text: str, start: int, path: str) -> tuple[Entry, int]:
     """The entry whose header starts at character `start` of shard text, and the offset just past it."""
-    tail = text[start:].splitlines(keepends=True)
+    tail = split_lines(text[start:])
     skipped = text.count("\n", 0, start)
     # Blank stand-ins for the lines before `start` keep every line number in messages right.
     entry, after = _parse_entry([""] * skipped + tail, skipped, path)
@@ -322,8 +330,10 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
     end = start + 1
     while end < len(lines):
         bare = lines[end].rstrip("\r\n")
-        close = _CLOSE_RE.fullmatch(bare.strip())
-        if close is not None:
+        kind = marker_kind(bare)
+        if kind == "close":
+            close = _CLOSE_RE.fullmatch(bare.strip())
+            assert close is not None
             if close.group(1) not in (None, key):
                 raise ShardError(
                     f"{path}:{end + 1}: the end marker of entry {close.group(1)} closes entry {key} (line {start + 1});"
@@ -331,7 +341,7 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
                     ' then run "lh memory index"'
                 )
             break
-        if bare.startswith(OPEN_PREFIX):
+        if kind == "open":
             if _OPEN_RE.fullmatch(bare) and dict(_ATTR_RE.findall(bare)).get("id") == key:
                 raise ShardError(
                     f"{path}:{end + 1}: entry {key} (line {start + 1}) starts again before its end marker;"
@@ -339,7 +349,7 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
                     ' of markers, then run "lh memory index"'
                 )
             raise ShardError(f"{path}:{start + 1}: entry {key} is not closed before the next entry starts")
-        if bare.startswith(_CONFLICT_PREFIXES):
+        if kind == "conflict":
             raise ShardError(
                 f"{path}:{end + 1}: git conflict marker; resolve the conflict"
                 ' (keep both entries), then run "lh memory index"'

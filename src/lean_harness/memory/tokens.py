@@ -118,7 +118,10 @@ class TokenCounter:
         for bucket, lines in sorted(self._pending.items()):
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                with open(folder / f"{bucket}.tsv", "a", encoding="ascii", newline="\n") as handle:
+                # Appends never go through a symbolic link planted where a cache file should be.
+                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                fd = os.open(folder / f"{bucket}.tsv", flags, 0o644)
+                with os.fdopen(fd, "w", encoding="ascii", newline="\n") as handle:
                     handle.write("".join(lines))
             except OSError:
                 return  # a cache that cannot be written only costs a recount later

@@ -1,0 +1,228 @@
+"""The open memory: its config, paths, shard reads, cached summaries, token counter and lock.
+
+Commands open one `Memory` per run. Reading a shard, its summary or INDEX.md as it should be
+goes through it; writers (memory/writes.py, memory/status.py, archive, inbox, importing) hold
+its lock with `writing()`, readers with `reading()` (adr/0007-writes-and-locking.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lean_harness import hooks
+from lean_harness.config import Config
+from lean_harness.errors import LhError
+from lean_harness.files import display, read_text, refuse_symlink, remove_stale_temps
+from lean_harness.lock import locked
+from lean_harness.memory import index as index_md
+from lean_harness.memory import journal, rules
+from lean_harness.memory.shard import Entry, entry_at, parse, refuse_conflicting_ids
+from lean_harness.memory.summary import Summary, SummaryCache, build, text_key
+from lean_harness.memory.tokens import TokenCounter
+
+INDEX_NAME = "INDEX.md"
+MAX_SHARD_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class Memory:
+    """One project's memory: its config, caches and token counter."""
+
+    config: Config
+    counter: TokenCounter = field(init=False)
+    cache: SummaryCache = field(init=False)
+    _summaries: dict[str, Summary] = field(default_factory=dict)
+    _locked: bool = False
+
+    def __post_init__(self) -> None:
+        lh_cache = self.config.cache_dir / "lh"
+        self.counter = TokenCounter(self.config.encoding, lh_cache)
+        self.cache = SummaryCache(lh_cache, self.config.encoding)
+
+    @property
+    def root(self) -> Path:
+        return self.config.root
+
+    @property
+    def index_path(self) -> Path:
+        return self.config.memory_dir / INDEX_NAME
+
+    @property
+    def journal_path(self) -> Path:
+        """Where a multi-file write is recorded until it is done (memory/journal.py): the cache, never git."""
+        return self.config.cache_dir / "lh" / journal.JOURNAL_NAME
+
+    def shard_path(self, name: str) -> Path:
+        return self.config.memory_dir / f"{name}.md"
+
+    def shown(self, path: Path) -> str:
+        return display(path, self.root)
+
+    def check_shard(self, name: str) -> str:
+        """The shard name, or an error that lists the configured shards."""
+        problem = rules.shard_problem(name, self.config.shard_names, self.config.shown_path)
+        if problem:
+            raise LhError(problem)
+        return name
+
+    def check_dir(self) -> None:
+        """Raise unless the memory dir exists as a real folder."""
+        folder = self.config.memory_dir
+        refuse_symlink(folder, self.root)
+        if not folder.is_dir():
+            raise LhError(f'no memory directory at {self.shown(folder)}; run "lh init"')
+
+    def read_shard(self, name: str) -> tuple[str, bytes]:
+        """A shard's text and bytes ("" when the file does not exist yet)."""
+        path = self.shard_path(name)
+        refuse_symlink(path, self.root)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return "", b""
+        if size > MAX_SHARD_BYTES:
+            raise LhError(
+                f"{self.shown(path)} is {size} bytes, over the {MAX_SHARD_BYTES} byte limit for a shard;"
+                ' split it or run "lh memory compact"'
+            )
+        text = read_text(path, self.root)
+        return text, text.encode("utf-8")
+
+    def entries(self, name: str) -> list[Entry]:
+        """The parsed entries of one shard."""
+        text, _ = self.read_shard(name)
+        return list(parse(text, self.shown(self.shard_path(name))).entries)
+
+    def summary(self, name: str) -> Summary:
+        """A shard's summary, from the cache when it still matches the file."""
+        known = self._summaries.get(name)
+        if known is not None:
+            return known
+        if not self._locked:
+            # Under a shared lock, no writer changes the shard between reading it and caching
+            # its summary, so a summary never describes bytes other than those it was made from.
+            with self.reading():
+                return self.summary(name)
+        path = self.shard_path(name)
+        refuse_symlink(path, self.root)
+        summary, data = self.cache.load(name, path)
+        if summary is None:
+            if data is None:
+                data = path.read_bytes()
+            text = read_text(path, self.root)
+            summary = build(name, path, self.shown(path), data, text, self.counter, self.cache)
+        if summary.repeated:
+            self._refuse_conflicting_ids(name, summary)
+        self._summaries[name] = summary
+        return summary
+
+    def _refuse_conflicting_ids(self, name: str, summary: Summary) -> None:
+        # Two entries with one id and different texts are two versions of one note, typically
+        # from a merge: never pick one silently. The ids listing shows it without a parse.
+        listing = self.cache.ids(name, summary.sha256)
+        path = self.shard_path(name)
+        if listing is None:
+            text = read_text(path, self.root)
+            listing = self.ids(name, text, text.encode("utf-8"))
+        texts: dict[str, str] = {}
+        for line in listing.splitlines():
+            digest, _, key = line.partition(" ")
+            if texts.setdefault(key, digest) != digest:
+                shown = self.shown(path)
+                refuse_conflicting_ids(parse(read_text(path, self.root), shown).entries, shown)
+
+    def ids(self, name: str, text: str, data: bytes) -> str:
+        """The ids listing of a shard ("text-hash id" lines), from the cache or from the text."""
+        listing = self.cache.ids(name, hashlib.sha256(data).hexdigest())
+        if listing is None:
+            entries = parse(text, self.shown(self.shard_path(name))).entries
+            listing = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+        return listing
+
+    def totals(self) -> index_md.Totals:
+        tokens = sum(self.summary(name).tokens for name in self.config.shard_names)
+        return index_md.Totals(tokens, self.config.token_budget, self.config.compact_at_percent)
+
+    def render_index(self) -> index_md.IndexText:
+        """INDEX.md as it should be now."""
+        summaries = {name: self.summary(name) for name in self.config.shard_names}
+        return index_md.render(
+            self.config.shards,
+            summaries,
+            self.totals(),
+            self.counter.label,
+            self.config.index_token_budget,
+            self.counter.count,
+            pending=_count_pending(self.config.memory_dir),
+        )
+
+    def duplicates(self, name: str) -> list[str]:
+        """Ids that occur more than once in a shard (exact copies, as a merge can leave them)."""
+        return list(self.summary(name).repeated)
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the project's write lock; the token cache is appended to before it is let go."""
+        self.check_dir()
+        refuse_symlink(self.index_path, self.root)  # before any write, not after the shard's
+        # Files lh writes are recorded as its own, so the prompt hook does not report them back.
+        with self._lock(shared=False), hooks.lh_writes(self.config.memory_dir, self.config.cache_dir):
+            self._summaries.clear()
+            remove_stale_temps(self.config.memory_dir)
+            yield
+            self.counter.save()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the lock shared: writers wait, other readers do not."""
+        if self._locked:
+            yield
+            return
+        with self._lock(shared=True):
+            yield
+            self.counter.save()  # counts made while reading are kept, appended under the lock
+
+    @contextmanager
+    def _lock(self, shared: bool) -> Iterator[None]:
+        lock_path = self.config.cache_dir / "lh" / "write.lock"
+        refuse_symlink(lock_path, self.root)  # every cache folder on the way, and the lock itself
+        with locked(lock_path, self.shown(lock_path), shared=shared):
+            self._locked = True
+            try:
+                # A compaction killed after its commit point is finished before anything is read
+                # (adr/0012-compaction.md); renames are idempotent, so concurrent readers may both try.
+                journal.recover(self.config.memory_dir, self.journal_path, self.root)
+                yield
+            finally:
+                self._locked = False
+
+
+def open_memory(config: Config) -> Memory:
+    """The memory of a loaded config."""
+    return Memory(config)
+
+
+def _count_pending(folder: Path) -> int:
+    try:
+        return sum(1 for p in (folder / ".pending").iterdir() if p.suffix == ".md")
+    except OSError:
+        return 0
+
+
+def header_re(key: str) -> re.Pattern[str]:
+    """A pattern that finds the header line of the entry `key` in shard text."""
+    return re.compile(r'^<!-- lh:entry [^\n]*?\bid="' + re.escape(key) + r'"[^\n]*-->\r?$', re.MULTILINE)
+
+
+def locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
+    """The span of the entry with id `key` in shard text, and the entry."""
+    match = header_re(key).search(text)
+    if match is None:
+        return None
+    entry, end = entry_at(text, match.start(), shown)
+    return match.start(), end, entry

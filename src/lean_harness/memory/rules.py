@@ -1,0 +1,226 @@
+"""What an entry may hold: the one set of checks every write path applies.
+
+`lh memory put`, `lh memory note`, consolidation and import all check a new entry here, so a
+text, id, tag, scanner rule name or shard name is accepted or refused the same way whichever
+command brought it. The checks run on the canonical text (`shard.normalize_text`: every line
+break `str.splitlines` knows becomes `\\n`), and a line is refused with the same predicate the
+parser uses to find markers (`shard.marker_kind`), so no text can hold a line that the parser
+reads as structure. Control characters other than tab and newline are refused: NUL makes git
+treat a shard as binary, escape sequences rewrite a terminal, and separators split lines for
+some readers and not others (adr/0015-one-entry-rule-set.md).
+
+Problems are returned as messages without a location; `require` puts the caller's location in
+front and raises. Credentials are looked for in every field that is stored or printed: the
+text, the id and the tags.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lean_harness.errors import LhError, Refused
+from lean_harness.memory.shard import ID_RE, TAG_RE, marker_kind, normalize_text
+
+if TYPE_CHECKING:
+    from lean_harness.secret_scan import Finding
+
+MAX_ENTRY_BYTES = 64 * 1024
+SHARD_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+RULE_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+# C0 controls but tab and newline, DEL, and C1 controls. Line breaks are made "\n" before this runs.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MARKER_PROBLEM = {
+    "open": "is an lh entry marker, which would split the entry; indent it or put it in a code span",
+    "close": "is an lh entry marker, which would split the entry; indent it or put it in a code span",
+    "conflict": "starts like a git conflict marker; indent it or put it in a code span",
+}
+
+
+@dataclass(frozen=True)
+class Checked:
+    """An entry's fields in canonical form, and what is wrong with them (empty when nothing is)."""
+
+    text: str
+    tags: tuple[str, ...]
+    key: str | None
+    allow: tuple[str, ...]
+    problems: tuple[str, ...]
+    given: tuple[tuple[str, str], ...] = ()  # (what, value as given) of the id and tags, for the scanner
+
+
+def check(text: str, *, tags: Sequence[str] = (), key: str | None = None, allow: Sequence[str] = ()) -> Checked:
+    """Every field of a new entry in canonical form, with every problem found in any of them."""
+    body = normalize_text(text)
+    problems = list(text_problems(body))
+    clean_tags: set[str] = set()
+    for tag in tags:
+        problem = tag_problem(tag)
+        if problem:
+            problems.append(problem)
+        else:
+            clean_tags.add(tag.strip().lower())
+    if key is not None:
+        problem = id_problem(key)
+        if problem:
+            problems.append(problem)
+    rules: set[str] = set()
+    for rule in allow:
+        if RULE_RE.fullmatch(rule):
+            rules.add(rule)
+        else:
+            problems.append(f"{_quoted(rule)} is not a scanner rule name; rule names are like aws-access-key")
+    given = ([("the id", key)] if key is not None else []) + [("a tag", tag) for tag in tags]
+    return Checked(body, tuple(sorted(clean_tags)), key, tuple(sorted(rules)), tuple(problems), tuple(given))
+
+
+def require(checked: Checked, where: str) -> Checked:
+    """The checked fields, or an LhError naming `where` and the first problem."""
+    if checked.problems:
+        raise LhError(f"{where}: {checked.problems[0]}")
+    return checked
+
+
+def text_problems(body: str) -> tuple[str, ...]:
+    """What is wrong with canonical entry text: empty, too large, a marker line, a control character."""
+    if not body.strip():
+        return ("the entry text is empty; give the note to store",)
+    problems: list[str] = []
+    size = len(body.encode("utf-8"))
+    if size > MAX_ENTRY_BYTES:
+        problems.append(
+            f"the entry is {size} bytes, over the {MAX_ENTRY_BYTES} byte limit;"
+            " store a summary and point to the file that holds the rest"
+        )
+    for number, line in enumerate(body.split("\n"), start=1):
+        kind = marker_kind(line)
+        if kind is not None:
+            problems.append(f"line {number} {_MARKER_PROBLEM[kind]}")
+        control = _CONTROL_RE.search(line)
+        if control is not None:
+            problems.append(
+                f"line {number} holds the control character U+{ord(control.group()):04X};"
+                " remove it (tab and newline are the only ones an entry may hold)"
+            )
+    return tuple(problems)
+
+
+def tag_problem(tag: str) -> str | None:
+    """Why a tag is not allowed, or None."""
+    if TAG_RE.fullmatch(tag.strip().lower()):
+        return None
+    return (
+        f"tag {_quoted(tag)} is not allowed; use letters, digits and . _ : / + -"
+        " (at most 48 characters, starting with a letter or digit)"
+    )
+
+
+def id_problem(key: str) -> str | None:
+    """Why an entry id is not allowed, or None."""
+    if ID_RE.fullmatch(key):
+        return None
+    return (
+        f"id {_quoted(key)} is not allowed; use letters, digits, '.', '_' and '-'"
+        " (at most 64 characters, starting with a letter or digit)"
+    )
+
+
+def check_tag(tag: str) -> str:
+    """A tag, lowercased, or an error naming the allowed shape."""
+    problem = tag_problem(tag)
+    if problem:
+        raise LhError(problem)
+    return tag.strip().lower()
+
+
+def check_id(key: str) -> str:
+    """An entry id, or an error naming the allowed shape."""
+    problem = id_problem(key)
+    if problem:
+        raise LhError(problem)
+    return key
+
+
+def shard_problem(name: str, names: Sequence[str], config_path: str) -> str | None:
+    """Why `name` is not a shard of this memory, or None."""
+    if name in names:
+        return None
+    if not SHARD_RE.fullmatch(name):
+        return (
+            f"shard {_quoted(name)} is not a shard name; shard names are lowercase letters, digits and '-'"
+            f" (shards in {config_path}: {', '.join(names)})"
+        )
+    return (
+        f"unknown shard {name!r}; shards in {config_path}: {', '.join(names)}"
+        f' (add one with "lh config set memory.shards.{name} DESCRIPTION")'
+    )
+
+
+def credential(checked: Checked) -> tuple[str, Finding] | None:
+    """The first field that holds a credential, as (what, finding), or None.
+
+    The text is scanned with the entry's allowed rules; the id and the tags are scanned as given
+    and in full, since an allowance recorded in the entry covers its text only.
+    """
+    from lean_harness import secret_scan
+
+    findings = secret_scan.scan(checked.text, allow=checked.allow)
+    if findings:
+        return f"line {findings[0].line}", findings[0]
+    for what, value in checked.given:
+        found = secret_scan.scan(value)
+        if found:
+            return what, found[0]
+    return None
+
+
+def refuse_credentials(
+    checked: Checked, where: str, hint: str = "If it is not a secret, pass --allow-secret {rule}"
+) -> None:
+    """Raise Refused when any field of the entry looks like a credential; `hint` says what next."""
+    found = credential(checked)
+    if found is None:
+        return
+    what, finding = found
+    hint = hint.format(rule=finding.rule) if what.startswith("line") else "Choose another value"
+    raise Refused(f"refused: {where}: {describe(what, finding)}; nothing was written. {hint}")
+
+
+def describe(what: str, finding: Finding) -> str:
+    """`what` looks like a credential, said with the finding's masked preview and rule."""
+    return f"{what} looks like {finding.description} ({finding.preview}, rule {finding.rule})"
+
+
+def _quoted(value: str) -> str:
+    """A user value for a message: quoted, control characters escaped, long values cut."""
+    shown = value if len(value) <= 40 else value[:39] + "…"
+    return repr(shown)
+
+
+def refuse_secrets(
+    text: str, allow: Sequence[str], where: str, hint: str = "If it is not a secret, pass --allow-secret {rule}"
+) -> None:
+    """Raise Refused when stored text (with its allowed rules) holds something like a credential."""
+    refuse_credentials(Checked(text, (), None, tuple(allow), ()), where, hint)
+
+
+def refuse_directives(
+    text: str,
+    allow: Sequence[str],
+    where: str,
+    hint: str = "If it only quotes such text, pass --allow-directive {rule}",
+) -> None:
+    """Raise Refused when `text` speaks as the system or the operator (adr/0016); `hint` says what next."""
+    from lean_harness import injection
+
+    findings = injection.scan(text, allow=[rule for rule in allow if rule])
+    if findings:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        raise Refused(
+            f'refused: {where}: line {first.line} reads as {first.description} ("{first.preview}",'
+            f" rule {first.rule}){more}; memory holds notes, not instructions to the agent; nothing was written."
+            f" {hint.format(rule=first.rule)}"
+        )

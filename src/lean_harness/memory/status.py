@@ -1,0 +1,191 @@
+"""Where the memory stands: status, INDEX.md regeneration and its freshness, merge clean-up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lean_harness.files import refuse_symlink, write_text
+from lean_harness.memory import index as index_md
+from lean_harness.memory.handle import Memory, header_re
+from lean_harness.memory.shard import parse, render, without_duplicates
+
+
+@dataclass(frozen=True)
+class ShardStatus:
+    """One shard's line in status."""
+
+    name: str
+    description: str
+    path: str
+    entries: int
+    tokens: int
+    exists: bool
+
+
+@dataclass(frozen=True)
+class Status:
+    """The memory's size against its budgets."""
+
+    shards: tuple[ShardStatus, ...]
+    totals: index_md.Totals
+    label: str
+    exact: bool
+    index_path: str
+    index_tokens: int
+    index_budget: int
+    index_fresh: bool
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    """The outcome of regenerating (or checking) INDEX.md."""
+
+    path: str
+    fresh_before: bool
+    written: bool
+    tokens: int
+    budget: int
+    titles: int
+    duplicates: tuple[str, ...] = ()  # "path: line N: entry X again ...", found by --check or removed
+    clashes: tuple[str, ...] = ()  # "path:line: entry X is also in path:line ...": one id in two shards
+
+
+def _remove_duplicates(memory: Memory) -> tuple[str, ...]:
+    """Write every shard that holds exact copies of entries with each entry once; what was dropped."""
+    notes: list[str] = []
+    for name in memory.config.shard_names:
+        if memory.duplicates(name):
+            path = memory.shard_path(name)
+            text, _ = memory.read_shard(name)
+            shard, dropped = without_duplicates(parse(text, memory.shown(path)))
+            write_text(path, render(shard, close_id=True))
+            memory._summaries.pop(name, None)
+            notes += [f"{memory.shown(path)}: {note}" for note in dropped]
+    return tuple(notes)
+
+
+def _found_duplicates(memory: Memory) -> tuple[str, ...]:
+    return tuple(
+        f"{memory.shown(memory.shard_path(name))}: entry {key} is stored more than once"
+        for name in memory.config.shard_names
+        for key in memory.duplicates(name)
+    )
+
+
+def write_index(memory: Memory) -> index_md.IndexText:
+    """Regenerate INDEX.md (written only when it changed)."""
+    rendered = memory.render_index()
+    refuse_symlink(memory.index_path, memory.root)
+    write_text(memory.index_path, rendered.text)
+    return rendered
+
+
+def reindex(memory: Memory, check: bool = False) -> IndexResult:
+    """Regenerate INDEX.md, or with `check` only compare it with what it should be."""
+    memory.check_dir()
+    if check:
+        with memory.reading():
+            rendered = memory.render_index()
+            duplicates = _found_duplicates(memory)
+            clashes = id_clashes(memory)
+            fresh = _index_matches(memory, rendered.text) and not duplicates and not clashes
+        return IndexResult(
+            memory.shown(memory.index_path),
+            fresh,
+            False,
+            rendered.tokens,
+            memory.config.index_token_budget,
+            rendered.titles,
+            duplicates,
+            clashes,
+        )
+    with memory.writing():
+        # Every shard is parsed or summarized before anything is written, so a broken one stops
+        # the command with nothing changed.
+        for name in memory.config.shard_names:
+            memory.summary(name)
+        duplicates = _remove_duplicates(memory)
+        rendered = memory.render_index()
+        fresh = _index_matches(memory, rendered.text) and not duplicates
+        written = write_text(memory.index_path, rendered.text) or bool(duplicates)
+        clashes = id_clashes(memory)
+    return IndexResult(
+        memory.shown(memory.index_path),
+        fresh,
+        written,
+        rendered.tokens,
+        memory.config.index_token_budget,
+        rendered.titles,
+        duplicates,
+        clashes,
+    )
+
+
+def id_clashes(memory: Memory) -> tuple[str, ...]:
+    """Ids that name entries in two shards, each with both places ("file:line"); an id names one entry."""
+    where: dict[str, list[str]] = {}
+    for name in memory.config.shard_names:
+        if not memory.summary(name).exists:
+            continue
+        text, data = memory.read_shard(name)
+        for line in memory.ids(name, text, data).splitlines():
+            key = line.partition(" ")[2]
+            shards = where.setdefault(key, [])
+            if name not in shards:
+                shards.append(name)
+    found = []
+    for key, names in sorted(where.items()):
+        if len(names) < 2:
+            continue
+        places = [_place(memory, name, key) for name in names]
+        found.append(
+            f"{places[0]}: entry {key} is also in {', '.join(places[1:])}; an id names one entry:"
+            " delete one copy, or give it another id (lh memory put SHARD TEXT --id NEW)"
+        )
+    return tuple(found)
+
+
+def _place(memory: Memory, name: str, key: str) -> str:
+    text, _ = memory.read_shard(name)
+    match = header_re(key).search(text)
+    line = text.count("\n", 0, match.start()) + 1 if match else 0
+    return f"{memory.shown(memory.shard_path(name))}:{line}"
+
+
+def _index_matches(memory: Memory, text: str) -> bool:
+    refuse_symlink(memory.index_path, memory.root)
+    try:
+        return memory.index_path.read_bytes() == text.encode("utf-8")
+    except FileNotFoundError:
+        return False
+
+
+def status(memory: Memory) -> Status:
+    """Entries and tokens per shard, the total against the budget, and the index's state."""
+    memory.check_dir()
+    rows = []
+    with memory.reading():
+        for name, description in memory.config.shards:
+            summary = memory.summary(name)
+            rows.append(
+                ShardStatus(
+                    name,
+                    description,
+                    memory.shown(memory.shard_path(name)),
+                    summary.count,
+                    summary.tokens,
+                    summary.exists,
+                )
+            )
+        rendered = memory.render_index()
+        fresh = _index_matches(memory, rendered.text)
+    return Status(
+        tuple(rows),
+        memory.totals(),
+        memory.counter.label,
+        memory.counter.exact,
+        memory.shown(memory.index_path),
+        rendered.tokens,
+        memory.config.index_token_budget,
+        fresh,
+    )

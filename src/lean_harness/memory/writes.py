@@ -1,0 +1,232 @@
+"""Writing entries: put one note, or append many in one write, under the lock.
+
+Every write checks the entry with memory/rules.py, takes the project's lock, re-reads what it
+changes, writes each file atomically and regenerates INDEX.md, so a refused or failed write
+leaves every file as it was (adr/0007-writes-and-locking.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_harness.environment import now_utc
+from lean_harness.errors import LhError
+from lean_harness.files import refuse_symlink, write_atomic
+from lean_harness.memory import index as index_md
+from lean_harness.memory import journal, rules
+from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, header_re, locate
+from lean_harness.memory.shard import (
+    Entry,
+    append_entries,
+    append_text,
+    derive_id,
+    new_shard_text,
+    normalize_text,
+    parse,
+    render,
+    render_entry,
+    without_duplicates,
+)
+from lean_harness.memory.status import write_index
+from lean_harness.memory.summary import Summary, summarize, text_key, with_entry
+
+
+@dataclass(frozen=True)
+class PutResult:
+    """What a put did and where the memory stands after it."""
+
+    id: str
+    shard: str
+    action: str  # "added", "updated" or "unchanged"
+    entry_tokens: int
+    shard_tokens: int
+    totals: index_md.Totals
+    label: str
+
+
+def put(
+    memory: Memory,
+    shard: str,
+    text: str,
+    *,
+    tags: Sequence[str] = (),
+    key: str | None = None,
+    allow: Sequence[str] = (),
+    allow_directives: Sequence[str] = (),
+    scan: bool = True,
+) -> PutResult:
+    """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there."""
+    name = memory.check_shard(shard)
+    where = f"shard {name}"
+    checked = rules.require(rules.check(text, tags=tags, key=key, allow=allow), where)
+    body, clean_tags, allowed = checked.text, checked.tags, checked.allow
+    directives = tuple(sorted({rule for rule in allow_directives if rule}))
+    if scan:
+        rules.refuse_credentials(checked, where)
+        rules.refuse_directives(body, directives, where)
+    with memory.writing():
+        for other in memory.config.shard_names:
+            memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
+        path = memory.shard_path(name)
+        shown = memory.shown(path)
+        current, data = memory.read_shard(name)
+        existing = current or new_shard_text(name, dict(memory.config.shards)[name])
+        before = memory.summary(name) if current else Summary(name, "", 0, 0, ())
+        ids = memory.ids(name, current, data) if current else ""
+        if current and memory.duplicates(name):
+            existing, before, ids = _deduplicated(memory, name, current)
+        extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        extra += (("allow-directive", ",".join(directives)),) if directives else ()
+        if key is not None:
+            found = locate(existing, key, shown)
+            if found is None:
+                _refuse_key_elsewhere(memory, name, key)
+                entry = Entry(key, now_utc(), body, clean_tags, extra)
+                new_text = append_text(existing, entry, close_id=True)
+                return _finish(memory, name, path, new_text, entry, before, ids, None)
+            start, end, old = found
+            same_allow = old.attr("allow-secret") == (",".join(allowed) or None) and old.attr("allow-directive") == (
+                ",".join(directives) or None
+            )
+            if old.text == body and old.tags == clean_tags and same_allow:
+                return _unchanged(memory, name, old)
+            kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "allow-secret", "allow-directive"))
+            entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
+            newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
+            new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
+            replaced = memory.counter.count(old.text)
+            return _finish(memory, name, path, new_text, entry, before, ids, replaced)
+        for entry_id in _ids_with_text(ids, text_key(body)):
+            found = locate(existing, entry_id, shown)
+            if found is not None and normalize_text(found[2].text) == body:
+                return _unchanged(memory, name, found[2])
+        entry = Entry(derive_id(name, body, _Listed(ids)), now_utc(), body, clean_tags, extra)
+        return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
+
+
+def add_entries(
+    memory: Memory, additions: Sequence[tuple[str, Entry]], records: Mapping[Path, bytes | None] | None = None
+) -> tuple[str, ...]:
+    """Append new entries (shard, entry) and write `records` in one all-or-nothing commit.
+
+    The caller holds `memory.writing()` and has checked each entry with memory/rules.py and that
+    its id is new. `records` are the files that say the entries were taken in (import records,
+    consumed-note markers): they change in the same journalled commit as the shards, so no kill
+    can leave entries without their record, which would add them again (memory/journal.py).
+    Every shard is summarized and every new shard text built before the first file is written,
+    so a broken or oversized shard stops the write with nothing changed. Returns the shards written.
+    """
+    if not memory._locked:
+        raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
+    if not additions and not records:
+        return ()
+    for other in memory.config.shard_names:
+        memory.summary(other)
+    grouped: dict[str, list[Entry]] = {}
+    for name, entry in additions:
+        grouped.setdefault(memory.check_shard(name), []).append(entry)
+    changes: dict[Path, bytes | None] = dict(records or {})
+    for name, entries in grouped.items():
+        current, _ = memory.read_shard(name)
+        text = current or new_shard_text(name, dict(memory.config.shards)[name])
+        if current and memory.duplicates(name):
+            text, _, _ = _deduplicated(memory, name, current)
+        data = append_entries(text, entries).encode("utf-8")
+        if len(data) > MAX_SHARD_BYTES:
+            raise LhError(
+                f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
+                ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
+            )
+        changes[memory.shard_path(name)] = data
+    for path in changes:
+        refuse_symlink(path, memory.root)
+    journal.commit(memory.config.memory_dir, changes, memory.journal_path)
+    for name in grouped:
+        memory._summaries.pop(name, None)
+    write_index(memory)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
+    return tuple(grouped)
+
+
+def _ids_with_text(ids: str, digest: str) -> list[str]:
+    """The ids whose text hashes to `digest`, found by substring search in the ids listing."""
+    found = []
+    at = ids.find(digest + " ")
+    while at >= 0:
+        if at == 0 or ids[at - 1] == "\n":
+            end = ids.find("\n", at)
+            found.append(ids[at + len(digest) + 1 : end if end >= 0 else len(ids)])
+        at = ids.find(digest + " ", at + 1)
+    return found
+
+
+class _Listed:
+    """The ids of an ids listing, as a container, without building a set of them all."""
+
+    def __init__(self, ids: str) -> None:
+        self.ids = ids
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and (f" {key}\n" in self.ids)
+
+
+def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, str]:
+    """A shard's text with exact copies of entries dropped, its summary and its ids listing."""
+    shard, _ = without_duplicates(parse(text, memory.shown(memory.shard_path(name))))
+    fixed = render(shard, close_id=True)
+    digest = hashlib.sha256(fixed.encode("utf-8")).hexdigest()
+    summary, ids = summarize(name, digest, list(shard.entries), memory.counter)
+    return fixed, summary, ids
+
+
+def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
+    summary = memory.summary(name)
+    return PutResult(
+        entry.id,
+        name,
+        "unchanged",
+        memory.counter.count(entry.text),
+        summary.tokens,
+        memory.totals(),
+        memory.counter.label,
+    )
+
+
+def _finish(
+    memory: Memory,
+    name: str,
+    path: Path,
+    new_text: str,
+    entry: Entry,
+    before: Summary,
+    ids: str,
+    replaced: int | None,
+) -> PutResult:
+    tokens = memory.counter.count(entry.text)
+    data = new_text.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
+    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced)
+    if replaced is None:
+        ids = ids + f"{text_key(entry.text)} {entry.id}\n"
+    else:
+        ids = "".join(
+            f"{text_key(entry.text)} {entry.id}\n" if line.partition(" ")[2] == entry.id else line + "\n"
+            for line in ids.splitlines()
+        )
+    write_atomic(path, data, compare=False)  # a put always changes the shard
+    memory.cache.store(summary, path, ids)
+    memory._summaries[name] = summary
+    write_index(memory)
+    action = "added" if replaced is None else "updated"
+    return PutResult(entry.id, name, action, tokens, summary.tokens, memory.totals(), memory.counter.label)
+
+
+def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
+    pattern = header_re(key)
+    for other in memory.config.shard_names:
+        if other != shard:
+            text, _ = memory.read_shard(other)
+            if pattern.search(text):
+                raise LhError(f"entry {key} is in shard {other}, not {shard}; update it there or choose another --id")
