@@ -29,7 +29,7 @@ def all_bytes(folder: Path) -> bytes:
     [
         pytest.param(
             ("memory", "get", "{token}"),
-            "unknown shard 'ghp_********'",
+            "shard 'ghp_********' is not a shard name",
             id="unknown-shard",
         ),
         pytest.param(

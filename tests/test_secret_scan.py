@@ -427,7 +427,8 @@ def test_a_64_kib_entry_scans_quickly() -> None:
     scan(text)
     start = time.perf_counter()
     scan(text)
-    assert time.perf_counter() - start < 0.1  # generous for loaded CI; the benchmark measures it
+    # A guard against catastrophic backtracking (seconds), not a speed figure: the benchmark measures speed.
+    assert time.perf_counter() - start < 0.5
 
 
 def test_url_encoded_values_are_read_decoded() -> None:

@@ -273,9 +273,12 @@ def _dotenv_value(value: str) -> bool:
     return _literal(value) and (not value.isalpha() or len(value) >= 12)
 
 
+_SLUG = r"[a-z]+(?:[-_.][a-z]+)*|[A-Z]+(?:[-_.][A-Z]+)*"  # a name such as a rule id, not a secret
+
+
 def _keyword_value(value: str) -> bool:
     """Generic assignments need a value that looks generated, not written by hand."""
-    if not _literal(value, 8):
+    if not _literal(value, 8) or re.fullmatch(_SLUG, value):
         return False
     lower, upper = any(c.islower() for c in value), any(c.isupper() for c in value)
     if re.fullmatch(_IDENTIFIER, value):  # a bare identifier is usually a variable
@@ -296,6 +299,8 @@ def _keyword_value(value: str) -> bool:
 def _named_value(value: str) -> bool:
     """A value under a name that says it is secret: a literal that is not a plain word."""
     if re.match(r"[A-Za-z_$][\w.$]*\(", value):  # a call; other parentheses are characters
+        return False
+    if re.fullmatch(_SLUG, value):
         return False
     if not _literal(value.replace("(", "").replace(")", ""), 6, path_like=False) or value[0] in "/~":
         return False
