@@ -147,6 +147,9 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     named = ", ".join(paths[:MAX_NAMED])
     if len(paths) > MAX_NAMED:
         named += f" and {len(paths) - MAX_NAMED} more"
+    from lean_harness import injection, secret_scan  # rare: files changed outside lh
+
+    named = injection.neutralise(secret_scan.redact(named))  # a file name is anyone's text
     return CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
 
 
