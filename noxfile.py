@@ -40,6 +40,13 @@ def typecheck(session: nox.Session) -> None:
 
 
 @nox.session
+def mutation(session: nox.Session) -> None:
+    """Mutation score of each core module against its own tests (not in the default run; see docs/testing.md)."""
+    session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"), "mutmut==3.8.1")
+    session.run("python", "tests/mutation.py", *session.posargs)
+
+
+@nox.session
 def clients(session: nox.Session) -> None:
     """Install the plugin with the real Claude Code and Copilot CLI, pinned, from npm."""
     if shutil.which("npm") is None:

@@ -48,7 +48,8 @@ def test_query_returns_whole_entries_best_first(memory: Path, capsys: pytest.Cap
     assert first["id"] == "lock"
     assert first["text"] == NOTES[0][1]
     assert first["shard"] == "failures"
-    assert set(first) == {"id", "shard", "score", "tokens", "created", "tags", "text", "cut"}
+    assert set(first) == {"id", "shard", "score", "tokens", "created", "tags", "text", "cut", "matched"}
+    assert first["matched"] == ["lock", "test", "hang", "windows"]
     assert data["total_tokens"] == sum(r["tokens"] for r in data["results"])  # type: ignore[attr-defined]
 
 
@@ -63,7 +64,24 @@ def test_nothing_matching_returns_an_empty_list_and_exit_0(memory: Path, capsys:
     assert data["total_tokens"] == 0
     capsys.readouterr()
     assert main(["memory", "get", "--query", "kubernetes helm chart values"]) == 0
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().out == "nothing matched: no entry holds any word of the query; try other words\n"
+
+
+def test_a_weak_best_entry_is_named_when_nothing_passes_the_threshold(memory: Path) -> None:
+    result = lh("memory", "get", "--query", "proxy kubernetes helm chart values", cwd=memory)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "nothing matched well: the closest entry, quirks/proxy, scores 0.21, below --min-score 0.35"
+        " (it holds: proxy); try other words, or --min-score 0\n"
+    )
+    shown = lh("memory", "get", "--query", "proxy kubernetes helm chart values", "--min-score", "0", cwd=memory)
+    assert shown.stdout.startswith("[quirks/proxy] score 0.21, ")
+
+
+def test_json_names_the_query_words_each_hit_holds(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = query("--query", "retryPolicy backoff proxy", "--min-score", "0", capsys=capsys)
+    matched = {r["id"]: r["matched"] for r in data["results"]}  # type: ignore[attr-defined]
+    assert matched == {"retry": ["retrypolicy", "retry", "policy"], "proxy": ["proxy"]}
 
 
 def test_shard_and_tag_filters(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -131,3 +149,22 @@ def test_get_needs_a_shard_or_a_query(project: Path, capsys: pytest.CaptureFixtu
     assert capsys.readouterr().err == (
         'name a shard or a query: lh memory get SHARD, or lh memory get --query "words"\n'
     )
+
+
+def test_an_entry_found_only_through_associated_words_says_so(project: Path) -> None:
+    notes = [
+        ("failures", "Release build died: disk full, ENOSPC while writing the wheel."),
+        ("failures", "Nightly job hit ENOSPC on the runner; the disk was full of old images."),
+        ("insights", "Docs job stopped with ENOSPC after the cache grew."),
+    ]
+    for number, (shard, text) in enumerate(notes):
+        assert lh("memory", "put", shard, text, "--id", f"n{number}", cwd=project).returncode == 0
+    result = lh("memory", "get", "--query", "disk", "--shard", "insights", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "nothing matched well: the closest entry, insights/n2, scores 0.08, below --min-score 0.35"
+        " (it holds none of the query's words, only words that often go with them); try other words,"
+        " or --min-score 0\n"
+    )
+    found = json.loads(lh("memory", "get", "--query", "disk", "--json", "--min-score", "0", cwd=project).stdout)
+    assert [(r["id"], r["matched"]) for r in found["results"]] == [("n0", ["disk"]), ("n1", ["disk"]), ("n2", [])]

@@ -114,3 +114,118 @@ def test_no_accepted_text_can_change_the_structure_of_a_shard(text: str) -> None
     entry = Entry("aaaaaaaaaaaa", "2026-01-01T00:00:00Z", checked.text, checked.tags)
     shard = parse(append_text(new_shard_text("seed", "Seed."), entry), "seed.md")
     assert [(e.id, e.text, e.tags) for e in shard.entries] == [("aaaaaaaaaaaa", checked.text, ("a",))]
+
+
+def test_check_returns_every_field_in_canonical_form() -> None:
+    checked = rules.check(" text  \r\nmore ", tags=["Zeta", "alpha", "zeta"], key="k-1", allow=["b-rule", "a-rule"])
+    assert checked == rules.Checked(
+        text=" text\nmore",
+        tags=("alpha", "zeta"),
+        key="k-1",
+        allow=("a-rule", "b-rule"),
+        problems=(),
+        given=(("the id", "k-1"), ("a tag", "Zeta"), ("a tag", "alpha"), ("a tag", "zeta")),
+    )
+
+
+def test_without_an_id_only_the_tags_are_given_to_the_scanner() -> None:
+    assert rules.check("x", tags=["t"]).given == (("a tag", "t"),)
+
+
+@pytest.mark.parametrize(
+    ("size", "problems"),
+    [
+        pytest.param(rules.MAX_ENTRY_BYTES, (), id="at-the-limit"),
+        pytest.param(
+            rules.MAX_ENTRY_BYTES + 1,
+            (
+                "the entry is 65537 bytes, over the 65536 byte limit;"
+                " store a summary and point to the file that holds the rest",
+            ),
+            id="one-over",
+        ),
+    ],
+)
+def test_the_size_limit_is_inclusive(size: int, problems: tuple[str, ...]) -> None:
+    assert rules.check("é" + "x" * (size - 2)).problems == problems
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param("/" * 40, "'" + "/" * 40 + "'", id="forty"),
+        pytest.param("/" * 41, "'" + "/" * 39 + "…'", id="forty-one"),
+    ],
+)
+def test_long_values_are_cut_in_messages(value: str, shown: str) -> None:
+    assert rules.check("x", key=value).problems == (
+        f"id {shown} is not allowed; use letters, digits, '.', '_' and '-'"
+        " (at most 64 characters, starting with a letter or digit)",
+    )
+
+
+def _github_token() -> str:
+    return "gh" + "p_" + "".join("A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8")
+
+
+@pytest.mark.parametrize(
+    ("fields", "what"),
+    [
+        pytest.param({"key": "TOKEN"}, "the id", id="id"),
+        pytest.param({"tags": ["ok", "TOKEN"]}, "a tag", id="tag"),
+    ],
+)
+def test_credentials_are_refused_in_the_id_and_the_tags_whatever_the_text_allows(
+    fields: dict[str, object], what: str
+) -> None:
+    token = _github_token()
+    given = {k: (token if v == "TOKEN" else [token if t == "TOKEN" else t for t in v]) for k, v in fields.items()}
+    checked = rules.check("plain text", allow=["github-pat"], **given)  # type: ignore[arg-type]
+    with pytest.raises(rules.Refused) as raised:
+        rules.refuse_credentials(checked, "shard seed")
+    message = raised.value.message
+    assert token not in message
+    assert message.startswith(f"refused: shard seed: {what} looks like ")
+    assert message.endswith("; nothing was written. Choose another value")
+
+
+def test_a_credential_in_the_text_names_its_line_and_the_rule_to_allow() -> None:
+    token = _github_token()
+    with pytest.raises(rules.Refused) as raised:
+        rules.refuse_credentials(rules.check(f"first\nthe token is {token}"), "note")
+    message = raised.value.message
+    assert token not in message
+    assert message.startswith("refused: note: line 2 looks like ")
+    assert message.endswith("; nothing was written. If it is not a secret, pass --allow-secret github-pat")
+    rules.refuse_credentials(rules.check(f"the token is {token}", allow=["github-pat"]), "note")  # allowed: no error
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        pytest.param("seed", None, id="known"),
+        pytest.param(
+            "deploys",
+            "unknown shard 'deploys'; shards in lh.toml: seed, quirks"
+            ' (add one with "lh config set memory.shards.deploys DESCRIPTION")',
+            id="unknown",
+        ),
+        pytest.param(
+            "../seed",
+            "shard '../seed' is not a shard name; shard names are lowercase letters, digits and '-'"
+            " (shards in lh.toml: seed, quirks)",
+            id="path",
+        ),
+    ],
+)
+def test_shard_names_are_known_or_explained(name: str, problem: str | None) -> None:
+    assert rules.shard_problem(name, ["seed", "quirks"], "lh.toml") == problem
+
+
+def test_stored_text_is_scanned_with_its_own_allowances() -> None:
+    token = _github_token()
+    with pytest.raises(rules.Refused) as raised:
+        rules.refuse_secrets(f"x\n{token}", (), "archive.md: entry e1", hint="Restore it by hand")
+    assert raised.value.message.startswith("refused: archive.md: entry e1: line 2 looks like ")
+    assert raised.value.message.endswith("; nothing was written. Restore it by hand")
+    rules.refuse_secrets(token, ("github-pat",), "archive.md: entry e1")

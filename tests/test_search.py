@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, stem, tokenize
+from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 
 MEMORY = [
     Doc(
@@ -233,3 +233,65 @@ def test_empty_index_round_trips_and_finds_nothing() -> None:
 def test_a_bad_blob_raises_value_error(index: Index, mangle: object) -> None:
     with pytest.raises(ValueError, match="search index"):
         Index.from_bytes(mangle(index.to_bytes()))  # type: ignore[operator]
+
+
+ENOSPC = [
+    Doc("a", "failures", "2026-02-01T00:00:00Z", (), "Release build died: disk full, ENOSPC while writing the wheel."),
+    Doc(
+        "b",
+        "failures",
+        "2026-02-02T00:00:00Z",
+        (),
+        "Nightly job hit ENOSPC on the runner; the disk was full of old images.",
+    ),
+    Doc("c", "failures", "2026-02-03T00:00:00Z", (), "Docs job stopped with ENOSPC after the cache grew."),
+    Doc("d", "insights", "2026-02-04T00:00:00Z", (), "The docs cache is rebuilt every night."),
+]
+
+
+def test_a_word_reaches_the_words_that_share_its_entries() -> None:
+    hits = Index.build(ENOSPC).search("disk")
+    assert [(h.id, h.matched) for h in hits] == [("a", ("disk",)), ("b", ("disk",)), ("c", ())]  # a is shorter
+    assert hits[2].score < DEFAULT_MIN_SCORE < hits[1].score
+
+
+def test_associations_need_two_shared_entries_and_can_be_switched_off() -> None:
+    assert ids(Index.build(ENOSPC).search("runner")) == ["b"]  # runner shares one entry with anything
+    assert ids(Index.build(ENOSPC, Settings(associations=0)).search("disk")) == ["a", "b"]
+
+
+def test_settings_shape_the_index_without_touching_other_indexes() -> None:
+    plain = Index.build(MEMORY, Settings(stem=False))
+    assert [h.matched for h in plain.search("failing upload")] == [("upload",)]
+    assert Index.build(MEMORY).search("failing upload")[0].matched == ("failing", "upload")
+    restored = Index.from_bytes(plain.to_bytes(), Settings(stem=False))
+    assert restored.search("test failed upload") == plain.search("test failed upload")
+
+
+def test_hits_name_the_query_words_they_hold(index: Index) -> None:
+    hits = index.search("windows lock retryPolicy", min_score=0.0)
+    assert {h.id: h.matched for h in hits} == {"lock-win": ("windows", "lock"), "retry": ("retry", "policy")}
+
+
+def test_long_queries_are_not_widened() -> None:
+    index = Index.build(ENOSPC)
+    words = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+        "mike",
+        "november",
+        "oscar",
+        "papa",
+    ]
+    assert ids(index.search(" ".join(["disk", *words[:15]]))) == ["a", "b", "c"]  # 16 words: widened
+    assert ids(index.search(" ".join(["disk", *words]))) == ["a", "b"]  # 17 words, as in a pasted log: not

@@ -17,7 +17,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -29,39 +31,58 @@ from lean_harness.memory import search  # noqa: E402
 Ranker = Callable[[str], list[tuple[str, float]]]
 
 
-def load() -> tuple[list[dict[str, object]], list[dict[str, str]], dict[str, set[str]]]:
-    corpus = [json.loads(line) for line in (HERE / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
-    queries = [json.loads(line) for line in (HERE / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def read_qrels(path: Path, queries: list[dict[str, Any]]) -> dict[str, set[str]]:
     qrels: dict[str, set[str]] = {q["qid"]: set() for q in queries}
-    for line in (HERE / "qrels.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
         qid, key, grade = line.split("\t")
         if int(grade) > 0:
             qrels[qid].add(key)
-    return corpus, queries, qrels
+    return qrels
 
 
-def docs_of(corpus: list[dict[str, object]]) -> list[search.Doc]:
+def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, set[str]]]:
+    """The project's own corpus, its generated queries and their relevant entries."""
+    queries = read_jsonl(HERE / "queries.jsonl")
+    return read_jsonl(HERE / "corpus.jsonl"), queries, read_qrels(HERE / "qrels.tsv", queries)
+
+
+def load_heldout(*, mixed: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, set[str]]]:
+    """The hand-written notes (with `mixed`, plus the project corpus as distractors) and held-out queries."""
+    queries = read_jsonl(HERE / "heldout" / "queries.jsonl")
+    corpus = read_jsonl(HERE / "heldout" / "notes.jsonl") + (read_jsonl(HERE / "corpus.jsonl") if mixed else [])
+    return corpus, queries, read_qrels(HERE / "heldout" / "qrels.tsv", queries)
+
+
+def docs_of(corpus: list[dict[str, Any]]) -> list[search.Doc]:
     return [
-        search.Doc(str(e["id"]), str(e["shard"]), str(e["created"]), tuple(e["tags"]), str(e["text"]))  # type: ignore[arg-type]
-        for e in corpus
+        search.Doc(str(e["id"]), str(e["shard"]), str(e["created"]), tuple(e["tags"]), str(e["text"])) for e in corpus
     ]
 
 
-def lh_ranker(corpus: list[dict[str, object]]) -> Ranker:
-    index = search.Index.from_bytes(search.Index.build(docs_of(corpus)).to_bytes())
+def lh_ranker(corpus: list[dict[str, Any]], settings: search.Settings = search.DEFAULT_SETTINGS) -> Ranker:
+    index = search.Index.from_bytes(search.Index.build(docs_of(corpus), settings).to_bytes(), settings)
     return lambda query: [(h.id, h.score) for h in index.search(query, limit=10)]
 
 
-def bm25s_ranker(corpus: list[dict[str, object]]) -> Ranker:
+def bm25s_ranker(corpus: list[dict[str, Any]], *, stemmed: bool = False) -> Ranker:
     import bm25s
 
+    stemmer = None
+    if stemmed:
+        import Stemmer
+
+        stemmer = Stemmer.Stemmer("english")
     ids = [str(e["id"]) for e in corpus]
-    texts = [f"{e['text']} {' '.join(e['tags'])} {e['shard']}" for e in corpus]  # type: ignore[arg-type]
+    texts = [f"{e['text']} {' '.join(e['tags'])} {e['shard']}" for e in corpus]
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, show_progress=False), show_progress=False)
+    retriever.index(bm25s.tokenize(texts, stemmer=stemmer, show_progress=False), show_progress=False)
 
     def rank(query: str) -> list[tuple[str, float]]:
-        tokens = bm25s.tokenize([query], show_progress=False, return_ids=False)
+        tokens = bm25s.tokenize([query], stemmer=stemmer, show_progress=False, return_ids=False)
         if not tokens[0]:
             return []
         found, scores = retriever.retrieve(tokens, k=10, show_progress=False)
@@ -70,7 +91,15 @@ def bm25s_ranker(corpus: list[dict[str, object]]) -> Ranker:
     return rank
 
 
-def metrics(rank: Ranker, queries: Sequence[dict[str, str]], qrels: dict[str, set[str]]) -> dict[str, float]:
+def systems(corpus: list[dict[str, Any]]) -> list[tuple[str, Ranker]]:
+    return [
+        ("lh", lh_ranker(corpus)),
+        ("bm25s", bm25s_ranker(corpus)),
+        ("bm25s + stemmer", bm25s_ranker(corpus, stemmed=True)),
+    ]
+
+
+def metrics(rank: Ranker, queries: Sequence[dict[str, Any]], qrels: dict[str, set[str]]) -> dict[str, float]:
     totals = {"R@1": 0.0, "R@5": 0.0, "R@10": 0.0, "MRR@10": 0.0, "nDCG@10": 0.0}
     answerable = [q for q in queries if qrels[q["qid"]]]
     for query in answerable:
@@ -86,6 +115,16 @@ def metrics(rank: Ranker, queries: Sequence[dict[str, str]], qrels: dict[str, se
     return {name: value / max(1, len(answerable)) for name, value in totals.items()}
 
 
+def latency(rank: Ranker, queries: Sequence[dict[str, Any]]) -> float:
+    """Median in-process ms of one query."""
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        rank(query["query"])
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
 def table(rows: list[tuple[str, dict[str, float]]]) -> str:
     names = list(rows[0][1])
     lines = ["| system | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
@@ -93,24 +132,88 @@ def table(rows: list[tuple[str, dict[str, float]]]) -> str:
     return "\n".join(lines)
 
 
-def quality(corpus: list[dict[str, object]], queries: list[dict[str, str]], qrels: dict[str, set[str]]) -> None:
-    lh, bm = lh_ranker(corpus), bm25s_ranker(corpus)
+def quality(corpus: list[dict[str, Any]], queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
+    """The project's own generated benchmark: dev (even) and held-out (odd) halves."""
+    ranked = systems(corpus)
     halves = {"all": queries, "dev (even)": queries[0::2], "held-out (odd)": queries[1::2]}
     for name, subset in halves.items():
         count = sum(1 for q in subset if qrels[q["qid"]])
-        print(f"\n### {name}: {count} answerable queries\n")
-        print(table([("lh", metrics(lh, subset, qrels)), ("bm25s", metrics(bm, subset, qrels))]))
-    print("\n### by query kind (lh MRR@10 / bm25s MRR@10)\n")
+        print(f"\n### project corpus, {name}: {count} answerable queries\n")
+        print(table([(label, metrics(rank, subset, qrels)) for label, rank in ranked]))
+    print("\n### project corpus by query kind (MRR@10)\n")
     kinds = sorted({q["kind"] for q in queries if qrels[q["qid"]]})
-    print("| kind | queries | lh | bm25s |\n|---|---|---|---|")
+    print("| kind | queries | " + " | ".join(label for label, _ in ranked) + " |")
+    print("|---|---|" + "---|" * len(ranked))
     for kind in kinds:
         subset = [q for q in queries if q["kind"] == kind]
-        a, b = metrics(lh, subset, qrels)["MRR@10"], metrics(bm, subset, qrels)["MRR@10"]
-        print(f"| {kind} | {len(subset)} | {a:.3f} | {b:.3f} |")
-    abstention(lh, queries, qrels)
+        cells = " | ".join(f"{metrics(rank, subset, qrels)['MRR@10']:.3f}" for _, rank in ranked)
+        print(f"| {kind} | {len(subset)} | {cells} |")
+    abstention(ranked[0][1], queries, qrels)
 
 
-def abstention(rank: Ranker, queries: list[dict[str, str]], qrels: dict[str, set[str]]) -> None:
+def heldout(
+    corpus: list[dict[str, Any]], queries: list[dict[str, Any]], qrels: dict[str, set[str]], title: str
+) -> None:
+    """The hand-written held-out sets, each on its own, with per-query latency."""
+    ranked = systems(corpus)
+    sets = sorted({q["set"] for q in queries if qrels[q["qid"]]})
+    print(f"\n## held-out sets, {title}: {len(corpus)} entries")
+    for name in [*sets, "all"]:
+        subset = [q for q in queries if name in ("all", q["set"]) and qrels[q["qid"]]]
+        print(f"\n### held-out set {name}: {len(subset)} queries\n")
+        rows = [(label, metrics(rank, subset, qrels)) for label, rank in ranked]
+        for (_, row), (_, rank) in zip(rows, ranked, strict=True):
+            row["ms/query"] = latency(rank, subset)
+        print(table(rows))
+    answerable = [q for q in queries if qrels[q["qid"]]]
+    print("\n### held-out halves (all sets): even queries pick parameters, odd ones check them\n")
+    for name, subset in (("even", answerable[0::2]), ("odd", answerable[1::2])):
+        print(
+            f"{name}: "
+            + ", ".join(
+                f"{label} R@10 {metrics(rank, subset, qrels)['R@10']:.3f} MRR@10 "
+                f"{metrics(rank, subset, qrels)['MRR@10']:.3f}"
+                for label, rank in ranked
+            )
+        )
+    print("\n### the reworded developer questions: rank of the target note\n")
+    print("| query | " + " | ".join(label for label, _ in ranked) + " |")
+    print("|---|" + "---|" * len(ranked))
+    for query in (q for q in queries if q["set"] == "issue"):
+        cells = []
+        for _, rank in ranked:
+            found = [key for key, _ in rank(query["query"])]
+            hit = next((n for n, key in enumerate(found, 1) if key in qrels[query["qid"]]), None)
+            cells.append(str(hit) if hit else "-")
+        print(f"| {query['query']} | " + " | ".join(cells) + " |")
+    heldout_abstention(ranked[0][1], queries, qrels)
+
+
+def heldout_abstention(rank: Ranker, queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
+    """At each min_score: unanswerable questions that get nothing, and found notes the threshold drops."""
+    print("\n### held-out abstention at each min_score (lh)\n")
+    print("| min_score | no-answer questions: nothing returned | answerable: relevant top-10 hit lost |")
+    print("|---|---|---|")
+    results = {q["qid"]: rank(q["query"]) for q in queries}
+    for threshold in (0.2, 0.25, 0.3, 0.35, 0.4):
+        empty = unanswerable = lost = found = 0
+        for query in queries:
+            hits, relevant = results[query["qid"]], qrels[query["qid"]]
+            kept = {key for key, score in hits if score >= threshold}
+            if not relevant:
+                unanswerable += 1
+                empty += not kept
+            elif relevant.intersection(key for key, _ in hits):
+                found += 1
+                lost += not relevant.intersection(kept)
+        mark = " (default)" if threshold == search.DEFAULT_MIN_SCORE else ""
+        print(
+            f"| {threshold}{mark} | {empty}/{unanswerable} = {empty / unanswerable:.0%} |"
+            f" {lost}/{found} = {lost / found:.1%} |"
+        )
+
+
+def abstention(rank: Ranker, queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
     print("\n### abstention at each min_score\n")
     print("Share of no-answer queries (off-topic / near the project's topics) that return nothing,")
     print("and of answerable queries whose relevant top-10 hit falls below the threshold.\n")
@@ -135,43 +238,38 @@ def abstention(rank: Ranker, queries: list[dict[str, str]], qrels: dict[str, set
         print(f"| {threshold}{mark} | {cells[0]} | {cells[1]} | {lost}/{answerable} = {lost / answerable:.1%} |")
 
 
-ABLATIONS: list[tuple[str, dict[str, object]]] = [
-    ("no stemming", {"STEM": False}),
-    ("no synonym table", {"SYNONYM": 0.0}),
-    ("no prefix completion or rejoining of unknown words", {"_NO_EXPANSION": True}),
-    ("identifier parts at half weight in entries (PART_DOC=0.5)", {"PART_DOC": 0.5}),
-    ("identifier parts at full weight in queries (PART_QUERY=1)", {"PART_QUERY": 1.0}),
-    ("no first-line field (W_TITLE=0)", {"W_TITLE": 0.0}),
-    ("no tags field (W_TAGS=0)", {"W_TAGS": 0.0}),
-    ("no shard-name field (W_SHARD=0)", {"W_SHARD": 0.0}),
-    ("b=0.75 (stock BM25)", {"B": 0.75}),
-    ("k1=1.5 (bm25s default)", {"K1": 1.5}),
+ABLATIONS: list[tuple[str, dict[str, Any]]] = [
+    ("no associations learned from the memory", {"associations": 0}),
+    ("associations at weight 0.5", {"association_weight": 0.5}),
+    ("10 associations per query word", {"associations": 10}),
+    ("no stemming", {"stem": False}),
+    ("no synonym table", {"synonym": 0.0}),
+    ("no prefix completion or rejoining of unknown words", {"expand_unknown": False}),
+    ("identifier parts at half weight in entries (part_doc=0.5)", {"part_doc": 0.5}),
+    ("identifier parts at full weight in queries (part_query=1)", {"part_query": 1.0}),
+    ("no first-line field (w_title=0)", {"w_title": 0.0}),
+    ("no tags field (w_tags=0)", {"w_tags": 0.0}),
+    ("no shard-name field (w_shard=0)", {"w_shard": 0.0}),
+    ("b=0.75 (stock BM25)", {"b": 0.75}),
+    ("k1=1.5 (bm25s default)", {"k1": 1.5}),
 ]
 
 
-def ablations(corpus: list[dict[str, object]], queries: list[dict[str, str]], qrels: dict[str, set[str]]) -> None:
-    print("\n### ablations (all queries; each row changes one thing from the shipped settings)\n")
-    rows = [("lh as shipped", metrics(lh_ranker(corpus), queries, qrels))]
-    for label, changes in ABLATIONS:
-        saved = {name: getattr(search, name, None) for name in changes}
-        for name, value in changes.items():
-            if name == "_NO_EXPANSION":
-                saved["_prefixed"] = search.Index._prefixed
-                saved["_segment"] = search.Index._segment
-                search.Index._prefixed = lambda self, prefix: []  # type: ignore[method-assign]
-                search.Index._segment = lambda self, word: []  # type: ignore[method-assign]
-            else:
-                setattr(search, name, value)
-        rows.append((label, metrics(lh_ranker(corpus), queries, qrels)))
-        for name, value in saved.items():
-            if name in ("_prefixed", "_segment"):
-                setattr(search.Index, name, value)
-            elif value is not None:
-                setattr(search, name, value)
-    print(table(rows))
+def ablations(named: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], dict[str, set[str]]]]) -> None:
+    """Each row changes one setting from the shipped ones; R@10 / MRR@10 on every data set."""
+    print("\n### ablations: R@10 / MRR@10 per data set; each row changes one setting\n")
+    print("| settings | " + " | ".join(name for name, *_ in named) + " |")
+    print("|---|" + "---|" * len(named))
+    for label, changes in [("lh as shipped", {}), *ABLATIONS]:
+        settings = replace(search.DEFAULT_SETTINGS, **changes)
+        cells = []
+        for _, corpus, queries, qrels in named:
+            found = metrics(lh_ranker(corpus, settings), queries, qrels)
+            cells.append(f"{found['R@10']:.3f} / {found['MRR@10']:.3f}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
 
 
-def timing(queries: list[dict[str, str]], sizes: Sequence[int]) -> None:
+def timing(queries: list[dict[str, Any]], sizes: Sequence[int]) -> None:
     from make_corpus import synthetic
 
     print("\n### in-process time of Index.from_bytes + search (ms, over the query set)\n")
@@ -230,10 +328,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000,100000", help="entry counts for --timing")
     args = parser.parse_args(argv)
     corpus, queries, qrels = load()
-    print(f"## retrieval benchmark: {len(corpus)} entries, {len(queries)} queries")
+    print(f"## retrieval benchmark: project corpus {len(corpus)} entries, {len(queries)} queries")
     quality(corpus, queries, qrels)
+    held_corpus, held_queries, held_qrels = load_heldout()
+    heldout(held_corpus, held_queries, held_qrels, "the 120 hand-written notes alone")
+    mixed_corpus = load_heldout(mixed=True)[0]
+    heldout(mixed_corpus, held_queries, held_qrels, "the notes mixed with the project corpus as distractors")
     if args.ablations:
-        ablations(corpus, queries, qrels)
+        named = [("project", corpus, queries, qrels)]
+        for name in sorted({q["set"] for q in held_queries if held_qrels[q["qid"]]}):
+            subset = [q for q in held_queries if q["set"] == name]
+            named.append((name, held_corpus, subset, held_qrels))
+            named.append((f"{name} (mixed)", mixed_corpus, subset, held_qrels))
+        ablations(named)
     if args.timing:
         timing(queries, [int(s) for s in args.sizes.split(",")])
     return 0

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 class _MaskedStream:
     """Standard error with every credential masked: messages quote user values (ids, tags, paths,
-    field names), and one of them may be a token pasted in the wrong place (adr/0016)."""
+    field names), and one of them may be a token pasted in the wrong place (adr/0017)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream

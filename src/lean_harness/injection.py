@@ -4,7 +4,7 @@ Memory is data, but its text reaches an agent's context at every session start. 
 closes or opens framing tags (`</system-reminder>`, `<|im_start|>`), tells the reader to drop
 its instructions, claims the user approved something in advance, addresses "the AI agent" or
 pipes a remote script into a shell is a standing prompt injection, so writes refuse it
-(adr/0016-injection-guard-and-masking.md). Ordinary imperative engineering notes ("Never push to main",
+(adr/0017-injection-guard-and-masking.md). Ordinary imperative engineering notes ("Never push to main",
 "Ignore the urllib3 warnings", "Run curl localhost:8080/health") are not directives to the
 agent and do not match: every rule needs a phrase that only makes sense aimed at a model.
 

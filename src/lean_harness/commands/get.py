@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from lean_harness.commands import emit, open_memory, positive
 from lean_harness.errors import LhError
+
+if TYPE_CHECKING:
+    from lean_harness.memory.search import Hit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,6 +108,7 @@ def _query(args: argparse.Namespace) -> int:
                 "tags": list(r.tags),
                 "text": neutralise(r.text),
                 "cut": r.cut,
+                "matched": list(r.matched),
             }
             for r in answer.results
         ]
@@ -111,6 +116,8 @@ def _query(args: argparse.Namespace) -> int:
         return 0
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
+    if not answer.results:
+        print(_nothing(answer.nearest, min_score))
     for number, r in enumerate(answer.results):
         tags = "".join(f" #{t}" for t in r.tags)
         print(
@@ -119,3 +126,18 @@ def _query(args: argparse.Namespace) -> int:
         )
         print(neutralise(r.text))
     return 0
+
+
+def _nothing(nearest: Hit | None, min_score: float) -> str:
+    """The one line that says a query found nothing good enough, and what came closest."""
+    if nearest is None:
+        return "nothing matched: no entry holds any word of the query; try other words"
+    holds = (
+        f"it holds: {', '.join(nearest.matched)}"
+        if nearest.matched
+        else "it holds none of the query's words, only words that often go with them"
+    )
+    return (
+        f"nothing matched well: the closest entry, {nearest.shard}/{nearest.id}, scores {nearest.score:.2f},"
+        f" below --min-score {min_score:g} ({holds}); try other words, or --min-score 0"
+    )

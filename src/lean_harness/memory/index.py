@@ -4,7 +4,7 @@ It names each shard with its description, entry count and tokens, gives the tota
 budget and how to pull more, then lists the newest entry titles while the budget lasts. It is
 made from the shard summaries only, holds no wall-clock time, and is byte-identical for the
 same shards (adr/0001-file-only-memory.md). Titles and descriptions have framing tags escaped,
-so a hand-edited entry cannot speak as the system at session start (adr/0016).
+so a hand-edited entry cannot speak as the system at session start (adr/0017).
 """
 
 from __future__ import annotations

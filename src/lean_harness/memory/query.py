@@ -33,6 +33,7 @@ class Result:
     text: str
     cut: bool = False
     masked: bool = False
+    matched: tuple[str, ...] = ()  # the query's words this entry contains (directly or by a synonym)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Answer:
     query: str
     results: tuple[Result, ...]
     total_tokens: int
+    nearest: search.Hit | None = None  # with no results: the best entry below the threshold, if any
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,11 @@ def ask(
                 break
             results.append(_result(hit, entry, body, tokens, cut=False, masked=bool(findings)))
             used += tokens
-    return Answer(text, tuple(results), used)
+        nearest = None
+        if not results and min_score > 0:
+            below = index.search(text, limit=1, shards=shards, tags=[t.lower() for t in tags], min_score=0.0)
+            nearest = below[0] if below else None
+    return Answer(text, tuple(results), used, nearest)
 
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
@@ -172,4 +178,6 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
 
 
 def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
-    return Result(hit.id, hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, cut, masked)
+    return Result(
+        hit.id, hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, cut, masked, hit.matched
+    )

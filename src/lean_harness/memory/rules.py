@@ -212,7 +212,7 @@ def refuse_directives(
     where: str,
     hint: str = "If it only quotes such text, pass --allow-directive {rule}",
 ) -> None:
-    """Raise Refused when `text` speaks as the system or the operator (adr/0016); `hint` says what next."""
+    """Raise Refused when `text` speaks as the system or the operator (adr/0017); `hint` says what next."""
     from lean_harness import injection
 
     findings = injection.scan(text, allow=[rule for rule in allow if rule])

@@ -6,19 +6,23 @@ so a query only adds up a few packed posting lists. An identifier is indexed who
 its parts; in a query its parts weigh half of the whole, so the entry that names
 `retryPolicy` outranks one that only says "retry policy". Query words unknown to the index
 are widened with a small table of technical synonyms, rejoined from known parts
-("lockfile"), or completed as prefixes ("timeoutSec").
+("lockfile"), or completed as prefixes ("timeoutSec"). A query word the index knows also
+reaches, at a fraction of its weight, the terms that most often share its entries in this
+memory, so words that travel together in one team's notes find each other (adr/0017).
 
 A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
 the share of the query the entry matches: 1.0 is every query word found once in an entry
-of average length; repeats and first-line or tag matches raise it (up to K1 + 1 = 2.2),
+of average length; repeats and first-line or tag matches raise it (up to k1 + 1 = 2.2),
 and every query word that no entry contains lowers all scores, as much as the rarest word
-would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops most queries
-that have no answer in the memory while losing few real hits (see benchmarks/retrieval).
+would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops most off-topic
+queries of the generated benchmark but only a fifth to a third of the hand-written questions
+that no note answers, and it loses about a tenth of their found notes (docs/performance.md).
 
 `Index.to_bytes` writes ``MAGIC``, a format version byte, a byte-order byte, the CRC-32 of
 the payload as 4 little-endian bytes, then the payload: a `marshal` dump of plain tuples,
 lists, strings and bytes. Each posting list is the bytes of an `array('I')` of entry
-numbers followed by one impact byte per entry.
+numbers followed by one impact byte per entry. The forward list is an `array('I')` of
+entry count + 1 offsets, then each entry's shared terms as numbers in the sorted vocabulary.
 """
 
 from __future__ import annotations
@@ -30,26 +34,43 @@ import sys
 from array import array
 from binascii import crc32
 from bisect import bisect_left
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 MAGIC = b"LHIX"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 DEFAULT_MIN_SCORE = 0.35
 
-# BM25F parameters; each was measured on benchmarks/retrieval.
-K1 = 1.2
-B = 0.5
-W_BODY = 1.0
-W_TITLE = 1.0
-W_TAGS = 2.0
-W_SHARD = 0.5
-PART_DOC = 1.0  # an identifier's part counts this much of a plain word in an entry
-PART_QUERY = 0.5  # and this much of the whole identifier in a query
-SYNONYM = 0.5  # a synonym's match counts this much of the word's own
-PREFIX = 0.5  # a completion of an unknown query word counts this much of a full match
-UNKNOWN = 1.0  # a query word no entry contains still weighs this share of the rarest idf
-STEM = True
+
+@dataclass(frozen=True)
+class Settings:
+    """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
+
+    `k1`, `b`, the field weights, `part_doc`, `stem` and `association_common` shape the index
+    when it is built; the rest apply to each query. An index keeps the settings it was built with.
+    """
+
+    k1: float = 1.2
+    b: float = 0.5
+    w_body: float = 1.0
+    w_title: float = 1.0
+    w_tags: float = 2.0
+    w_shard: float = 0.5
+    part_doc: float = 1.0  # an identifier's part counts this much of a plain word in an entry
+    part_query: float = 0.5  # and this much of the whole identifier in a query
+    synonym: float = 0.5  # a synonym's match counts this much of the word's own
+    prefix: float = 0.5  # a completion of an unknown query word counts this much of a full match
+    unknown: float = 1.0  # a query word no entry contains still weighs this share of the rarest idf
+    stem: bool = True
+    expand_unknown: bool = True  # complete unknown words as prefixes and rejoin them from known parts
+    associations: int = 5  # widen a query word with this many words that share its entries
+    association_weight: float = 0.3  # each weighing at most this share of the word
+    association_sample: int = 50  # learned from at most this many of the word's entries
+    association_words: int = 16  # only for queries of at most this many words (not pasted logs)
+    association_common: float = 0.02  # a term in more than this share of entries is never one
+
+
+DEFAULT_SETTINGS = Settings()
 
 _CHUNK_RE = re.compile(r"\w+(?:[./:-]\w+)*")
 _SEGMENT_RE = re.compile(r"[./:-]")
@@ -97,8 +118,8 @@ _SYNONYM_GROUPS = (
 )
 
 
-# weight; whether the query word itself is indexed; (index term, share) alternatives
-_Concept = tuple[float, bool, list[tuple[str, float]]]
+# the query word; weight; whether the word itself is indexed; (index term, share) alternatives
+_Concept = tuple[str, float, bool, list[tuple[str, float]]]
 
 
 @dataclass(frozen=True)
@@ -120,6 +141,7 @@ class Hit:
     shard: str
     score: float
     created: str
+    matched: tuple[str, ...] = ()  # the query's words that the entry contains, in query order
 
 
 _STEMS: dict[str, str] = {}
@@ -135,7 +157,7 @@ def stem(word: str) -> str:
 
 def _stem(word: str) -> str:
     # Memoized by stem(): a memory repeats a few thousand words hundreds of thousands of times.
-    if not STEM or len(word) <= 3 or not word.isalpha() or not word.isascii():
+    if len(word) <= 3 or not word.isalpha() or not word.isascii():
         return word
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "i"
@@ -157,22 +179,27 @@ def _stem(word: str) -> str:
     return word
 
 
-def _analyze(text: str) -> list[tuple[str, bool]]:
+def _same(word: str) -> str:
+    return word
+
+
+def _analyze(text: str, stemmed: bool = True) -> list[tuple[str, bool]]:
     """Terms of a text in order, each flagged True when it is only a part of an identifier."""
+    cache = _CHUNKS[stemmed]
     terms: list[tuple[str, bool]] = []
     for chunk in _CHUNK_RE.findall(text):
-        found = _CHUNKS.get(chunk)
+        found = cache.get(chunk)
         if found is None:
-            found = _CHUNKS[chunk] = tuple(_chunk_terms(chunk.strip("_")))
+            found = cache[chunk] = tuple(_chunk_terms(chunk.strip("_"), stem if stemmed else _same))
         terms.extend(found)
     return terms
 
 
 # Chunks (words, identifiers) recur across entries: each is analyzed once per process.
-_CHUNKS: dict[str, tuple[tuple[str, bool], ...]] = {}
+_CHUNKS: dict[bool, dict[str, tuple[tuple[str, bool], ...]]] = {True: {}, False: {}}
 
 
-def _chunk_terms(chunk: str) -> list[tuple[str, bool]]:
+def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool]]:
     if not chunk:
         return []
     if _PLAIN_RE.fullmatch(chunk):
@@ -218,6 +245,8 @@ class Index:
         doc_shards: bytes,
         tags: dict[str, bytes],
         postings: dict[str, bytes],
+        forward: bytes,
+        settings: Settings = DEFAULT_SETTINGS,
     ) -> None:
         self._ids = ids
         self._created = created
@@ -225,6 +254,9 @@ class Index:
         self._doc_shards = doc_shards
         self._tags = tags
         self._postings = postings
+        self._forward = forward
+        self._settings = settings
+        self._stem = stem if settings.stem else _same
         self._vocab: list[str] | None = None
         self._synonyms: dict[str, tuple[str, ...]] | None = None
 
@@ -232,24 +264,26 @@ class Index:
         return len(self._ids)
 
     @classmethod
-    def build(cls, docs: Iterable[Doc]) -> Index:
+    def build(cls, docs: Iterable[Doc], settings: Settings = DEFAULT_SETTINGS) -> Index:
         """Index entries; the result does not depend on their order."""
         ordered = sorted(docs, key=lambda d: (d.id, d.shard))
-        fields = [_fields(doc) for doc in ordered]
+        fields = [_fields(doc, settings) for doc in ordered]
+        k1, b = settings.k1, settings.b
         count = len(fields) or 1
         avg_body = sum(f[0] for f in fields) / count or 1.0
         avg_title = sum(f[1] for f in fields) / count or 1.0
         lists: dict[str, tuple[list[int], list[int]]] = {}
         for number, (body_len, title_len, weights) in enumerate(fields):
-            body_norm = W_BODY / (1 - B + B * body_len / avg_body)
-            title_norm = W_TITLE / (1 - B + B * title_len / avg_title)
+            body_norm = settings.w_body / (1 - b + b * body_len / avg_body)
+            title_norm = settings.w_title / (1 - b + b * title_len / avg_title)
             for term, (body, title, other) in weights.items():
                 tf = body * body_norm + title * title_norm + other
-                impact = tf * (K1 + 1) / (K1 + tf)
+                impact = tf * (k1 + 1) / (k1 + tf)
                 entry = lists.setdefault(term, ([], []))
                 entry[0].append(number)
-                entry[1].append(max(1, min(255, round(impact * 255 / (K1 + 1)))))
+                entry[1].append(max(1, min(255, round(impact * 255 / (k1 + 1)))))
         postings = {t: array("I", lists[t][0]).tobytes() + bytes(lists[t][1]) for t in sorted(lists)}
+        forward = _forward(lists, len(ordered), settings.association_common)
         shard_names = sorted({d.shard for d in ordered})
         shard_number = {name: n for n, name in enumerate(shard_names)}
         tag_docs: dict[str, list[int]] = {}
@@ -263,19 +297,33 @@ class Index:
             doc_shards=array("I", [shard_number[d.shard] for d in ordered]).tobytes(),
             tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
             postings=postings,
+            forward=forward,
+            settings=settings,
         )
 
     def to_bytes(self) -> bytes:
         """The index as bytes for `from_bytes`; equal indexes give equal bytes."""
         payload = marshal.dumps(
-            (self._ids, self._created, self._shard_names, self._doc_shards, self._tags, self._postings), 4
+            (
+                self._ids,
+                self._created,
+                self._shard_names,
+                self._doc_shards,
+                self._tags,
+                self._postings,
+                self._forward,
+            ),
+            4,
         )
         order = b"L" if sys.byteorder == "little" else b"B"
         return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> Index:
-        """An index from `to_bytes` output; ValueError for anything else, so a bad cache is rebuilt."""
+    def from_bytes(cls, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> Index:
+        """An index from `to_bytes` output of an index built with `settings`.
+
+        ValueError for anything else, so a bad cache is rebuilt.
+        """
         order = b"L" if sys.byteorder == "little" else b"B"
         if data[:4] != MAGIC:
             raise ValueError("not a search index (bad magic bytes)")
@@ -285,7 +333,7 @@ class Index:
         if crc32(payload) != int.from_bytes(data[6:10], "little"):
             raise ValueError("search index is corrupt (checksum mismatch)")
         try:
-            ids, created, shard_names, doc_shards, tags, postings = marshal.loads(payload)
+            ids, created, shard_names, doc_shards, tags, postings, forward = marshal.loads(payload)
         except (EOFError, ValueError, TypeError) as error:
             raise ValueError(f"search index is corrupt ({error})") from None
         count = len(ids)
@@ -296,12 +344,21 @@ class Index:
             and isinstance(doc_shards, bytes)
             and isinstance(tags, dict)
             and isinstance(postings, dict)
+            and isinstance(forward, bytes)
+            and len(forward) >= 4 * (count + 1)
             and len(created) == count
             and len(doc_shards) == 4 * count
         ):
             raise ValueError("search index is corrupt (unexpected layout)")
         return cls(
-            ids=ids, created=created, shard_names=shard_names, doc_shards=doc_shards, tags=tags, postings=postings
+            ids=ids,
+            created=created,
+            shard_names=shard_names,
+            doc_shards=doc_shards,
+            tags=tags,
+            postings=postings,
+            forward=forward,
+            settings=settings,
         )
 
     def search(
@@ -324,33 +381,10 @@ class Index:
         allowed = self._allowed(shards, tags)
         if allowed is not None and not allowed:
             return []
-        totals: dict[int, float] = {}
-        denominator = 0.0
-        rarest = math.log(1 + (count + 0.5) / 0.5)
-        for weight, known, alternatives in self._concepts(query):
-            top_idf = max((self._idf(t) * w for t, w in alternatives), default=0.0)
-            denominator += weight * (top_idf if known else max(top_idf, UNKNOWN * rarest))
-            if not alternatives:
-                continue
-            best: dict[int, float] = totals if len(alternatives) == 1 else {}
-            for term, share in alternatives:
-                posting = self._postings[term]
-                size = len(posting) // 5
-                docs = array("I")
-                docs.frombytes(posting[: 4 * size])
-                factor = weight * share * self._idf(term) * (K1 + 1) / 255
-                get = best.get
-                if best is totals:
-                    for doc, impact in zip(docs, posting[4 * size :], strict=False):
-                        best[doc] = get(doc, 0.0) + factor * impact
-                else:
-                    for doc, impact in zip(docs, posting[4 * size :], strict=False):
-                        value = factor * impact
-                        if value > get(doc, 0.0):
-                            best[doc] = value
-            if best is not totals:
-                for doc, value in best.items():
-                    totals[doc] = totals.get(doc, 0.0) + value
+        asked = self._concepts(query)
+        denominator = self._weight(asked)
+        widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
+        totals = self._totals(self._associate(asked) if widen else asked)
         if not totals or not denominator:
             return []
         scale = 1.0 / denominator
@@ -369,9 +403,114 @@ class Index:
         ranked.sort(key=lambda item: item[0], reverse=True)
         shard_of = memoryview(self._doc_shards).cast("I")
         return [
-            Hit(self._ids[doc], self._shard_names[shard_of[doc]], score, self._created[doc])
+            Hit(
+                self._ids[doc],
+                self._shard_names[shard_of[doc]],
+                score,
+                self._created[doc],
+                self._matched(asked, doc),
+            )
             for score, doc in ranked[:limit]
         ]
+
+    def _weight(self, concepts: list[_Concept]) -> float:
+        """The query's total idf weight: what an entry of average length matching every word once scores."""
+        rarest = math.log(1 + (len(self._ids) + 0.5) / 0.5)
+        total = 0.0
+        for _, weight, known, alternatives in concepts:
+            top_idf = max((self._idf(t) * w for t, w in alternatives), default=0.0)
+            total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
+        return total
+
+    def _totals(self, concepts: list[_Concept]) -> dict[int, float]:
+        """Each entry's BM25F sum over the concepts."""
+        totals: dict[int, float] = {}
+        for _, weight, _, alternatives in concepts:
+            if alternatives:
+                self._add(totals, weight, alternatives)
+        return totals
+
+    def _add(self, totals: dict[int, float], weight: float, alternatives: list[tuple[str, float]]) -> None:
+        """Add one concept to the totals: the best of its alternatives in each entry."""
+        factor_of = (self._settings.k1 + 1) / 255
+        best: dict[int, float] = totals if len(alternatives) == 1 else {}
+        for term, share in alternatives:
+            posting = self._postings[term]
+            size = len(posting) // 5
+            docs = array("I")
+            docs.frombytes(posting[: 4 * size])
+            factor = weight * share * self._idf(term) * factor_of
+            get = best.get
+            if best is totals:
+                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                    best[doc] = get(doc, 0.0) + factor * impact
+            else:
+                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                    value = factor * impact
+                    if value > get(doc, 0.0):
+                        best[doc] = value
+        if best is not totals:
+            for doc, value in best.items():
+                totals[doc] = totals.get(doc, 0.0) + value
+
+    def _associate(self, concepts: list[_Concept]) -> list[_Concept]:
+        """Each single-term concept widened with the terms that most often share its entries.
+
+        A term qualifies when it shares at least two of the word's entries; its share grows with
+        how many of the word's entries hold it and how few entries hold it elsewhere, so words
+        that always travel together in this memory ("ENOSPC" and "disk") reach each other.
+        """
+        settings = self._settings
+        offsets = memoryview(self._forward).cast("I")
+        count = len(self._ids)
+        numbers = offsets[count + 1 :]
+        vocab = self._terms()
+        query_terms = {t for _, _, _, alternatives in concepts for t, _ in alternatives}
+        widened: list[_Concept] = []
+        for label, weight, known, alternatives in concepts:
+            if len(alternatives) != 1 or not known:
+                widened.append((label, weight, known, alternatives))
+                continue
+            term = alternatives[0][0]
+            posting = self._postings[term]
+            docs = memoryview(posting)[: 4 * (len(posting) // 5)].cast("I")
+            if len(docs) < 2:
+                widened.append((label, weight, known, alternatives))
+                continue
+            together: dict[int, int] = {}
+            sample = docs[: settings.association_sample]
+            for doc in sample:
+                for number in numbers[offsets[doc] : offsets[doc + 1]]:
+                    together[number] = together.get(number, 0) + 1
+            ranked = []
+            for number, shared in together.items():
+                other = vocab[number]
+                if shared >= 2 and other not in query_terms:
+                    df = len(self._postings[other]) // 5
+                    ranked.append((shared / len(sample) * shared / df, other))
+            ranked.sort(reverse=True)
+            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
+            widened.append((label, weight, known, [*alternatives, *extra]))
+        return widened
+
+    def _terms(self) -> list[str]:
+        if self._vocab is None:
+            self._vocab = list(self._postings)  # built in sorted order
+        return self._vocab
+
+    def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
+        """The query words whose concept an entry contains, through any of its alternatives."""
+        found: list[str] = []
+        for label, _, _, alternatives in concepts:
+            if label not in found and any(self._holds(term, doc) for term, _ in alternatives):
+                found.append(label)
+        return tuple(found)
+
+    def _holds(self, term: str, doc: int) -> bool:
+        posting = self._postings[term]
+        docs = memoryview(posting)[: 4 * (len(posting) // 5)].cast("I")
+        at = bisect_left(docs, doc)
+        return at < len(docs) and docs[at] == doc
 
     def _idf(self, term: str) -> float:
         df = len(self._postings[term]) // 5
@@ -408,36 +547,37 @@ class Index:
                 for part in parts:
                     self._add_word(part, concepts)
                 continue
-            concepts.setdefault(whole, (1.0, True, alternatives))
+            concepts.setdefault(whole, (whole, 1.0, True, alternatives))
             for part in parts:
-                term = stem(part)
+                term = self._stem(part)
                 if term in self._postings:
-                    concepts.setdefault(term, (PART_QUERY, True, [(term, 1.0)]))
+                    concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
         return list(concepts.values())
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
-        term = stem(word)
+        term = self._stem(word)
+        share = self._settings.synonym
         if term in self._postings:
-            synonyms = [(s, SYNONYM) for s in self._synonyms_of(term) if s in self._postings]
-            concepts.setdefault(term, (1.0, True, [(term, 1.0), *synonyms]))
+            synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
+            concepts.setdefault(term, (word, 1.0, True, [(term, 1.0), *synonyms]))
             return
-        synonyms = [(s, SYNONYM) for s in self._synonyms_of(term) if s in self._postings]
+        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
         if synonyms:
-            concepts.setdefault(term, (1.0, False, synonyms))
+            concepts.setdefault(term, (word, 1.0, False, synonyms))
             return
         pieces = self._segment(word)
         for piece in pieces:
-            concepts.setdefault(piece, (1.0, True, [(piece, 1.0)]))
+            concepts.setdefault(piece, (word, 1.0, True, [(piece, 1.0)]))
         if not pieces:
-            completions = [(t, PREFIX) for t, _ in self._prefixed(term)] if len(word) >= 4 else []
-            concepts.setdefault(term, (1.0, False, completions))
+            completions = [(t, self._settings.prefix) for t, _ in self._prefixed(term)] if len(word) >= 4 else []
+            concepts.setdefault(term, (word, 1.0, False, completions))
 
     def _segment(self, word: str) -> list[str]:
         """Known terms that join up to an unknown word ("lockfile" -> lock, file), or nothing."""
-        if len(word) < 6 or not word.isalpha():
+        if len(word) < 6 or not word.isalpha() or not self._settings.expand_unknown:
             return []
         for cut in range(3, len(word) - 2):
-            left, right = stem(word[:cut]), stem(word[cut:])
+            left, right = self._stem(word[:cut]), self._stem(word[cut:])
             known = left in self._postings and right in self._postings
             if known and word[:cut] not in STOPWORDS and word[cut:] not in STOPWORDS:
                 return [left, right]
@@ -445,11 +585,9 @@ class Index:
 
     def _prefixed(self, prefix: str) -> list[tuple[str, float]]:
         """Index terms that start with an unknown, possibly truncated, query term."""
-        if len(prefix) < 4:
+        if len(prefix) < 4 or not self._settings.expand_unknown:
             return []
-        if self._vocab is None:
-            self._vocab = list(self._postings)  # built in sorted order
-        vocab = self._vocab
+        vocab = self._terms()
         start = bisect_left(vocab, prefix)
         found: list[tuple[str, float]] = []
         for term in vocab[start : start + 50]:
@@ -462,26 +600,49 @@ class Index:
         if self._synonyms is None:
             table: dict[str, set[str]] = {}
             for group in _SYNONYM_GROUPS:
-                stems = {stem(w) for w in group.split()}
+                stems = {self._stem(w) for w in group.split()}
                 for member in stems:
                     table.setdefault(member, set()).update(stems - {member})
             self._synonyms = {k: tuple(sorted(v)) for k, v in table.items()}
         return self._synonyms.get(term, ())
 
 
-def _fields(doc: Doc) -> tuple[int, int, dict[str, list[float]]]:
+def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[float]]]:
     """Body length, title length and, per term, its weighted frequency in body, title and the rest."""
     weights: dict[str, list[float]] = {}
+    part_doc = settings.part_doc
     body_len = 0
-    for term, part in _analyze(doc.text):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[0] += PART_DOC if part else 1.0
+    for term, part in _analyze(doc.text, settings.stem):
+        weights.setdefault(term, [0.0, 0.0, 0.0])[0] += part_doc if part else 1.0
         body_len += not part
     title = next((line for line in doc.text.splitlines() if line.strip()), "")
     title_len = 0
-    for term, part in _analyze(title):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[1] += PART_DOC if part else 1.0
+    for term, part in _analyze(title, settings.stem):
+        weights.setdefault(term, [0.0, 0.0, 0.0])[1] += part_doc if part else 1.0
         title_len += not part
-    for source, field_weight in ((" ".join(doc.tags), W_TAGS), (doc.shard, W_SHARD)):
-        for term, part in _analyze(source):
-            weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (PART_DOC if part else 1.0)
+    for source, field_weight in ((" ".join(doc.tags), settings.w_tags), (doc.shard, settings.w_shard)):
+        for term, part in _analyze(source, settings.stem):
+            weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (part_doc if part else 1.0)
     return body_len, title_len, weights
+
+
+def _forward(lists: dict[str, tuple[list[int], list[int]]], count: int, common: float) -> bytes:
+    """Each entry's shared terms as numbers in the sorted vocabulary, after `count + 1` offsets.
+
+    A term of one entry shares nothing, so it is left out: associations need two entries. So is a
+    term of more than the `common` share of all entries (and of more than 20), whose share of
+    any word's entries is too small to rank among its associations.
+    """
+    most = max(20, int(count * common))
+    per_doc: list[list[int]] = [[] for _ in range(count)]
+    for number, term in enumerate(sorted(lists)):
+        docs = lists[term][0]
+        if 1 < len(docs) <= most:
+            for doc in docs:
+                per_doc[doc].append(number)
+    offsets = array("I", [0])
+    numbers = array("I")
+    for terms in per_doc:
+        numbers.extend(terms)
+        offsets.append(len(numbers))
+    return offsets.tobytes() + numbers.tobytes()
