@@ -55,8 +55,12 @@ _OPEN = (
     r"user[-_]?(?:prompt|message|query|input|instructions?|prompt-submit-hook)|im_start|im_end|important"
 )
 _CLOSE = rf"{_OPEN}|user|ai|model"
-_TAG = rf"<\s*/\s*(?:{_CLOSE})\s*>|<\s*(?:{_OPEN})(?:\s[^<>\n]{{0,80}})?\s*/?>|<<\s*/?\s*sys\s*>>"
-_TOKEN = r"<\|[a-z_]{2,30}\|?>|\[/?inst\]|<(?:start|end)_of_turn>"
+_GAP = "[\\s\u200b-\u200d\u2060\ufeff]*"  # spaces, and invisible characters that would hide a tag from the check
+_TAG = (
+    rf"<{_GAP}/{_GAP}(?:{_CLOSE}){_GAP}>|<{_GAP}(?:{_OPEN})(?:\s[^<>\n]{{0,80}})?{_GAP}/?>"
+    rf"|<<{_GAP}/?{_GAP}sys{_GAP}>>"
+)
+_TOKEN = r"<\|[a-z_]{2,30}\|?>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>|\[/?inst\]|<(?:start|end)_of_turn>"
 _AGENT = (
     r"(?:ai|llm|gpt|language[- ]model|coding[- ]agent|coding[- ]assistant|ai[- ](?:agent|assistant|model|bot)s?|"
     r"claude(?:[- ]code)?|copilot|codex|chatgpt|gemini)"
@@ -69,7 +73,12 @@ _ORDERS = (
 
 RULES: tuple[Rule, ...] = (
     Rule("framing-tag", "a tag that opens or closes system or conversation framing", _TAG, ("<",)),
-    Rule("chat-template-token", "a chat-template control token", _TOKEN, ("<|", "[inst]", "[/inst]", "_of_turn>")),
+    Rule(
+        "chat-template-token",
+        "a chat-template control token",
+        _TOKEN,
+        ("<|", "<\uff5c", "[inst]", "[/inst]", "_of_turn>"),
+    ),
     Rule(
         "role-header",
         "a line that speaks as the system, the assistant or the user",
@@ -182,7 +191,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "hidden-characters",
         "invisible characters that hide text from a reader (tag or bidirectional-override characters)",
-        "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069]",
+        "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b\u200c\u2060]",
         (),
     ),
 )
