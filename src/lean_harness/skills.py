@@ -1,21 +1,8 @@
 """Agent Skills: find `skills/*/SKILL.md` in a plugin and check each against the specification.
 
 A SKILL.md opens with YAML frontmatter between two `---` lines, then a Markdown body. lh reads
-the frontmatter with a small strict parser of the YAML subset skills use, instead of a YAML
-library (adr/0013-doctor.md). The subset, one construct per line:
-
-- `key: value` at the top level; keys are letters, digits, `-` and `_`; a key may occur once;
-- values: a plain scalar (a `: ` or a trailing `:` in it is an error, as in YAML, so such text
-  must be quoted; ` #` starts a comment; indented lines that follow continue it, joined by
-  spaces), a double-quoted string (escapes `\\" \\\\ \\/ \\n \\t \\r \\0 \\uXXXX`), a single-quoted
-  string (`''` is a quote), or a block scalar `|`, `|-`, `>`, `>-` on the indented lines below;
-- `key:` with nothing after it, followed by indented `key: value` lines: a mapping of scalars
-  (one level, as `metadata` is);
-- blank lines and `#` comment lines.
-
-Anything else (flow collections `[...]` `{...}`, lists, anchors, aliases, tags, tabs in
-indentation, directives) is refused with the line number and what to write instead. Every
-scalar is a string, as the specification's fields are.
+the frontmatter with the one strict reader of the YAML subset skills use (`interop/frontmatter.py`,
+adr/0013-doctor.md) and reports the first thing outside the subset with its line.
 """
 
 from __future__ import annotations
@@ -25,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.errors import LhError
+from lean_harness.interop import frontmatter
+from lean_harness.interop.frontmatter import Value
 
 FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -32,13 +21,6 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 MAX_BODY_LINES = 500  # the specification's advice: details go in references/ files
-
-_KEY_RE = re.compile(r"([A-Za-z0-9_-]+):(?: (.*)|)$")
-_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t", "r": "\r", "0": "\0", " ": " "}
-_PLAIN_START = (*"[]{}&*!|>'\"%@`,?", "- ", ": ")
-_QUOTE_HINT = 'quote the value ("...") when it contains ": "'
-
-Value = str | dict[str, str]
 
 
 class FrontmatterError(LhError):
@@ -73,17 +55,16 @@ def find(plugin: Path) -> list[Path]:
 
 def parse(text: str, shown: str) -> tuple[dict[str, Value], int]:
     """The frontmatter fields of SKILL.md text and the number of lines in its body."""
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
-    if lines[0].rstrip() != "---":
+    front = frontmatter.split(text.removeprefix("\ufeff").replace("\r\n", "\n"))
+    if not front.present:
         raise FrontmatterError(f"{shown}:1: does not start with a --- line; open the frontmatter with ---")
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == "---")
-    except StopIteration:
-        raise FrontmatterError(f"{shown}:1: the frontmatter is not closed; add a --- line after it") from None
-    body = lines[end + 1 :]
+    if front.problems:
+        line, message = front.problems[0]
+        raise FrontmatterError(f"{shown}:{line}: {message}")
+    body = front.body.split("\n")
     while body and not body[-1].strip():
         body.pop()
-    return _mapping(lines, 1, end, shown), len(body)
+    return front.fields, len(body)
 
 
 def check(folder: Path, shown: str) -> list[Problem]:
@@ -140,131 +121,3 @@ def rules(skill: Skill) -> list[Problem]:
             )
         )
     return problems
-
-
-def _mapping(lines: list[str], start: int, end: int, shown: str) -> dict[str, Value]:
-    found: dict[str, Value] = {}
-    index = start
-    while index < end:
-        line = lines[index]
-        number = index + 1
-        index += 1
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if line[0] in " \t":
-            raise FrontmatterError(f"{shown}:{number}: unexpected indented line; top-level keys start in column 1")
-        match = _KEY_RE.match(line)
-        if match is None:
-            raise FrontmatterError(
-                f"{shown}:{number}: expected key: value at the start of the line"
-                " (the YAML subset of adr/0013-doctor.md)"
-            )
-        key, rest = match.group(1), (match.group(2) or "").strip()
-        if key in found:
-            raise FrontmatterError(f"{shown}:{number}: {key} appears twice; keep one")
-        block = index
-        while block < end and (not lines[block].strip() or lines[block][0] in " \t"):
-            block += 1
-        indented = lines[index:block]
-        if rest in ("", "|", "|-", ">", ">-") or _comment_only(rest):
-            if rest in ("", "#") or _comment_only(rest):
-                found[key] = _nested(indented, index, shown) if any(x.strip() for x in indented) else ""
-            else:
-                found[key] = _block(indented, rest, number, shown)
-            index = block
-            continue
-        value = _scalar(rest, number, shown)
-        if any(x.strip() for x in indented):
-            if rest[0] in "\"'":
-                raise FrontmatterError(f"{shown}:{index + 1}: a quoted value must close on its own line")
-            value = " ".join([value, *(_scalar(x.strip(), index + 1 + i, shown) for i, x in enumerate(indented))])
-        found[key] = value
-        index = block
-    return found
-
-
-def _comment_only(rest: str) -> bool:
-    return rest.startswith("#")
-
-
-def _nested(lines: list[str], first: int, shown: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    indent: int | None = None
-    for offset, line in enumerate(lines):
-        number = first + offset + 1
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        width = len(line) - len(line.lstrip(" "))
-        if line[:width].count("\t") or line[width] == "\t":
-            raise FrontmatterError(f"{shown}:{number}: a tab in the indentation; indent with spaces")
-        indent = width if indent is None else indent
-        match = _KEY_RE.match(line[width:])
-        if width != indent or match is None or not (match.group(2) or "").strip():
-            raise FrontmatterError(
-                f"{shown}:{number}: expected an indented key: value line (one level of nesting, as metadata has)"
-            )
-        if match.group(1) in found:
-            raise FrontmatterError(f"{shown}:{number}: {match.group(1)} appears twice; keep one")
-        found[match.group(1)] = _scalar((match.group(2) or "").strip(), number, shown)
-    return found
-
-
-def _block(lines: list[str], style: str, number: int, shown: str) -> str:
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    content = [line for line in lines if line.strip()]
-    if not content:
-        return ""
-    indent = min(len(line) - len(line.lstrip(" ")) for line in content)
-    if indent == 0:
-        raise FrontmatterError(f"{shown}:{number + 1}: a block scalar's lines must be indented")
-    texts = [line[indent:] for line in lines]
-    if style.startswith("|"):
-        text = "\n".join(texts)
-    else:  # folded: lines join with spaces; a blank line is a line break
-        text = "\n".join(" ".join(part.split("\n")) for part in "\n".join(texts).split("\n\n"))
-    return text if style.endswith("-") else text + "\n"
-
-
-def _scalar(text: str, number: int, shown: str) -> str:
-    if text.startswith('"'):
-        return _double(text, number, shown)
-    if text.startswith("'"):
-        match = re.fullmatch(r"'((?:[^']|'')*)'\s*(#.*)?", text)
-        if match is None:
-            raise FrontmatterError(f"{shown}:{number}: a single-quoted value is not closed on its line")
-        return match.group(1).replace("''", "'")
-    if text.startswith(_PLAIN_START) or text == "-":
-        raise FrontmatterError(
-            f"{shown}:{number}: {text[:12]!r} starts with a YAML indicator lh does not read; quote the value"
-        )
-    value = re.split(r"\s#", text, maxsplit=1)[0].rstrip()
-    if ": " in value or value.endswith(":"):
-        raise FrontmatterError(f"{shown}:{number}: ': ' inside a plain value is not valid YAML; {_QUOTE_HINT}")
-    return value
-
-
-def _double(text: str, number: int, shown: str) -> str:
-    out: list[str] = []
-    index = 1
-    while index < len(text):
-        char = text[index]
-        if char == '"':
-            rest = text[index + 1 :].strip()
-            if rest and not rest.startswith("#"):
-                raise FrontmatterError(f"{shown}:{number}: text after the closing quote; remove it")
-            return "".join(out)
-        if char == "\\":
-            code = text[index + 1 : index + 2]
-            if code == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", text[index + 2 : index + 6]):
-                out.append(chr(int(text[index + 2 : index + 6], 16)))
-                index += 6
-                continue
-            if code not in _ESCAPES:
-                raise FrontmatterError(f"{shown}:{number}: unknown escape \\{code} in a double-quoted value")
-            out.append(_ESCAPES[code])
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    raise FrontmatterError(f"{shown}:{number}: a double-quoted value is not closed on its line")

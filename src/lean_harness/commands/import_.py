@@ -7,11 +7,28 @@ import sys
 from pathlib import Path
 
 from lean_harness.commands import emit, open_memory
+from lean_harness.errors import LhError
+
+
+def _shown(source: Path) -> str:
+    """A folder found for --from as messages show it: under the home folder, starting with ~."""
+    try:
+        return "~/" + source.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return source.as_posix()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory import`."""
-    parser.add_argument("source", metavar="SOURCE", help="a file or folder to import ('-' reads jsonl from stdin)")
+    parser.add_argument(
+        "source", metavar="SOURCE", nargs="?", help="a file or folder to import ('-' reads jsonl from stdin)"
+    )
+    parser.add_argument(
+        "--from",
+        dest="origin",
+        choices=("claude-code",),
+        help="import this project's memory kept by another tool (claude-code: its auto memory folder)",
+    )
     parser.add_argument(
         "--format",
         default="auto",
@@ -33,18 +50,19 @@ def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import importing
 
     memory = open_memory()
+    if (args.source is None) == (args.origin is None):
+        raise LhError("give a SOURCE to import or --from claude-code, not both or neither")
+    fmt, source = args.format, Path(args.source or ".")
+    if args.origin:
+        from lean_harness.interop import claude_code
+
+        if fmt not in ("auto", "memory-md"):
+            raise LhError(f"--from claude-code reads the memory-md format, not {fmt}")
+        fmt, source = "memory-md", claude_code.memory_folder(memory.root)
     stdin = sys.stdin.buffer.read() if args.source == "-" else None
-    shown = "-" if stdin is not None else Path(args.source).as_posix()
-    try:
-        result = importing.import_source(
-            memory, Path(args.source), shown, args.format, maps=args.map, dry_run=args.dry_run, stdin=stdin
-        )
-    except importing.ImportProblems as error:
-        if not args.json:
-            raise
-        emit("memory import", {"source": shown, "dry_run": args.dry_run}, error.problems)
-        return 2
-    code = 1 if result.refused or result.count("conflict") else 0
+    shown = "-" if stdin is not None else (_shown(source) if args.origin else source.as_posix())
+    result = importing.import_source(memory, source, shown, fmt, maps=args.map, dry_run=args.dry_run, stdin=stdin)
+    code = 1 if result.refused or result.problems or result.count("conflict") else 0
     if args.json:
         emit(
             "memory import",
@@ -70,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
                 "warnings": list(result.warnings),
                 "marker": result.marker,
             },
-            [str(r) for r in result.refused]
+            list(result.problems)
+            + [str(r) for r in result.refused]
             + [
                 f"conflict: {o.shard}/{o.id} ({o.where}): {o.detail}; left alone"
                 for o in result.outcomes
@@ -88,11 +107,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"conflict: {o.shard}/{o.id} ({o.where}): {o.detail}; left alone", file=sys.stderr)
     for refusal in result.refused:
         print(str(refusal), file=sys.stderr)
+    for problem in result.problems:
+        print(f"not imported: {problem}", file=sys.stderr)
     stored = result.count("unchanged") + result.count("imported before")
     summary = (
         f"{result.format} {result.source}: {result.records} record(s); {result.count('added')} {verb},"
         f" {stored} already imported, {result.count('conflict')} conflict(s), {len(result.refused)} refused"
     )
+    if result.problems:
+        summary += f", {len(result.problems)} problem(s) (fix them and import again)"
     if result.dry_run:
         print(f"dry run: {summary}; nothing was written")
     else:

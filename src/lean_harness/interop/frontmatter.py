@@ -1,93 +1,259 @@
-"""A strict reader for the small YAML frontmatter memory files carry: one `key: value` per line.
+"""The one reader of the YAML frontmatter that SKILL.md files and memory files open with.
 
-A file with frontmatter starts with a `---` line and the block ends at the next `---` line.
-Each line inside is blank, a `# comment`, or `key: value` where the value is plain, "double
-quoted" (JSON escapes) or 'single quoted' (`''` is a quote). Everything else YAML allows
-(nesting, lists, block scalars, anchors, flow collections, continued lines) is refused with the
-line it is on, rather than read wrongly: the records are few and written by tools, and a
-refusal names the fix (adr/0014-import-and-inbox.md says why there is no YAML dependency).
+A file with frontmatter starts with a `---` line and the block ends at the next `---` line. lh
+reads a subset of YAML instead of depending on a YAML library (adr/0013-doctor.md,
+adr/0014-import-and-inbox.md), one construct per line:
+
+- `key: value` at the top level; keys are letters, digits, `-` and `_`; a key may occur once;
+- values: a plain scalar (a `: ` or a trailing `:` in it is an error, as in YAML, so such text
+  must be quoted; ` #` starts a comment; indented lines that follow continue it, joined by
+  spaces), a double-quoted string (escapes `\\" \\\\ \\/ \\n \\t \\r \\0 \\uXXXX`), a single-quoted
+  string (`''` is a quote), or a block scalar `|`, `|-`, `>`, `>-` on the indented lines below;
+- `key:` with nothing after it, followed by indented `key: value` lines: a mapping of scalars
+  (one level, as `metadata` is);
+- blank lines and `#` comment lines.
+
+Strict mode (skills, pending notes) reports everything else (flow collections, lists, anchors, aliases,
+tags, tabs in indentation, deeper nesting) as a problem with its line, rather than misreading it.
+Lenient mode (imports of files people and agents already wrote) reads the same subset, takes a
+plain value with `: ` in it whole, lets a repeated key's last value win, reads a block that is
+never closed, or that has no key it can read (prose between two `---` rules), as no
+frontmatter, and drops only the keys it cannot read, each named in a problem
+that the caller reports as a warning: the text is what matters there, and nothing it drops is
+silent.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
-_KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?")
-_UNSUPPORTED = {
-    "[": "a flow list",
-    "{": "a flow mapping",
-    "|": "a block scalar",
-    ">": "a block scalar",
-    "&": "an anchor",
-    "*": "an alias",
-    "!": "a tag",
-    "%": "a directive",
-    "@": "a reserved character",
-    "`": "a reserved character",
-}
+Value = str | dict[str, str]
+
+_KEY_RE = re.compile(r"([A-Za-z0-9_-]+):(?: (.*)|)$")
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t", "r": "\r", "0": "\0", " ": " "}
+_PLAIN_START = (*"[]{}&*!|>'\"%@`,?", "- ", ": ")
+_QUOTE_HINT = 'quote the value ("...") when it contains ": "'
+_BLOCK_STYLES = ("|", "|-", ">", ">-")
+NOT_CLOSED = "the frontmatter is not closed; add a --- line after it"
 
 
 @dataclass(frozen=True)
 class Frontmatter:
-    """The fields of a frontmatter block, the body after it and the body's first line number."""
+    """The fields of a frontmatter block, the body after it, and (line, message) problems.
 
-    fields: dict[str, str]
+    In strict mode a problem means the block was not read as written; in lenient mode each
+    problem names a key that was left out and why."""
+
+    fields: dict[str, Value]
     body: str
     body_line: int
     problems: tuple[tuple[int, str], ...] = ()
     present: bool = True
+    dropped: tuple[str, ...] = ()  # lenient: the keys left out ('metadata.x' for a nested one)
+
+    def string(self, key: str) -> str:
+        """The value of `key` when it is a string, else ''."""
+        value = self.fields.get(key)
+        return value if isinstance(value, str) else ""
+
+    def strings(self) -> dict[str, str]:
+        """The fields whose values are strings (not mappings)."""
+        return {key: value for key, value in self.fields.items() if isinstance(value, str)}
+
+    def mapping_problem(self) -> str | None:
+        """For readers of one value per key: what is wrong when a field is a mapping."""
+        nested = sorted(key for key, value in self.fields.items() if not isinstance(value, str))
+        return f"{nested[0]} is a mapping; give it one value on its line" if nested else None
 
 
-def split(text: str) -> Frontmatter:
+class _Unread(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def split(text: str, *, lenient: bool = False) -> Frontmatter:
     """Read the frontmatter at the start of `text` (LF line endings); `present` is False without one."""
     lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
+    if lines[0].rstrip() != "---":
         return Frontmatter({}, text, 1, present=False)
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == "---")
     except StopIteration:
-        return Frontmatter({}, text, 1, ((1, "the frontmatter opened here is not closed; add a --- line after it"),))
-    fields: dict[str, str] = {}
-    problems: list[tuple[int, str]] = []
-    for number in range(1, end):
-        line, at = lines[number], number + 1
+        if lenient:
+            return Frontmatter({}, text, 1, ((1, f"{NOT_CLOSED}; the whole file was read as text"),), present=False)
+        return Frontmatter({}, text, 1, ((1, NOT_CLOSED),))
+    problems: list[tuple[int, str, str]] = []  # (line, message, the key left out or '')
+    fields = _mapping(lines, end, lenient, problems)
+    if lenient and problems and not any(_KEY_RE.match(line) for line in lines[1:end]):
+        return Frontmatter({}, text, 1, present=False)  # prose between two thematic breaks
+    found = tuple((line, message) for line, message, _ in problems)
+    dropped = tuple(key for _, _, key in problems if key)
+    return Frontmatter(fields, "\n".join(lines[end + 1 :]), end + 2, found, dropped=dropped)
+
+
+def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int, str, str]]) -> dict[str, Value]:
+    found: dict[str, Value] = {}
+    last = ""
+    index = 1
+    while index < end:
+        line, number = lines[index], index + 1
+        index += 1
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        block = index
+        while block < end and (not lines[block].strip() or lines[block][0] in " \t"):
+            block += 1
         if line[0] in " \t":
-            problems.append((at, "an indented line (a nested or continued value) is not supported; use key: value"))
+            _report(problems, lenient, number, "unexpected indented line; top-level keys start in column 1", "")
+            index = block
             continue
-        match = _KEY_RE.fullmatch(line.rstrip())
+        match = _KEY_RE.match(line)
         if match is None:
-            problems.append((at, "expected key: value"))
+            message = "expected key: value at the start of the line (the YAML subset of adr/0013-doctor.md)"
+            if lenient and line.startswith("- ") and last:  # a list under the key above, not indented
+                if found.pop(last, None) is not None:
+                    _report(problems, lenient, number, "a list is not read", last)
+            else:
+                _report(problems, lenient, number, message, "")
+            index = block
             continue
-        key, raw = match.group(1), (match.group(2) or "").strip()
-        value, problem = _scalar(raw)
-        if problem:
-            problems.append((at, f"{key}: {problem}"))
-        elif key in fields:
-            problems.append((at, f"{key} is given twice"))
-        else:
-            fields[key] = value
-    return Frontmatter(fields, "\n".join(lines[end + 1 :]), end + 2, tuple(problems))
-
-
-def _scalar(raw: str) -> tuple[str, str | None]:
-    if raw.startswith('"'):
+        key, rest = match.group(1), (match.group(2) or "").strip()
+        last = key
+        if key in found and not lenient:
+            problems.append((number, f"{key} appears twice; keep one", ""))
+            index = block
+            continue
+        if key in found:
+            problems.append((number, f"{key} appears twice; the last one was read", ""))
         try:
-            value = json.loads(raw)
-        except ValueError:
-            return "", "not a valid double-quoted string"
-        return (value, None) if isinstance(value, str) else ("", "not a valid double-quoted string")
-    if raw.startswith("'"):
-        inner = raw[1:-1] if len(raw) > 1 and raw.endswith("'") else None
-        if inner is None or "'" in inner.replace("''", ""):
-            return "", "not a valid single-quoted string (a quote inside is written '')"
-        return inner.replace("''", "'"), None
-    if raw[:1] in _UNSUPPORTED:
-        return "", f"{_UNSUPPORTED[raw[0]]} is not supported; quote the value or put it on one plain line"
-    value = re.split(r"[ \t]#", raw, maxsplit=1)[0].rstrip()
-    if ": " in value or value.endswith(":"):
-        return "", "a plain value cannot hold ': '; put the value in double quotes"
-    return value, None
+            found[key] = _value(rest, lines[index:block], number, lenient, problems, key)
+        except _Unread as error:
+            found.pop(key, None)
+            _report(problems, lenient, error.line, error.message, key)
+        index = block
+    return found
+
+
+def _report(problems: list[tuple[int, str, str]], lenient: bool, number: int, message: str, key: str) -> None:
+    if lenient:
+        message += f"; {key} was not read" if key else "; the line was not read"
+    problems.append((number, message, key if lenient else ""))
+
+
+def _value(
+    rest: str, indented: list[str], number: int, lenient: bool, problems: list[tuple[int, str, str]], key: str
+) -> Value:
+    if rest in ("", "#") or rest.startswith("#"):
+        return _nested(indented, number, lenient, problems, key) if any(x.strip() for x in indented) else ""
+    if rest in _BLOCK_STYLES:
+        return _block(indented, rest, number)
+    value = _scalar(rest, number, lenient)
+    if any(x.strip() for x in indented):
+        if rest[0] in "\"'":
+            raise _Unread(number + 1, "a quoted value must close on its own line")
+        parts = [value, *(_scalar(x.strip(), number + 1 + i, lenient) for i, x in enumerate(indented) if x.strip())]
+        value = " ".join(parts)
+    return value
+
+
+def _nested(
+    lines: list[str], first: int, lenient: bool, problems: list[tuple[int, str, str]], parent: str
+) -> dict[str, str]:
+    found: dict[str, str] = {}
+    indent: int | None = None
+    previous: str | None = None
+    for offset, line in enumerate(lines):
+        number = first + offset + 1
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        width = len(line) - len(line.lstrip(" "))
+        if line[:width].count("\t") or line[width] == "\t":
+            raise _Unread(number, "a tab in the indentation; indent with spaces")
+        indent = width if indent is None else indent
+        if lenient and width > indent:  # under a key of this mapping: a deeper level or a continued value
+            if previous is not None and previous in found and found[previous]:
+                found[previous] += " " + _scalar(line.strip(), number, lenient)
+            elif previous is not None:
+                found.pop(previous, None)
+                _report(problems, lenient, number, "a second level of nesting is not read", f"{parent}.{previous}")
+                previous = None
+            continue
+        match = _KEY_RE.match(line[width:])
+        if lenient and width == indent and match is not None:
+            previous = match.group(1)
+            try:
+                found[previous] = _scalar((match.group(2) or "").strip(), number, lenient)
+            except _Unread as error:
+                found.pop(previous, None)
+                _report(problems, lenient, error.line, error.message, f"{parent}.{previous}")
+                previous = None
+            continue
+        if width != indent or match is None or not (match.group(2) or "").strip():
+            raise _Unread(number, "expected an indented key: value line (one level of nesting, as metadata has)")
+        if match.group(1) in found:
+            raise _Unread(number, f"{match.group(1)} appears twice; keep one")
+        found[match.group(1)] = _scalar((match.group(2) or "").strip(), number, lenient)
+    return found
+
+
+def _block(lines: list[str], style: str, number: int) -> str:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    content = [line for line in lines if line.strip()]
+    if not content:
+        return ""
+    indent = min(len(line) - len(line.lstrip(" ")) for line in content)
+    if indent == 0:
+        raise _Unread(number + 1, "a block scalar's lines must be indented")
+    texts = [line[indent:] for line in lines]
+    if style.startswith("|"):
+        text = "\n".join(texts)
+    else:  # folded: lines join with spaces; a blank line is a line break
+        text = "\n".join(" ".join(part.split("\n")) for part in "\n".join(texts).split("\n\n"))
+    return text if style.endswith("-") else text + "\n"
+
+
+def _scalar(text: str, number: int, lenient: bool = False) -> str:
+    if text.startswith('"'):
+        return _double(text, number)
+    if text.startswith("'"):
+        match = re.fullmatch(r"'((?:[^']|'')*)'\s*(#.*)?", text)
+        if match is None:
+            raise _Unread(number, "a single-quoted value is not closed on its line")
+        return match.group(1).replace("''", "'")
+    if text.startswith(_PLAIN_START) or text == "-":
+        if lenient:  # no preview: an import's values are not shown, and one may be a credential
+            raise _Unread(number, f"a value starting with {text[0]!r} (a YAML indicator lh does not read)")
+        raise _Unread(number, f"{text[:12]!r} starts with a YAML indicator lh does not read; quote the value")
+    value = re.split(r"\s#", text, maxsplit=1)[0].rstrip()
+    if not lenient and (": " in value or value.endswith(":")):
+        raise _Unread(number, f"': ' inside a plain value is not valid YAML; {_QUOTE_HINT}")
+    return value
+
+
+def _double(text: str, number: int) -> str:
+    out: list[str] = []
+    index = 1
+    while index < len(text):
+        char = text[index]
+        if char == '"':
+            rest = text[index + 1 :].strip()
+            if rest and not rest.startswith("#"):
+                raise _Unread(number, "text after the closing quote; remove it")
+            return "".join(out)
+        if char == "\\":
+            code = text[index + 1 : index + 2]
+            if code == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", text[index + 2 : index + 6]):
+                out.append(chr(int(text[index + 2 : index + 6], 16)))
+                index += 6
+                continue
+            if code not in _ESCAPES:
+                raise _Unread(number, f"unknown escape \\{code} in a double-quoted value")
+            out.append(_ESCAPES[code])
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    raise _Unread(number, "a double-quoted value is not closed on its line")

@@ -1,15 +1,23 @@
 """The layered-jsonl format: `memory/{plan,path,knowledge,lesson}.jsonl`, one event per line.
 
-An event is `{"id", "text", "tags"?, "refs"?, "created"?}`. The effective entry of an id is its
-last event; its tags and its source references are the unions over all its events (the
-references end the entry's text as a `Sources:` line) and its creation time is the earliest
-given. An id lives in one category: the same id in two files is a problem. Categories go to
-shards by CATEGORIES, which `lh memory import --map CATEGORY=SHARD` overrides.
+An event is `{"id", "text", "category"?, "tags"?, "refs"? or "source_refs"?, "created"?}`. The
+effective entry of an id is its last event's text; its tags and its source references are the
+unions over all its events (the references are kept on the record and end the entry's text as a
+`Sources:` line) and its creation time is the earliest given. Other fields are not imported and
+are named in a warning per file; the event is kept.
+
+An id lives in one category, the file's: an event whose `category` differs from its file is
+refused, and an id found in two files is refused whole, both places named, since no event says
+which category is right. An event that cannot be read (not JSON, no id) might have changed any
+id of its file, so that file's ids wait until it is fixed; an event with a bad field holds back
+its id. Categories go to shards by CATEGORIES, which `lh memory import --map CATEGORY=SHARD`
+overrides.
 """
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +25,7 @@ from typing import Any
 from lean_harness.interop.records import TIME_HINT, Problem, Reading, Record, read_source_text, utc_time
 
 CATEGORIES = {"plan": "seed", "path": "conventions", "knowledge": "insights", "lesson": "corrections"}
-FIELDS = ("id", "text", "tags", "refs", "created")
+FIELDS = ("id", "text", "category", "tags", "refs", "source_refs", "created")
 
 
 @dataclass
@@ -28,6 +36,7 @@ class _Events:
     tags: list[str] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
+    broken: bool = False
 
 
 def folder_of(source: Path) -> Path:
@@ -39,59 +48,114 @@ def folder_of(source: Path) -> Path:
 def read(folder: Path, shown: str, reading: Reading) -> None:
     """Add the effective entries of the event files in `folder` to `reading`."""
     events: dict[str, _Events] = {}
+    moved: dict[str, list[str]] = defaultdict(list)
     for path in sorted(folder.glob("*.jsonl")):
+        where = f"{shown}/{path.name}"
         if path.stem not in CATEGORIES:
-            reading.warnings.append(f"{shown}/{path.name}: not one of {', '.join(CATEGORIES)} (.jsonl); skipped")
+            reading.warnings.append(f"{where}: not one of {', '.join(CATEGORIES)} (.jsonl); skipped")
             continue
-        text = read_source_text(path, f"{shown}/{path.name}", reading, path.name)
+        text = read_source_text(path, where, reading, path.name)
+        unknown: dict[str, list[int]] = defaultdict(list)
+        seen: set[str] = set()
+        unreadable = False
         for number, line in enumerate((text or "").split("\n"), start=1):
             if line.strip():
-                _event(line, path.stem, f"{shown}/{path.name}", number, events, reading)
+                key = _event(line, path.stem, where, number, events, moved, unknown, reading)
+                unreadable |= key is None
+                seen.add(key or "")
+        if unreadable:
+            held = sorted(key for key in seen if key in events and not events[key].broken)
+            for key in held:
+                events[key].broken = True
+            if held:
+                reading.problems.append(
+                    Problem(
+                        where,
+                        0,
+                        f"{len(held)} id(s) held back until the lines above are fixed: a later event may change them",
+                    )
+                )
+        for name, lines in sorted(unknown.items()):
+            at = ", ".join(str(n) for n in lines[:5]) + (" ..." if len(lines) > 5 else "")
+            reading.warnings.append(
+                f"{where}: field {name!r} is not imported (line(s) {at}); fields are {', '.join(FIELDS)}"
+            )
+    for key, places in moved.items():
+        item = events[key]
+        item.broken = True
+        for place in places:
+            reading.problems.append(
+                Problem(
+                    *_split(place),
+                    f"id {key!r} is also in {item.category} ({item.where}); an id keeps one category:"
+                    " give one of them a new id",
+                )
+            )
     for key, item in events.items():
+        if item.broken:
+            continue
         text = item.text + ("\n\nSources: " + ", ".join(item.refs) if item.refs else "")
         created = min(item.created) if item.created else None
         tags = tuple(sorted(set(item.tags)))
-        reading.records.append(Record(item.where, text, kind=item.category, id=key, tags=tags, created=created))
+        reading.records.append(
+            Record(item.where, text, kind=item.category, id=key, tags=tags, created=created, refs=tuple(item.refs))
+        )
 
 
-def _event(line: str, category: str, shown: str, number: int, events: dict[str, _Events], reading: Reading) -> None:
+def _split(place: str) -> tuple[str, int]:
+    path, _, line = place.rpartition(":")
+    return path, int(line)
+
+
+def _event(
+    line: str,
+    category: str,
+    shown: str,
+    number: int,
+    events: dict[str, _Events],
+    moved: dict[str, list[str]],
+    unknown: dict[str, list[int]],
+    reading: Reading,
+) -> str | None:
+    """Apply one event; the id it names, or None when the line names none that can be read."""
     try:
         value: Any = json.loads(line)
     except json.JSONDecodeError as error:
         reading.problems.append(Problem(shown, number, f"not valid JSON ({error.msg} at column {error.colno})"))
-        return
-    message = _check(value)
-    if message:
-        reading.problems.append(Problem(shown, number, message))
-        return
-    key = value["id"]
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("id"), str) or not value["id"]:
+        reading.problems.append(Problem(shown, number, "expected a JSON object with id and text"))
+        return None
+    key: str = value["id"]
     item = events.setdefault(key, _Events(category, f"{shown}:{number}"))
     if item.category != category:
-        reading.problems.append(
-            Problem(
-                shown,
-                number,
-                f"id {key!r} is also in {item.category} ({item.where}); an id keeps one category:"
-                " give one of them a new id",
-            )
-        )
-        return
+        moved[key].append(f"{shown}:{number}")
+        return key
+    for name in sorted(set(value) - set(FIELDS)):
+        unknown[name].append(number)
+    message = _check(value, category)
+    if message:
+        reading.problems.append(Problem(shown, number, message))
+        item.broken = True
+        return key
     item.where, item.text = f"{shown}:{number}", value["text"]
     item.tags += value.get("tags", [])
-    item.refs += [ref for ref in value.get("refs", []) if ref not in item.refs]
+    for name in ("refs", "source_refs"):
+        item.refs += [ref for ref in value.get(name, []) if ref not in item.refs]
     if value.get("created") is not None:
         item.created.append(str(utc_time(value["created"])))
+    return key
 
 
-def _check(value: Any) -> str | None:
-    if not isinstance(value, dict):
-        return "expected a JSON object with id and text"
-    unknown = sorted(set(value) - set(FIELDS))
-    if unknown:
-        return f"unknown field {unknown[0]!r}; fields are {', '.join(FIELDS)}"
-    if not isinstance(value.get("id"), str) or not isinstance(value.get("text"), str):
-        return "id and text are required strings"
-    for name in ("tags", "refs"):
+def _check(value: dict[str, Any], category: str) -> str | None:
+    if not isinstance(value.get("text"), str):
+        return "text is a required string"
+    if "category" in value and value["category"] != category:
+        return (
+            f"category {value['category']!r} differs from its file's ({category}); an id keeps one category:"
+            " move the event to its category's file or give it a new id"
+        )
+    for name in ("tags", "refs", "source_refs"):
         items = value.get(name, [])
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             return f"{name} must be a list of strings"

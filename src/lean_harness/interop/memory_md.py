@@ -1,70 +1,210 @@
-"""The memory-md format: a folder with a MEMORY.md index of links and one Markdown file per memory.
+"""The memory-md format: a folder with a MEMORY.md index and Markdown memory files, as agents write them.
 
-Each memory file starts with frontmatter giving `name`, `description` and `type` (`user`,
-`feedback`, `project` or `reference`), then a body that often carries **Why:** and **How to
-apply:** lines. The name becomes the entry id (characters an id cannot hold become '-'), the
-description the entry's first line and the body the rest. Types go to shards by TYPES, which
-`lh memory import --map TYPE=SHARD` overrides. A link in MEMORY.md to a missing file is a
-warning; every memory file in the folder is read, linked or not, so nothing is left behind.
+A memory file may start with frontmatter giving `name`, `description` and `type` (`user`,
+`feedback`, `project` or `reference`), at the top level or inside a `metadata:` mapping, then a
+body that often carries **Why:** and **How to apply:** lines. The description (else the name)
+becomes the entry's first line and the body the rest; a file without frontmatter is its own
+text, titled with its file name unless it opens with a heading. The first of `created`,
+`date`, `modified`, `updated` that reads as a time (a bare date is midnight UTC) is the
+entry's creation time, and `modified` or `updated`, when later, its update time. Other
+frontmatter keys are not imported and are named in one warning. Types go to shards by TYPES,
+which `lh memory import --map TYPE=SHARD` overrides; an unknown type goes to the default shard,
+with a warning.
+
+Every Markdown file under the folder is read, in subfolders too (`decisions/`, `conventions/`),
+linked from MEMORY.md or not, so nothing is left behind; other files are named in a warning. A
+section of MEMORY.md that holds more than links to those files is a memory of its own.
+
+The id comes from the name, else the file's path ('/' becomes '.'); a name that keeps no ASCII
+falls back to the path, and a path that keeps none to a hash of it (records.key_from). Files
+whose names give one id (`Prefer uv` and `prefer-uv`) each get a hash of their path appended, so
+a spelling that only agrees in ASCII is never a collision.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.interop import frontmatter
-from lean_harness.interop.records import Problem, Reading, Record, key_from, read_source_text
+from lean_harness.interop.records import Reading, Record, key_from, read_source_text, utc_time
 
 INDEX = "MEMORY.md"
 TYPES = {"user": "conventions", "feedback": "corrections", "project": "seed", "reference": "seed"}
 FIELDS = ("name", "description", "type")
-_LINK_RE = re.compile(r"\]\(([^)\s]+\.md)\)")
+TIMES = ("created", "date", "modified", "updated")  # the first that reads as a time dates the entry
+_LINK_RE = re.compile(r"\]\(<?([^)>\s]+)>?\)")
+_HEADING_RE = re.compile(r"#{1,6}[ \t]")
+_LINK_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\([^)]*\)[^\n]*")
+_FENCE_RE = re.compile(r"\s{0,3}(```|~~~)")
+
+
+@dataclass(frozen=True)
+class _Found:
+    record: Record
+    key: str | None
+    path: str
 
 
 def read(folder: Path, shown: str, reading: Reading) -> None:
     """Add the memories in `folder` (shown as `shown`) to `reading`."""
     index = folder / INDEX
-    text = read_source_text(index, f"{shown}/{INDEX}", reading, INDEX)
-    for number, line in enumerate((text or "").split("\n"), start=1):
-        for target in _LINK_RE.findall(line):
-            if "://" not in target and not (folder / target).is_file():
-                reading.warnings.append(f"{shown}/{INDEX}:{number}: links to {target}, which does not exist")
-    for path in sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.name != INDEX and p.is_file()):
-        _read_memory(path, f"{shown}/{path.name}", reading)
+    text = read_source_text(index, f"{shown}/{INDEX}", reading, INDEX) if index.is_file() else None
+    files, skipped = _files(folder)
+    relative = {path.relative_to(folder).as_posix() for path in files}
+    found = _sections(text or "", relative, shown, reading)
+    ignored: dict[str, list[str]] = defaultdict(list)
+    for path in files:
+        name = path.relative_to(folder).as_posix()
+        item = _memory(path, name, f"{shown}/{name}", reading, ignored)
+        if item is not None:
+            found.append(item)
+    _assign_ids(found, reading)
+    if skipped:
+        reading.warnings.append(f"{shown}: not Markdown memory files, not imported: {_some(skipped)}")
+    if ignored:
+        keys = "; ".join(f"{key} ({_files_named(paths)})" for key, paths in sorted(ignored.items()))
+        reading.warnings.append(f"{shown}: frontmatter keys not imported: {keys}")
 
 
-def _read_memory(path: Path, shown: str, reading: Reading) -> None:
-    text = read_source_text(path, shown, reading, path.name)
-    if text is None:
-        return
-    front = frontmatter.split(text)
-    if not front.present:
-        reading.problems.append(
-            Problem(shown, 1, "no frontmatter; a memory file starts with --- and name, description and type lines")
-        )
-        return
-    problems = [Problem(shown, line, message) for line, message in front.problems]
-    if problems and not front.fields:
-        reading.problems += problems  # nothing was read from the block; its own problem says why
-        return
-    fields = front.fields
-    for name in sorted(set(fields) - set(FIELDS)):
-        problems.append(
-            Problem(shown, 1, f"unknown frontmatter key {name!r}; memory files have name, description and type")
-        )
-    missing = [name for name in FIELDS if not fields.get(name)]
+def _some(items: list[str]) -> str:
+    """The first few of a list, and how many more."""
+    return ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
+
+
+def _files_named(paths: list[str]) -> str:
+    return paths[0] if len(paths) == 1 else f"{len(paths)} files"
+
+
+def _files(folder: Path) -> tuple[list[Path], list[str]]:
+    """The Markdown files under `folder` except the top MEMORY.md, and the other entries skipped."""
+    files: list[Path] = []
+    skipped: list[str] = []
+    inside = folder.resolve()
+    for path in sorted(folder.rglob("*")):
+        parts = path.relative_to(folder).parts
+        if (path.is_dir() and not path.is_symlink()) or (len(parts) == 1 and parts[0] == INDEX):
+            continue
+        name = "/".join(parts)
+        hidden = any(part.startswith(".") for part in parts)
+        outside = path.is_symlink() and not path.resolve().is_relative_to(inside)
+        if hidden or outside or path.suffix.lower() != ".md" or not path.is_file():
+            skipped.append(name + (" (a link out of the folder)" if outside else ""))
+        else:
+            files.append(path)
+    return files, skipped
+
+
+def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[_Found]:
+    """MEMORY.md's own prose, one record per heading's section, without the lines that only link to files."""
+    where = f"{shown}/{INDEX}"
+    sections: list[tuple[int, list[str]]] = [(1, [])]
+    fenced = False
+    outside: list[str] = []
+    missing: list[str] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+        elif not fenced and _HEADING_RE.match(line):
+            sections.append((number, []))
+        targets = [t.split("#", 1)[0] for t in _LINK_RE.findall(line) if "://" not in t and not t.startswith("#")]
+        for target in targets:
+            resolved = _inside(target)
+            if resolved is None:
+                outside.append(f"{target} (line {number})")
+            elif resolved not in files and resolved != INDEX and resolved.endswith(".md"):
+                missing.append(f"{target} (line {number})")
+        if not fenced and _LINK_ITEM_RE.fullmatch(line) and targets and all(_inside(t) in files for t in targets):
+            continue  # an index line: the file it points to is imported itself
+        sections[-1][1].append(line)
+    if outside:
+        reading.warnings.append(f"{where}: links out of the folder, not followed: {_some(outside)}")
     if missing:
-        problems.append(Problem(shown, 1, f"frontmatter lacks {', '.join(missing)}"))
-    kind = fields.get("type", "")
+        reading.warnings.append(f"{where}: links to files that do not exist: {_some(missing)}")
+    found = []
+    for number, lines in sections:
+        body = [line for line in lines[1:] if line.strip()] if lines and _HEADING_RE.match(lines[0]) else lines
+        if not any(line.strip() for line in body):
+            continue
+        section = "\n".join(lines).strip("\n")
+        title = lines[0].lstrip("#").strip() if _HEADING_RE.match(lines[0]) else "top"
+        record = Record(f"{where}:{number}", section)
+        found.append(_Found(record, key_from(f"MEMORY-{title}", hashed=True), f"{INDEX}:{number}"))
+    return found
+
+
+def _inside(target: str) -> str | None:
+    """A link target as a path relative to the folder, or None when it leaves the folder."""
+    parts: list[str] = []
+    if target.startswith("/") or re.match(r"[A-Za-z]:", target):
+        return None
+    for part in target.replace("\\", "/").split("/"):
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)
+
+
+def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[str, list[str]]) -> _Found | None:
+    text = read_source_text(path, shown, reading, name)
+    if text is None:
+        return None
+    front = frontmatter.split(text, lenient=True)
+    reading.warnings.extend(f"{shown}:{line}: {message}" for line, message in front.problems)
+    meta = front.fields.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+
+    def field(key: str) -> str:
+        return (front.string(key) or meta.get(key, "")).strip()
+
+    times = [(key, _time(field(key))) for key in TIMES if field(key)]
+    created = next((value for _, value in times if value), None)
+    updated = next((value for key, value in times if value and key in ("modified", "updated")), None)
+    extra = (("updated", updated),) if updated and updated != created else ()
+    unread = {key for key, value in times if not value}
+    for key in sorted(set(front.fields) - {*FIELDS, *TIMES, "metadata"} | (unread & set(front.fields))):
+        ignored[key].append(name)
+    for key in sorted(set(meta) - {*FIELDS, *TIMES} | (unread & set(meta) - set(front.fields))):
+        ignored[f"metadata.{key}"].append(name)
+
+    kind = field("type")
     if kind and kind not in TYPES:
-        problems.append(Problem(shown, 1, f"type {kind!r} is not one of {', '.join(TYPES)}"))
-    key = key_from(fields.get("name", "")) if fields.get("name") else None
-    if fields.get("name") and key is None:
-        problems.append(Problem(shown, 1, f"name {fields['name']!r} gives no usable id; use letters or digits"))
-    if problems or key is None:
-        reading.problems += problems
-        return
+        reading.warnings.append(
+            f"{shown}: type {kind!r} is not one of {', '.join(TYPES)}; imported to the default shard"
+        )
+        kind = ""
     body = front.body.strip("\n")
-    entry_text = fields["description"] + ("\n\n" + body if body.strip() else "")
-    reading.records.append(Record(shown, entry_text, kind=kind, id=key))
+    title = field("description") or field("name")
+    if not title and not _HEADING_RE.match(body):
+        title = path.stem
+    entry_text = "\n\n".join(part for part in (title, body) if part.strip())
+    stem = name[: -len(path.suffix)]
+    ident = key_from(field("name")) if field("name") else None
+    ident = ident or key_from(stem.replace("/", "."), hashed=True)
+    return _Found(Record(shown, entry_text, kind=kind or None, created=created, extra=extra), ident, name)
+
+
+def _time(value: str) -> str | None:
+    """A time as lh's UTC form; a bare date is its midnight UTC."""
+    return f"{value}T00:00:00Z" if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) else utc_time(value)
+
+
+def _assign_ids(found: list[_Found], reading: Reading) -> None:
+    """Records with their ids: where several share one, each gets a hash of its own path appended."""
+    count: dict[str | None, int] = defaultdict(int)
+    for item in found:
+        count[item.key] += 1
+    for item in found:
+        key = item.key
+        if key is not None and count[key] > 1:
+            key = f"{key[:51].rstrip('-._')}-{hashlib.sha256(item.path.encode('utf-8')).hexdigest()[:12]}"
+        record = item.record
+        reading.records.append(
+            Record(record.where, record.text, record.shard, record.kind, key, record.tags, record.created, record.extra)
+        )

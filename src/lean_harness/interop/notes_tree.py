@@ -4,8 +4,10 @@ Each topic folder has an `index.md` describing its children (read for the digest
 imported) and notes, one `*.md` file each; a `.pending/` folder holds observations not yet
 filed. A note's id is its path without `.md` ('/' becomes '.'); an observation's id is derived
 from its text, like a put. A note may start with frontmatter (`id`, `shard`, `tags` separated
-by spaces, `created`). Its shard is the frontmatter's, else the one `--map TOPIC=SHARD` gives
-its top topic folder, else that folder's name when it is a shard, else the default shard.
+by spaces, `created`), read leniently (interop/frontmatter.py): other keys are named in a
+warning and left out, and a note whose own keys cannot be read as written is refused. Its
+shard is the frontmatter's, else the one `--map TOPIC=SHARD` gives its top topic folder, else
+that folder's name when it is a shard, else the default shard.
 The topic folders it sits in become its tags.
 """
 
@@ -51,11 +53,22 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
 
 
 def _note(text: str, shown: str, topics: list[str], path_key: str | None, reading: Reading) -> None:
-    front = frontmatter.split(text)
-    problems = [Problem(shown, line, message) for line, message in front.problems]
-    fields = front.fields
-    for name in sorted(set(fields) - set(FIELDS)):
-        problems.append(Problem(shown, 1, f"unknown frontmatter key {name!r}; notes may have {', '.join(FIELDS)}"))
+    # Read leniently: a key a note may have (FIELDS steer its id, shard and time) must be read as
+    # written, or the note is refused; any other key is named in a warning and left out.
+    front = frontmatter.split(text, lenient=True)
+    steering = {key.split(".")[0] for key in front.dropped} & set(FIELDS)
+    unread = [Problem(shown, line, message) for line, message in front.problems]
+    problems = unread if steering else []
+    if not steering:
+        reading.warnings.extend(str(p) for p in unread)
+    nested = sorted(k for k, v in front.fields.items() if k in FIELDS and not isinstance(v, str))
+    problems += [Problem(shown, 1, f"{key} is a mapping; give it one value on its line") for key in nested]
+    fields = {k: v for k, v in front.strings().items() if k in FIELDS}
+    unknown = sorted(set(front.fields) - set(FIELDS))
+    if unknown:
+        reading.warnings.append(
+            f"{shown}: frontmatter keys not imported (notes may have {', '.join(FIELDS)}): {', '.join(unknown)}"
+        )
     created = utc_time(fields["created"]) if "created" in fields else None
     if "created" in fields and created is None:
         problems.append(Problem(shown, 1, f"created {fields['created']!r} is not a time; {TIME_HINT}"))

@@ -13,7 +13,10 @@ from lean_harness.memory.shard import ID_RE, TAG_RE
 
 @dataclass(frozen=True)
 class Record:
-    """One memory from a source; `shard` None means it is routed by `kind` (a type or category)."""
+    """One memory from a source; `shard` None means it is routed by `kind` (a type or category).
+
+    `refs` are the source references a format gives (layered-jsonl's `refs`/`source_refs`), kept
+    apart from the text so that a writer can store them as such."""
 
     where: str
     text: str
@@ -23,6 +26,7 @@ class Record:
     tags: tuple[str, ...] = ()
     created: str | None = None
     extra: tuple[tuple[str, str], ...] = ()
+    refs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,13 +91,18 @@ def utc_time(value: object) -> str | None:
 TIME_HINT = "expected a time with a zone, like 2026-01-31T09:00:00Z"
 
 
-def key_from(name: str) -> str | None:
-    """An entry id made from a name or a path: other characters become '-', long ones end in a hash."""
+def key_from(name: str, *, hashed: bool = False) -> str | None:
+    """An entry id made from a name or a path: other characters become '-'.
+
+    A name with characters an id cannot spell (any outside ASCII), or a long one, ends in a hash
+    of the whole name, so two names never share an id only because their ASCII spellings agree.
+    A name with no usable ASCII gives None, or with `hashed` the hash alone."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._")
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
     if not slug:
-        return None
-    if len(slug) > 64:
-        slug = slug[:51].rstrip("-._") + "-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
+        return digest if hashed and name.strip() else None
+    if len(slug) > 64 or not name.isascii():
+        slug = slug[:51].rstrip("-._") + "-" + digest
     return slug if ID_RE.fullmatch(slug) else None
 
 

@@ -1,7 +1,7 @@
 """Import memory from other formats: read, validate every record, plan against the memory, write.
 
-Nothing is written unless every record is well formed; records holding a credential are
-refused one by one and the rest imported. An id already in memory with other content is a
+Every well-formed record is imported; each record that is not is reported with its file and
+line (exit 1), and so is each record refused for holding a credential. An id already in memory with other content is a
 conflict, reported and left alone. Each import of a source updates its marker,
 `<memory dir>/.imports/<format>-<hash>.json` (committed), which records the source, the digest
 of what was read and a digest per imported record: a record imported before is skipped even
@@ -33,17 +33,6 @@ from lean_harness.memory.writes import add_entries
 FORMATS = ("jsonl", "memory-md", "notes-tree", "layered-jsonl")
 TABLES: dict[str, dict[str, str]] = {"memory-md": memory_md.TYPES, "layered-jsonl": layered_jsonl.CATEGORIES}
 MARKERS = ".imports"
-
-
-class ImportProblems(LhError):
-    """Records that are not well formed; nothing was written."""
-
-    def __init__(self, problems: Sequence[str], shown: str) -> None:
-        count = f"{len(problems)} problem(s)" if len(problems) != 1 else "1 problem"
-        super().__init__(
-            "\n".join([*problems, f"{count} in {shown}; nothing was imported. Fix the source and import again"])
-        )
-        self.problems = tuple(problems)
 
 
 @dataclass(frozen=True)
@@ -97,6 +86,7 @@ class ImportResult:
     warnings: tuple[str, ...]
     marker: str
     dry_run: bool
+    problems: tuple[str, ...] = ()
 
     def count(self, action: str) -> int:
         return sum(1 for o in self.outcomes if o.action == action)
@@ -163,8 +153,6 @@ def read(source: Path, shown: str, fmt: str, stdin: bytes | None = None) -> Read
     if not source.is_dir():
         raise LhError(f"{shown}: not a folder; the {fmt} format is a folder")
     if fmt == "memory-md":
-        if not (source / memory_md.INDEX).is_file():
-            raise LhError(f"{shown}: no {memory_md.INDEX} here; the memory-md format is a folder with one")
         memory_md.read(source, shown, reading)
     elif fmt == "layered-jsonl":
         folder = layered_jsonl.folder_of(source)
@@ -191,10 +179,10 @@ def parse_maps(fmt: str, values: Sequence[str], memory: Memory) -> dict[str, str
 
 
 def prepare(
-    memory: Memory, reading: Reading, fmt: str, table: dict[str, str], shown: str
-) -> tuple[list[_Candidate], list[Refusal]]:
-    """Validate every record; raise ImportProblems listing all that are broken, else the candidates
-    (one per record, source duplicates dropped) and the records refused for a credential."""
+    memory: Memory, reading: Reading, fmt: str, table: dict[str, str]
+) -> tuple[list[_Candidate], list[Refusal], list[str]]:
+    """Validate every record: the candidates (one per good record, source duplicates dropped), the
+    records refused for a credential, and what is wrong with each other record, sorted by place."""
     names = memory.config.shard_names
     problems = [str(p) for p in reading.problems]
     candidates: list[_Candidate] = []
@@ -212,8 +200,6 @@ def prepare(
                 f"{record.where}: id {record.id!r} is also at {seen.record.where} with other content;"
                 " an id is unique in a source"
             )
-    if problems:
-        raise ImportProblems(sorted(problems, key=_location), shown)
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
     for candidate in candidates:
@@ -230,7 +216,7 @@ def prepare(
             refused.append(Refusal(where, f"line {d.line}", d.rule, d.description, d.preview, directive=True))
         else:
             kept.append(candidate)
-    return kept, refused
+    return kept, refused, sorted(problems, key=_location)
 
 
 def _check(
@@ -287,12 +273,12 @@ def import_source(
         fmt = "jsonl" if stdin is not None else detect(source, shown)
     table = parse_maps(fmt, maps, memory)
     reading = read(source, shown, fmt, stdin)
-    candidates, refused = prepare(memory, reading, fmt, table, shown)
+    candidates, refused, problems = prepare(memory, reading, fmt, table)
     marker = memory.config.memory_dir / MARKERS / f"{fmt}-{_label_hash(fmt, source, memory, stdin)}.json"
     refuse_symlink(marker, memory.root)
     with memory.reading() if dry_run else memory.writing():
         outcomes, additions, recorded = _plan(memory, candidates)
-        if not dry_run:
+        if not dry_run and (additions or recorded):  # an import that took nothing in changes no file
             # The entries and the record of their import are one commit (memory/journal.py).
             record = _marker_bytes(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
             add_entries(memory, additions, {marker: record})
@@ -305,6 +291,7 @@ def import_source(
         tuple(reading.warnings),
         memory.shown(marker),
         dry_run,
+        tuple(problems),
     )
 
 

@@ -235,7 +235,9 @@ def _entry(
     if front.problems:
         line, message = front.problems[0]
         return None, "", f"line {line}: {message}"
-    fields = front.fields
+    if front.mapping_problem():
+        return None, "", str(front.mapping_problem())
+    fields = front.strings()
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         return None, "", f"unknown frontmatter key {unknown[0]!r}; notes may have {', '.join(FIELDS)}"

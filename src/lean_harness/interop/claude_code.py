@@ -1,0 +1,99 @@
+"""Where Claude Code keeps a project's auto memory: `<config>/projects/<project>/memory`.
+
+`<config>` is `$CLAUDE_CONFIG_DIR`, else `~/.claude`; the user's `settings.json` there may name
+another folder (`autoMemoryDirectory`). `<project>` is the absolute path of the project's main
+git checkout (all worktrees of a repository share it), or of the folder itself outside git, with
+every character other than an ASCII letter or digit replaced by '-' (`/home/me/my.app` gives
+`-home-me-my-app`). A name over 200 characters keeps its first 200 and ends in a hash; the one
+folder that starts with those 200 and '-' is taken, so a change of hash does not lose it. Older
+releases keyed by the folder a session started in, so that folder's name is tried as well.
+The folder is read in the memory-md format.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from lean_harness.errors import LhError
+
+MAX_NAME = 200
+
+
+def config_dir() -> Path:
+    """Claude Code's configuration folder."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+
+
+def project_name(path: Path) -> str:
+    """The folder name Claude Code gives a project path (before any hash of a long one)."""
+    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
+
+
+def checkouts(root: Path) -> list[Path]:
+    """The paths a project's memory may be keyed by: the main git checkout, this checkout, the folder."""
+    found: list[Path] = []
+    folder = root.resolve()
+    for candidate in (folder, *folder.parents):
+        dot_git = candidate / ".git"
+        if dot_git.is_dir():
+            found.append(candidate)
+            break
+        if dot_git.is_file():
+            found += [p for p in (_main_checkout(dot_git), candidate) if p is not None]
+            break
+    found.append(folder)
+    return list(dict.fromkeys(found))
+
+
+def _main_checkout(dot_git: Path) -> Path | None:
+    """The main checkout of a linked worktree, from its `.git` file's gitdir and that folder's commondir."""
+    try:
+        line = dot_git.read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    gitdir = (dot_git.parent / line.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text("utf-8").strip()).resolve()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return common.parent if common.name == ".git" else None
+
+
+def memory_folder(root: Path) -> Path:
+    """This project's Claude Code auto memory folder, or an error naming where it was looked for."""
+    config = config_dir()
+    configured = _configured(config)
+    if configured is not None:
+        if configured.is_dir():
+            return configured
+        raise LhError(f"no Claude Code memory folder at {configured} (autoMemoryDirectory in {config}/settings.json)")
+    projects = config / "projects"
+    tried = []
+    for checkout in checkouts(root):
+        name = project_name(checkout)
+        folder = projects / name / "memory"
+        if len(name) > MAX_NAME:
+            matches = sorted(projects.glob(f"{name[:MAX_NAME]}-*/memory")) if projects.is_dir() else []
+            folder = matches[0] if len(matches) == 1 else folder
+        if folder.is_dir():
+            return folder
+        tried.append(str(folder))
+    raise LhError(
+        f"no Claude Code memory for this project at {' or '.join(tried)};"
+        " pass the folder itself as SOURCE if it is elsewhere"
+    )
+
+
+def _configured(config: Path) -> Path | None:
+    try:
+        settings = json.loads((config / "settings.json").read_bytes())
+    except (OSError, ValueError):
+        return None
+    value = settings.get("autoMemoryDirectory") if isinstance(settings, dict) else None
+    return Path(value).expanduser() if isinstance(value, str) and value.strip() else None
