@@ -96,6 +96,7 @@ def test_a_clean_index_is_scanned_once_and_then_read_without_the_scanner(project
     heavy = {"argparse", "json", "tomllib", "typing", "dataclasses", "re", "jsonschema", "tiktoken"}
     assert loaded & heavy == set()
     assert "lean_harness.secret_scan" not in loaded
+    assert "lean_harness.injection" not in loaded
 
 
 def test_session_start_adds_one_line_when_compaction_is_due(project: Path) -> None:

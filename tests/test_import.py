@@ -156,7 +156,7 @@ def test_broken_jsonl_records_are_each_reported_and_the_good_ones_imported(
         f"not imported: {where}:2: not valid JSON (Expecting ',' delimiter at column 44)",
         f"not imported: {where}:3: shard and text are required strings",
         f"not imported: {where}:4: unknown field 'tag'; fields are id, shard, text, tags, created, updated,"
-        " allow_secret, refs",
+        " allow_secret, allow_directive, refs",
         f"not imported: {where}:5: shard 'nowhere' is not in memory.shards (seed, failures, corrections, insights,"
         " conventions, quirks); use one of them",
         f"not imported: {where}:6: id 'ok-one' is also at {where}:1 with other content; an id is unique in a source",

@@ -414,6 +414,69 @@ def benign_kinds(g: Gen) -> dict[str, Callable[[], str]]:
     }
 
 
+def shape_kinds(g: Gen) -> dict[str, Callable[[], tuple[str, str]]]:
+    """Shapes a note takes around a credential with no provider prefix: (text, secret as written)."""
+
+    def pw(n: int = 14) -> str:
+        return g.s(n - 3, ALNUM) + g.pick("!", "#", "%", "~", "@") + g.digits(2, 2)
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    def one(template: str, secret: str) -> tuple[str, str]:
+        return template.replace("{s}", secret), secret
+
+    def wrapped() -> tuple[str, str]:
+        token = g.crc_token("gh" + "p_")
+        cut = g.r.randrange(12, 30)
+        return f"CI token (wrapped by the terminal):\n{token[:cut]}\n{token[cut:]}\n", token[:cut]
+
+    def split_literals() -> tuple[str, str]:
+        token = "sk-" + g.s(48, ALNUM)
+        cut = g.r.randrange(10, 40)
+        glue = g.pick('" "', '" +\n    "', '" . "')
+        return f'client = Client(key="{token[:cut]}{glue}{token[cut:]}")', token[:cut]
+
+    return {
+        "code-secret-key": lambda: one('SECRET_KEY = "{s}"', g.s(50, ALNUM + "!@#%^&*(-_=+)")),
+        "php-define": lambda: one("define('DB_PASSWORD', '{s}');", pw()),
+        "rails-secret-key-base": lambda: one("secret_key_base = '{s}'", g.s(128, HEX)),
+        "write-key": lambda: one(g.pick("SEGMENT_WRITE_KEY={s}", "RUDDER_WRITE_KEY={s}"), g.s(32, ALNUM)),
+        "yaml-api-key": lambda: one("billing:\n  api_key: {s}\n  region: eu", g.s(32, ALNUM)),
+        "mysql-password-flag": lambda: one(g.pick("mysql -u root -p'{s}' -h db", "mysqldump -uroot -p{s} app"), pw()),
+        "password-flag": lambda: one(g.pick("pg_restore --password={s} dump", "vault login --password {s}"), pw()),
+        "url-path-token": lambda: one(
+            "POST https://api.telegram.org/bot{s}/sendMessage", g.digits(9, 10) + ":" + g.s(35, ALNUM)
+        ),
+        "wrapped-token": wrapped,
+        "split-literals": split_literals,
+        "base64-after-name": lambda: one(
+            g.pick(
+                "kubectl get secret db -o jsonpath={.data.password} printed {s}",
+                "the app-token secret decodes to {s}",
+                "db_password: {s}",
+            ),
+            b64(pw()),
+        ),
+        "basic-auth-json": lambda: one(
+            g.pick('{"headers": {"Authorization": "Basic {s}"}}', '{"auths": {"ghcr.io": {"auth": "{s}"}}}'),
+            b64(g.pick("deploy", "ci", "admin") + ":" + pw()),
+        ),
+        "prose-password": lambda: one(
+            g.pick(
+                "The staging password is {s} for now.",
+                "db password for staging: {s}",
+                "login is deploy / {s}",
+                "Creds: admin:{s} (reset monthly)",
+            ),
+            pw(),
+        ),
+        "storage-account-key": lambda: one(
+            g.pick("storage key {s}", "Azure blob account key: {s}"), g.s(86, B64) + "=="
+        ),
+    }
+
+
 def build(seed: int = 20240601, positives_per_kind: int = 8, benign_per_kind: int = 20) -> list[Sample]:
     """The whole corpus, in a fixed order for a fixed seed."""
     g = Gen(seed)
@@ -422,6 +485,10 @@ def build(seed: int = 20240601, positives_per_kind: int = 8, benign_per_kind: in
         for _ in range(positives_per_kind):
             secret = make()
             text = embed(g, kind, secret)
+            samples.append(Sample(kind, text, secret))
+    for kind, shape in shape_kinds(g).items():
+        for _ in range(positives_per_kind):
+            text, secret = shape()
             samples.append(Sample(kind, text, secret))
     for kind, make in benign_kinds(g).items():
         for _ in range(benign_per_kind):

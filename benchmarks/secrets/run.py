@@ -25,6 +25,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1] / "src")]
 
 import corpus  # noqa: E402
+import public_shapes  # noqa: E402
 
 from lean_harness import secret_scan  # noqa: E402
 
@@ -138,9 +139,18 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"(no interpreter at {args.detect_secrets_python}; run run.sh to compare with detect-secrets)\n")
     positives = sum(s.positive for s in samples)
-    print(f"Corpus: seed {args.seed}, {positives} secrets in {len(corpus.secret_kinds(corpus.Gen(0)))} kinds, "
+    kinds = len(corpus.secret_kinds(corpus.Gen(0))) + len(corpus.shape_kinds(corpus.Gen(0)))
+    print(f"Corpus: seed {args.seed}, {positives} secrets in {kinds} kinds, "
           f"{len(samples) - positives} benign notes in {len(corpus.benign_kinds(corpus.Gen(0)))} kinds.\n")  # fmt: skip
     print("\n".join(table(samples, columns)))
+    second = public_shapes.build()
+    others = {"lean-harness": lh_results(second)}
+    if "detect-secrets 1.5.0" in columns:
+        others["detect-secrets 1.5.0"] = ds_results(second, args.detect_secrets_python)
+    positives = sum(s.positive for s in second)
+    print(f"\nSecond corpus, in the shapes of public scanner suites: {positives} secrets,"
+          f" {len(second) - positives} benign lines.\n")  # fmt: skip
+    print("\n".join(table(second, others)))
     benign, mixed = entry_64k(samples, False), entry_64k(samples, True)
     print("\n| 64 KiB entry | median scan time (51 runs) |\n| --- | ---: |")
     print(f"| benign notes only | {median_ms(benign):.2f} ms |")

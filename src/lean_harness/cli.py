@@ -16,7 +16,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn, TextIO
 
 from lean_harness import __version__
 from lean_harness.errors import LhError
@@ -50,6 +50,30 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `lh` with `argv` (default: the process arguments) and return the exit code."""
+    shown, sys.stderr = sys.stderr, _MaskedStream(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = shown
+
+
+class _MaskedStream:
+    """Standard error with every credential masked: messages quote user values (ids, tags, paths,
+    field names), and one of them may be a token pasted in the wrong place (adr/0019)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from lean_harness.secret_scan import redact
+
+        return self._stream.write(redact(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen(words)
     parser, leaf = _parser(chosen)

@@ -5,10 +5,11 @@ Each hook reads the client's JSON event on stdin and prints what the client adds
 agent's context (adr/0010-hooks.md), in the form that client reads (adr/0018-host-contracts.md):
 plain text for Claude Code and Codex CLI, `{"additionalContext": ...}` for Copilot CLI.
 
-- `session-start`: a one-line preface, INDEX.md with credentials masked, one line when the
-  memory is over its compaction threshold, one when notes cite code that changed (as the last
-  check found it, or because a cited file changed since), and after a compaction a reminder to
-  save durable learnings; it records which memory files the agent has seen.
+- `session-start`: a one-line preface, INDEX.md with credentials masked and framing tags escaped
+  (a hand edit may have written them past the checks), one line when the memory is over its
+  compaction threshold, one when notes cite code that changed (as the last check found it, or
+  because a cited file changed since), and after a compaction a reminder to save durable
+  learnings; it records which memory files the agent has seen.
 - `prompt-submit`: the paths of memory files that changed on disk since the agent last saw them,
   capped, the agent's own `lh` writes excluded; nothing when nothing changed.
 
@@ -18,7 +19,7 @@ file needs them, and the config is read by a small line scan instead of `config.
 
 State lives in `<cacheDir>/lh/hooks/`: `seen/<session>` lists the memory files as the agent
 last saw them, `written` the files as `lh` last wrote them, `index-clean` the INDEX.md that was
-last scanned clean. Each holds lines of `name size mtime_ns inode`.
+last found clean (no credential, no framing tag). Each holds lines of `name size mtime_ns inode`.
 """
 
 from __future__ import annotations
@@ -192,6 +193,9 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     named = ", ".join(paths[:MAX_NAMED])
     if len(paths) > MAX_NAMED:
         named += f" and {len(paths) - MAX_NAMED} more"
+    from lean_harness import injection, secret_scan  # rare: files changed outside lh
+
+    named = injection.neutralise(secret_scan.redact(named))  # a file name is anyone's text
     return CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
 
 
@@ -414,15 +418,16 @@ def _symlinked(project: Project, path: str) -> str | None:
 
 
 def mask_index(project: Project, text: str, stat: Stat) -> str:
-    """INDEX.md with credentials masked; a copy already scanned clean is not scanned again."""
+    """INDEX.md with credentials masked and framing tags escaped; a copy already found clean is not read again."""
     marker = os.path.join(project.state_dir, "index-clean")
     if (_load_lines(marker) or {}).get(INDEX_NAME) == stat:
         return text
-    from lean_harness import secret_scan
+    from lean_harness import injection, secret_scan
 
     findings = secret_scan.scan(text)
-    if findings:
-        return secret_scan.mask(text, findings)
+    shown = injection.neutralise(secret_scan.mask(text, findings) if findings else text)
+    if shown != text:
+        return shown
     if stat[1] < time.time_ns() - SETTLE_NS:
         try:
             _save_lines(marker, {INDEX_NAME: stat})

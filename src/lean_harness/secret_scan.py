@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["RULES", "Finding", "Rule", "mask", "rule_ids", "scan"]
+__all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan"]
 
 PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
 _MASK = "********"
@@ -273,9 +273,12 @@ def _dotenv_value(value: str) -> bool:
     return _literal(value) and (not value.isalpha() or len(value) >= 12)
 
 
+_SLUG = r"[a-z]+(?:[-_.][a-z]+)*|[A-Z]+(?:[-_.][A-Z]+)*"  # a name such as a rule id, not a secret
+
+
 def _keyword_value(value: str) -> bool:
     """Generic assignments need a value that looks generated, not written by hand."""
-    if not _literal(value, 8):
+    if not _literal(value, 8) or re.fullmatch(_SLUG, value):
         return False
     lower, upper = any(c.islower() for c in value), any(c.isupper() for c in value)
     if re.fullmatch(_IDENTIFIER, value):  # a bare identifier is usually a variable
@@ -291,6 +294,44 @@ def _keyword_value(value: str) -> bool:
         return False
     size = len(value)
     return _entropy(value) >= (2.5 if size < 12 else 3.0 if size < 20 else 3.3)
+
+
+def _named_value(value: str) -> bool:
+    """A value under a name that says it is secret: a literal that is not a plain word."""
+    if re.match(r"[A-Za-z_$][\w.$]*\(", value):  # a call; other parentheses are characters
+        return False
+    if re.fullmatch(_SLUG, value):
+        return False
+    if not _literal(value.replace("(", "").replace(")", ""), 6, path_like=False) or value[0] in "/~":
+        return False
+    if re.fullmatch(_IDENTIFIER, value) and ("." in value or not any(c.isdigit() for c in value)):
+        return len(value) >= 16 and _keyword_value(value)  # a variable, unless it looks generated
+    return _classes(value) >= 2 and _entropy(value) >= (2.5 if len(value) < 12 else 3.0)
+
+
+def _spoken_password(value: str) -> bool:
+    """A password given in prose: not a word of the sentence, so it mixes kinds of characters."""
+    value = value.rstrip(".,;:!?)")
+    mixed = any(c.isdigit() or not c.isalnum() for c in value) or len(re.findall("[a-z][A-Z]", value)) >= 2
+    return len(value) >= 6 and mixed and _named_value(value)
+
+
+def _encoded_secret(value: str) -> bool:
+    """Base64 printed next to a secret's name: it decodes to a single literal that passes."""
+    if _placeholder(value):
+        return False
+    decoded = _b64decode(value)
+    try:
+        text = decoded.decode("ascii")
+    except UnicodeDecodeError:
+        return len(decoded) >= 16 and _entropy(value) >= 4.0  # random key material
+    text = text.rstrip("\n")
+    return text.isprintable() and _named_value(text)
+
+
+def _storage_key(value: str) -> bool:
+    """A bare 64-byte base64 key: high entropy, mixed case and digits."""
+    return _entropy(value) >= 5.0 and _classes(value) >= 3 and not _placeholder(value)
 
 
 # --- the registry -------------------------------------------------------------
@@ -332,7 +373,9 @@ _KEY_QUALIFIERS = "api access auth private client encryption signing master app 
 # so that `re` skips quickly to candidates; "key" only counts after a qualifier such
 # as "api_" or "client", checked by fixed-width look-behinds once "key" has matched.
 _KEY_NAME = (
-    r"(?:pass(?:word|wd|phrase)?|pwd(?<![a-z]pwd)|secret|token|credentials?|auth(?<![a-z]auth)|"
+    r"(?:pass(?:word|wd|phrase)?|pwd(?<![a-z]pwd)|secret|credentials?|auth(?<![a-z]auth)|"
+    r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
+    r"(?<!jsonwebtoken)|"
     r"key(?:"
     + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in _KEY_QUALIFIERS.split())
     + r"))(?:[_.\-]?(?:key|value|str|string))?"
@@ -343,6 +386,35 @@ _ENV_NAME = (
     r"ACCOUNT|WEBHOOK|SESSION|LICENSE|JWT|HMAC|CRYPT)_?KEY)"
 )
 _PEM_HEADER = r"[A-Za-z][A-Za-z\-]*:[^\n\\]*"
+# A name that says its value is secret, matched lowercased: a secret word, then at most three
+# more parts (`db_password_prod`, `some_api_token_42`) unless a part says the value is not the
+# secret itself (`token_url`, `secret_name`, `key_id`). Qualifiers that make a key or token
+# public (`public_key`, `csrf_token`) are refused by look-behinds.
+_TOKEN_WORD = (  # a token, unless a qualifier makes it public: csrf_token, publicToken, jsonwebtoken
+    r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
+    r"(?<!jsonwebtoken)(?<!next.token)(?<!page.token)(?<!sync.token)(?<!continuation.token)"
+)
+_SECRET_KEY_QUALIFIERS = (
+    _KEY_QUALIFIERS + " write read admin deploy service storage shared license webhook session consumer bot"
+    " ingest sdk server jwt hmac"
+)
+_SECRET_WORD = (
+    rf"(?:pass(?:word|wd|phrase)?|pwd|secret|{_TOKEN_WORD}|creds|credentials?|auth(?=[\"'`]?[ \t]*[:=])|key(?:"
+    + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in _SECRET_KEY_QUALIFIERS.split())
+    + "))"
+)
+_NOT_SECRET_PART = (
+    r"(?:ids?|names?|type|ur[li]s?|endpoint|file|path|length|len|size|count|min|max|ttl|expir\w*|lifetime|"
+    r"timeout|prefix|header|field|param|env|var|variable|hint|policy|format|label|version|enabled|required|mode|"
+    r"provider|alg\w*|kind|scope|audience|issuer|location|dir|arn|ref|hash|regex|pattern|chars|charset|"
+    r"store\w*|vault|manager|rotation|reset|confirm\w*|check|valid\w*|strength|input|form|page|usage|index|"
+    r"bytes?|bits|exchange|method|request|response|service|cache|secret_name|holder|hint)(?![a-z0-9])"
+)
+_SECRET_NAME = (
+    rf"{_SECRET_WORD}(?:(?:key|value|str|string|base|b64|data|enc)|[_.\-](?!{_NOT_SECRET_PART})[a-z0-9]+){{0,3}}"
+)
+_B64_VALUE = r"[A-Za-z0-9+/]{12,}={0,2}"
+
 
 RULES: tuple[Rule, ...] = (
     _prefixed("aws-access-key-id", "an AWS access key ID",
@@ -527,7 +599,7 @@ RULES: tuple[Rule, ...] = (
          ("://",), _password, STRUCTURAL),
     Rule("bearer-token", "a bearer token",
          r"(?:bearer(?<![a-z0-9]bearer)[ \t]+(?P<v1>[a-z0-9._~+/\-]{16,}=*)"
-         r"|authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:token|bot|apikey|sso-key)[ \t]+"
+         r"|authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:token|bot|apikey|api-key|api-token|key|sso-key)[ \t]+"
          r"(?P<v2>[a-z0-9._~+/:\-]{16,}=*))",
          (), lambda v: _random_looking(v, 3.0), STRUCTURAL, view="lowered"),
     Rule("basic-auth", "basic authentication credentials",
@@ -535,11 +607,31 @@ RULES: tuple[Rule, ...] = (
          r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
          ("basic",), _basic_credentials, STRUCTURAL),
     Rule("cli-password", "a password on a command line",
-         r"-(?:(?<!\S-)(?:u|-user|-basic-auth)[ \t=]*[\"']?[^\s:\"'$]{1,100}:(?P<v1>[^\s\"']{3,200})"
+         r"-(?:(?<!\S-)(?:u|-user|-basic-auth)[ \t=]*[\"']?[^\s:\"'$]{1,100}:[\"']?(?P<v1>[^\s\"']{3,200})"
          r"|-(?:(?:db|admin|user|client|api|auth|access|bot|app|root|registry|proxy|vault)-)?"
          r"(?:password|passwd|token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)"
          r"[\"']?(?P<v2>[^\s\"']{3,200}))",
          (), lambda v: _literal(v, 6), STRUCTURAL),
+    Rule("storage-account-key", "a cloud storage account key",
+         r"(?:key|storage|azure|account|blob)[^\n]{0,60}?(?<![a-z0-9+/])(?P<v>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
+         ("==",), _storage_key, view="lowered"),
+    Rule("url-path-token", "a bot token in a URL path",
+         r"/bot(?P<v>\d{6,12}:[A-Za-z0-9_\-]{30,46})(?=[/?#\s\"'`]|$)", ("/bot",), _plausible,
+         STRUCTURAL),
+    Rule("config-password", "a password in a configuration file",
+         r"(?:<(?P<tag>(?:[a-z]+[_\-.]?)?(?:password|passwd|passphrase|secret|token|api[_\-.]?key|"
+         r"client[_\-.]?secret|secret[_\-.]?key))>[ \t]*(?P<v1>[^<\s]{1,256})[ \t]*</(?P=tag)>"
+         r"|key[ \t]*=[ \t]*\"[^\"\n]{0,60}(?:password|passwd|secret|token|apikey|api_key|pwd)[^\"\n]{0,40}\""
+         r"[ \t]+value[ \t]*=[ \t]*\"(?P<v2>[^\"\n]{1,256})\""
+         r"|(?<![a-z])login[ \t]+\S+[ \t]+password[ \t]+(?P<v3>\S{1,256})"
+         r"|;[ \t]*pass(?:word)?[ \t]*=[ \t]*(?P<v4>[^;\"'\s]{1,256})(?=;|$|[ \t]*[\"']))",
+         ("password", "passwd", "passphrase", "secret", "token", "key", ";pass"), _named_value, STRUCTURAL,
+         view="lowered"),
+    Rule("db-cli-password", "a password on a command line",
+         r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]{0,80}?[ \t]-p(?:[\"'](?P<v1>[^\"'\n]{3,200})[\"']"
+         r"|(?P<v2>[^\s\"'\-][^\s\"']{2,200}))|sshpass[ \t]+-p[ \t]*[\"']?(?P<v3>[^\s\"']{3,200})"
+         r"|redis-cli\b[^\n|;]{0,80}?[ \t]-a[ \t]+[\"']?(?P<v4>[^\s\"']{3,200}))",
+         ("mysql", "mariadb", "sshpass", "redis-cli"), lambda v: _literal(v, 6), STRUCTURAL),
     Rule("env-assignment", "a secret in an environment variable assignment",
          rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
          ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines"),
@@ -547,6 +639,24 @@ RULES: tuple[Rule, ...] = (
          rf"{_KEY_NAME}{_QUOTE}{_OP}{_value('', 1)}",
          (), _keyword_value,
          KEYWORD, view="lowered"),
+    Rule("encoded-secret", "a base64-encoded secret printed after its name",
+         rf"(?:pass(?:word|wd)?|secret|{_TOKEN_WORD}|credentials?|key(?<=[a-z_]key)(?<!public.key)(?<!publickey))"
+         rf"(?:[\"'`]?[ \t]*[:=]|[^\n]{{0,80}}?(?:printed|"
+         rf"prints|shows?|outputs?|gives?|returns?|returned|decodes? to|->|=>)|[^\n]{{0,40}}?\.data\.[^\n]{{0,60}}?)"
+         rf"[\s\"'`]{{1,4}}(?P<v>{_B64_VALUE})(?![A-Za-z0-9+/=])",
+         ("password", "passwd", "secret", "token", "credential", "key"), _encoded_secret, KEYWORD,
+         view="lowered"),
+    Rule("spoken-password", "a password stated in prose",
+         rf"(?:pass(?:word|phrase|wd)?|pwd|pw|passcode|pin|secret|{_TOKEN_WORD}|api key|credentials?|login|creds)"
+         r"(?:[ \t]+(?:for|of|on|to)[ \t]+[^\n]{1,40}?)?(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])"
+         r"[ \t]+(?:still[ \t]+|now[ \t]+|just[ \t]+)?(?:[^\s/:]{1,40}[ \t]*(?:/|:)[ \t]*)?[\"'`]?"
+         r"(?P<v>[^\s\"'`]{6,128})",
+         ("pass", "pwd", "pw ", "pin", "secret", "token", "api key", "credential", "login", "creds"),
+         _spoken_password, KEYWORD, view="lowered"),
+    Rule("named-secret", "a secret assigned to a name that says it is one",
+         rf"{_SECRET_NAME}(?:[\"'`]?[ \t]*(?:=>|:=|==|=|:|%3[da])[ \t]*|[\"'`][ \t]*,[ \t]*(?=[\"'`]))"
+         rf"{_value('', 1)}",
+         ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
 )  # fmt: skip
 
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
@@ -673,6 +783,67 @@ def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
             for first, last, rank, rule in _raw_candidates(decoded):
                 found.append((start + origin[first], start + origin[last], rank, rule))
         at = text.find("%", end)
+    return found + _joined_candidates(text)
+
+
+# Where a value may be cut in two: between adjacent string literals ("ab" "cd", 'ab' + 'cd',
+# "ab" .\n "cd"), and where a long token wraps at a line end. Both are found from the character
+# that starts them, and a wrap counts only between two runs that mix letters and digits.
+_GLUE = r"[ \t]*(?:\+|\.|&|\|\|)?[ \t]*"
+_LITERAL_JOIN = rf"([\"'])(?<=[A-Za-z0-9+/=_\-][\"']){_GLUE}(?:\\?\r?\n{_GLUE})?\1(?=[A-Za-z0-9+/=_\-])"
+_WRAP = r"\n(?:(?<=[A-Za-z0-9+/=_\-]{12}\n)|(?<=[A-Za-z0-9+/=_\-]{12}[\r\\]\n))[ \t]*(?=[A-Za-z0-9+/=_\-]{4})"
+_RUN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
+
+
+def _joins(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, least rank) of every cut to remove: literal joins admit every rule,
+    line wraps only provider formats and structural ones (a prose line break is no cut)."""
+    cuts = []
+    if '"' in text or "'" in text:
+        cuts += [(m.start(), m.end(), KEYWORD) for m in re.finditer(_LITERAL_JOIN, text)]
+    for match in re.finditer(_WRAP, text):
+        cut = match.start() - (text[match.start() - 1] in "\r\\")
+        before = text[max(0, cut - 40) : cut]
+        after = text[match.end() : match.end() + 40]
+        left = len(before) - len(before.rstrip(_RUN))
+        head = len(after) - len(after.lstrip(_RUN))
+        if left >= 12 and head >= 4 and _mixed(before[len(before) - left :]) and _mixed(after[:head]):
+            cuts.append((cut, match.end(), STRUCTURAL))
+    return sorted(cuts)
+
+
+def _mixed(run: str) -> bool:
+    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+
+
+def _joined_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
+    """Candidates that span a cut, found in the text around it with the cut removed."""
+    found: list[tuple[int, int, int, Rule]] = []
+    cuts = _joins(text)
+    index = 0
+    while index < len(cuts):
+        group = [cuts[index]]  # cuts whose surrounding lines touch are joined together
+        while index + 1 < len(cuts) and cuts[index + 1][0] - group[-1][1] < 400:
+            index += 1
+            group.append(cuts[index])
+        index += 1
+        first = text.rfind("\n", 0, group[0][0]) + 1
+        last = text.find("\n", group[-1][1])
+        last = len(text) if last < 0 else last
+        parts: list[str] = []
+        origin: list[int] = []
+        done = first
+        for start, end, _ in group:
+            parts.append(text[done:start])
+            origin += range(done, start)
+            done = end
+        parts.append(text[done:last])
+        origin += [*range(done, last), last]
+        least = min(rank for _, _, rank in group)
+        for start, end, rank, rule in _raw_candidates("".join(parts)):
+            span = origin[end - 1] + 1 - origin[start]
+            if rank >= least and span != end - start:  # it crosses a cut
+                found.append((origin[start], origin[end - 1] + 1, rank, rule))
     return found
 
 
@@ -723,3 +894,9 @@ def mask(text: str, findings: Sequence[Finding]) -> str:
         parts += [text[cursor:start], _redact(text[start:end])]
         cursor = end
     return "".join(parts) + text[cursor:]
+
+
+def redact(text: str) -> str:
+    """`text` with every credential the rules find masked (for messages that quote user values)."""
+    findings = scan(text)
+    return mask(text, findings) if findings else text

@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return _query(args)
     if args.shard is None:
         raise LhError('name a shard or a query: lh memory get SHARD, or lh memory get --query "words"')
+    from lean_harness.injection import neutralise
     from lean_harness.memory.leaks import mask_entry
 
     memory = open_memory()
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     texts, warnings = [], []
     for entry in entries:
         text, findings = mask_entry(entry)
-        texts.append(text)
+        texts.append(neutralise(text))
         warnings += [
             f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
             for f in findings
@@ -86,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
+    from lean_harness.injection import neutralise
     from lean_harness.memory import query, search
 
     memory = open_memory()
@@ -116,7 +118,7 @@ def _query(args: argparse.Namespace) -> int:
                 "tokens": r.tokens,
                 "created": r.created,
                 "tags": list(r.tags),
-                "text": r.text,
+                "text": neutralise(r.text),
                 "cut": r.cut,
                 "matched": list(r.matched),
                 **_evidence_json(cited.get((r.shard, r.id))),
@@ -136,7 +138,7 @@ def _query(args: argparse.Namespace) -> int:
             + f"[{r.shard}/{r.id}] score {r.score:.2f}, {r.tokens} tokens, {r.created[:10]}{tags}"
             + _stale_mark(cited.get((r.shard, r.id)))
         )
-        print(r.text)
+        print(neutralise(r.text))
     return 0
 
 

@@ -20,6 +20,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="keep the note despite a finding of scanner rule RULE (recorded in the entry)",
     )
+    parser.add_argument(
+        "--allow-directive",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="keep the note despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
+    )
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
@@ -27,7 +34,14 @@ def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import inbox
 
     memory = open_memory()
-    path = inbox.write_note(memory, read_text_arg(args.text), shard=args.shard, tags=args.tag, allow=args.allow_secret)
+    path = inbox.write_note(
+        memory,
+        read_text_arg(args.text),
+        shard=args.shard,
+        tags=args.tag,
+        allow=args.allow_secret,
+        allow_directives=args.allow_directive,
+    )
     if args.json:
         emit("memory note", {"path": memory.shown(path)})
     else:

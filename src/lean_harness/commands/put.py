@@ -32,6 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a project file (and lines) the note is about; with --id, replaces the entry's references (repeatable)",
     )
     parser.add_argument("--no-refs", action="store_true", help="with --id: drop the entry's references")
+    parser.add_argument(
+        "--allow-directive",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="store despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
+    )
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
@@ -54,7 +61,14 @@ def run(args: argparse.Namespace) -> int:
         raise LhError("--no-refs drops the references and --ref sets them; give one of them")
     refs = [] if args.no_refs else args.refs
     result = writes.put(
-        memory, args.shard, read_text_arg(args.text), tags=tags, key=args.key, allow=args.allow_secret, refs=refs
+        memory,
+        args.shard,
+        read_text_arg(args.text),
+        tags=tags,
+        key=args.key,
+        allow=args.allow_secret,
+        allow_directives=args.allow_directive,
+        refs=refs,
     )
     next_merge = _next_merge(memory, result)
     if args.json:

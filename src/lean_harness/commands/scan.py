@@ -1,4 +1,4 @@
-"""`lh memory scan`: find credentials in memory files or the given files."""
+"""`lh memory scan`: find credentials in memory files, the config and lh's caches, or the given files."""
 
 from __future__ import annotations
 
@@ -16,16 +16,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory.leaks import scan_paths
+    from lean_harness.memory.leaks import project_files, scan_paths
 
+    derived: list[Path] = []
     if args.paths:
         root = Path.cwd()
         paths = [Path(p) for p in args.paths]
     else:
         memory = open_memory()
         memory.check_dir()
-        root, paths = memory.root, [memory.config.memory_dir]
-    leaks, skipped = scan_paths(paths, root)
+        root, (paths, derived) = memory.root, project_files(memory.config)
+    leaks, skipped = scan_paths(paths, root, derived)
     if args.json:
         rows = [
             {

@@ -171,7 +171,7 @@ def budget(p: Project) -> Verdict:
 def secrets(p: Project) -> Verdict:
     """No memory file holds something that looks like a credential."""
     from lean_harness import secret_scan
-    from lean_harness.memory.leaks import scan_paths
+    from lean_harness.memory.leaks import project_files, scan_paths
 
     skipped = _skip_without_config(p)
     if skipped or p.config is None:
@@ -179,17 +179,19 @@ def secrets(p: Project) -> Verdict:
     # One scan of each whole file first: a file with no finding has no entry with one, and a
     # whole file scans several times faster than its entries one by one. Only files with a
     # finding are scanned entry by entry, where each entry's allow-secret applies.
+    paths, derived = project_files(p.config)
+    files = [*paths[1:], *(path for path in sorted(paths[0].rglob("*")) if ".cache" not in path.parts)]
+    files += [path for folder in derived for path in sorted(folder.rglob("*"))]
     flagged = [
         path
-        for path in sorted(p.config.memory_dir.rglob("*"))
-        if path.is_file()
-        and not path.is_symlink()
-        and ".cache" not in path.parts
-        and secret_scan.scan(path.read_bytes().decode("utf-8", "replace"))
+        for path in files
+        if path.is_file() and not path.is_symlink() and secret_scan.scan(path.read_bytes().decode("latin-1"))
     ]
-    leaks, _ = scan_paths(flagged, p.root) if flagged else ([], [])
+    caches = [path for path in flagged if any(path.is_relative_to(folder) for folder in derived)]
+    leaks, _ = scan_paths([f for f in flagged if f not in caches], p.root, caches) if flagged else ([], [])
     if not leaks:
-        return Verdict("ok", f"no credentials in {p.shown(p.config.memory_dir)}")
+        where = ", ".join(p.shown(path) for path in [*paths, *derived])
+        return Verdict("ok", f"no credentials in {where}")
     lines = [f"{leak.path}:{leak.line}:{leak.column}: {leak.description} [rule {leak.rule}]" for leak in leaks]
     return Verdict(
         "fail",

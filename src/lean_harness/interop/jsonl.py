@@ -1,10 +1,11 @@
 """The jsonl format: one JSON object per line, the form `lh memory export` writes.
 
 Each line is `{"id"?, "shard", "text", "tags"?, "created"?, "updated"?, "allow_secret"?,
-"refs"?}`: `shard` and `text` are strings, `tags`, `allow_secret` and `refs` lists of strings,
-times ISO 8601 with a zone. A reference is `PATH#Lstart-end@DIGEST` as export writes it (kept
-as it is, so a stale note stays stale), or `PATH[#Lstart[-Lend]]`, anchored at the file when
-imported. Blank lines are skipped; any other field is a problem, so a typo never drops data
+"refs"?, "allow_directive"?}`: `shard` and `text` are strings, `tags`, `allow_secret`,
+`allow_directive` and `refs` lists of strings, times ISO 8601 with a zone. A reference is
+`PATH#Lstart-end@DIGEST` as export writes it (kept as it is, so a stale note stays stale), or
+`PATH[#Lstart[-Lend]]`, anchored at the file when imported. Blank lines are skipped; any other
+field is a problem, so a typo never drops data
 silently. Export writes the shards in config order and each shard's entries in file order, with
 the keys in the order above, so the same memory exports to the same bytes.
 """
@@ -20,7 +21,7 @@ from lean_harness.interop.records import TIME_HINT, Problem, Reading, Record, ut
 from lean_harness.memory import evidence
 from lean_harness.memory.shard import Entry
 
-FIELDS = ("id", "shard", "text", "tags", "created", "updated", "allow_secret", "refs")
+FIELDS = ("id", "shard", "text", "tags", "created", "updated", "allow_secret", "allow_directive", "refs")
 
 
 def read(text: str, shown: str, reading: Reading) -> None:
@@ -52,7 +53,7 @@ def _record(value: Any, where: str) -> Record | str:
         return "shard and text are required strings"
     if key is not None and not isinstance(key, str):
         return "id must be a string"
-    lists = {name: value.get(name, []) for name in ("tags", "allow_secret", "refs")}
+    lists = {name: value.get(name, []) for name in ("tags", "allow_secret", "allow_directive", "refs")}
     for name, items in lists.items():
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             return f"{name} must be a list of strings"
@@ -66,6 +67,8 @@ def _record(value: Any, where: str) -> Record | str:
         extra.append(("updated", times["updated"]))
     if lists["allow_secret"]:
         extra.append(("allow-secret", ",".join(sorted(set(lists["allow_secret"])))))
+    if lists["allow_directive"]:
+        extra.append(("allow-directive", ",".join(sorted(set(lists["allow_directive"])))))
     if lists["refs"]:
         try:
             extra.append(("refs", evidence.from_items(lists["refs"], "refs")))
@@ -92,6 +95,9 @@ def render(rows: Iterable[tuple[str, Entry]]) -> str:
         allowed = [rule for rule in (entry.attr("allow-secret") or "").split(",") if rule]
         if allowed:
             row["allow_secret"] = allowed
+        directives = [rule for rule in (entry.attr("allow-directive") or "").split(",") if rule]
+        if directives:
+            row["allow_directive"] = directives
         refs = (entry.attr("refs") or "").split()
         if refs:
             row["refs"] = refs

@@ -34,7 +34,7 @@ from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
-from lean_harness.memory.rules import refuse_secrets
+from lean_harness.memory.rules import refuse_directives, refuse_secrets
 from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
 from lean_harness.memory.summary import Summary, summarize
 
@@ -46,6 +46,7 @@ HEAD = (
 _OPEN = '<!-- lh:archive digest="{key}" -->'
 _CLOSE = '<!-- /lh:archive digest="{key}" -->'
 _SECRET_HINT = 'Remove the credential from that entry, or add allow-secret="{rule}" to its header if it is not a secret'
+_DIRECTIVE_HINT = 'Remove it from that entry, or add allow-directive="{rule}" to its header if it only quotes such text'
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,8 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         text = _archive_text(memory, name)
         for entry in sources:
             refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
+            said = (entry.attr("allow-directive") or "").split(",")
+            refuse_directives(entry.text, said, f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
         _refuse_ids_in_use(memory, sources, digest)
         shard = _shard(memory, name)
         before = memory.summary(name).tokens
@@ -330,6 +333,8 @@ def _scan_digest(digest: planner.Digest) -> None:
     from lean_harness import secret_scan
     from lean_harness.errors import Refused
 
+    said = (digest.entry.attr("allow-directive") or "").split(",")
+    refuse_directives(digest.entry.text, said, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)
     findings = secret_scan.scan(digest.entry.text, allow=allowed(digest.entry))
     if not findings:
         return

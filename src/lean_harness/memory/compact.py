@@ -45,7 +45,7 @@ _INTRO_RE = re.compile(
     r"Digest of (\d+) entries from (\S+) to (\S+), the first line of each( \(\d+ repeated lines? left out\))?; "
 )
 # Attributes a digest computes itself rather than gathering from its sources.
-_OWN = frozenset({"from", "to", "entries", "sources", "archive", "allow-secret", "updated", "sha"})
+_OWN = frozenset({"from", "to", "entries", "sources", "archive", "allow-secret", "allow-directive", "updated", "sha"})
 
 Counts = Callable[[Sequence[str]], list[int]]
 
@@ -369,6 +369,7 @@ def _digest(
     text = "\n".join([_intro(count, first, last, key, dropped), *(f"- {line}" for line in lines)])
     tags = sorted({DIGEST_TAG, *(t for e in sources for t in e.tags)})
     allowed = sorted({r for e in sources for r in (e.attr("allow-secret") or "").split(",") if r})
+    directives = sorted({r for e in sources for r in (e.attr("allow-directive") or "").split(",") if r})
     extra = [
         ("from", first),
         ("to", last),
@@ -378,6 +379,8 @@ def _digest(
     ]
     if allowed:
         extra.append(("allow-secret", ",".join(allowed)))
+    if directives:
+        extra.append(("allow-directive", ",".join(directives)))
     # A digest cites what its sources cited, so it is stale when one of them would be (adr/0017).
     extra += _gathered(sources, set(ids))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))

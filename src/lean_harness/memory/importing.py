@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from lean_harness import injection
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink
@@ -48,13 +49,14 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Refusal:
-    """A record refused for a credential; only the rule and a redacted preview are kept."""
+    """A record refused for a credential or a directive; only the rule and a safe preview are kept."""
 
     where: str
     what: str  # "line N", "the id" or "a tag"
     rule: str
     description: str
     preview: str
+    directive: bool = False
 
     @property
     def line(self) -> int:
@@ -62,6 +64,11 @@ class Refusal:
         return int(self.what.split()[1]) if self.what.startswith("line ") else 0
 
     def __str__(self) -> str:
+        if self.directive:
+            return (
+                f'refused: {self.where}: line {self.line} reads as {self.description} ("{self.preview}",'
+                f" rule {self.rule}); not imported"
+            )
         return (
             f"refused: {self.where}: {self.what} looks like {self.description}"
             f" ({self.preview}, rule {self.rule}); not imported"
@@ -203,6 +210,12 @@ def prepare(
         if found is not None:
             what, f = found
             refused.append(Refusal(candidate.record.where, what, f.rule, f.description, f.preview))
+            continue
+        said = injection.scan(candidate.checked.text, allow=candidate.checked.directives)
+        if said:
+            d = said[0]
+            where = candidate.record.where
+            refused.append(Refusal(where, f"line {d.line}", d.rule, d.description, d.preview, directive=True))
         else:
             kept.append(candidate)
     return kept, refused, sorted(problems, key=_location)
@@ -220,7 +233,13 @@ def _check(
     if shard not in names:
         how = f"--map {record.kind}=SHARD" if not record.shard and record.kind else "one of them"
         problems.append(f"{where}: shard {shard!r} is not in memory.shards ({', '.join(names)}); use {how}")
-    checked = rules.check(record.text, tags=record.tags, key=record.id, allow=allowed_rules(record.extra))
+    checked = rules.check(
+        record.text,
+        tags=record.tags,
+        key=record.id,
+        allow=allowed_rules(record.extra),
+        directives=allowed_rules(record.extra, "allow-directive"),
+    )
     problems += [f"{where}: {problem}" for problem in checked.problems]
     text, tags = checked.text, checked.tags
     if len(problems) > before:
@@ -228,9 +247,9 @@ def _check(
     return _Candidate(record, shard, text, tags, checked)
 
 
-def allowed_rules(extra: Sequence[tuple[str, str]]) -> list[str]:
-    """The scanner rules a record's `allow-secret` attribute names."""
-    return [r for key, value in extra if key == "allow-secret" for r in value.split(",") if r]
+def allowed_rules(extra: Sequence[tuple[str, str]], name: str = "allow-secret") -> list[str]:
+    """The rules a record's `allow-secret` (or `allow-directive`) attribute names."""
+    return [r for key, value in extra if key == name for r in value.split(",") if r]
 
 
 def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Candidate | None:

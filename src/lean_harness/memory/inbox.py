@@ -3,7 +3,7 @@
 A note is one Markdown file `<memory dir>/.pending/<UTC time>-<pid>-<random>.md`, written to a
 temporary file and linked into place, so a reader never sees half a note and two writers never
 share a name. It may start with frontmatter (`created`, `shard`, `tags` separated by spaces,
-`allow-secret`); the rest is the note. Notes do not count against the budget; INDEX.md says
+`allow-secret`, `allow-directive`); the rest is the note. Notes do not count against the budget; INDEX.md says
 how many wait.
 
 `consolidate` holds the write lock, takes a snapshot (path, bytes, SHA-256) of the notes, and
@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lean_harness import injection
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink, stage, sync_dir
@@ -43,7 +44,7 @@ CONSUMED = ".consumed"
 MAX_NOTES = 256
 MAX_NOTE_BYTES = 1024 * 1024
 MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024
-FIELDS = ("created", "shard", "tags", "allow-secret")
+FIELDS = ("created", "shard", "tags", "allow-secret", "allow-directive")
 
 
 @dataclass(frozen=True)
@@ -83,17 +84,26 @@ def folder(memory: Memory) -> Path:
 
 
 def write_note(
-    memory: Memory, text: str, *, shard: str | None = None, tags: Sequence[str] = (), allow: Sequence[str] = ()
+    memory: Memory,
+    text: str,
+    *,
+    shard: str | None = None,
+    tags: Sequence[str] = (),
+    allow: Sequence[str] = (),
+    allow_directives: Sequence[str] = (),
 ) -> Path:
     """Check a note as put checks an entry, then write it to the inbox without taking the lock."""
     memory.check_dir()
     name = memory.check_shard(shard) if shard else None
-    checked = rules.require(rules.check(text, tags=tags, allow=allow), "note")
+    checked = rules.require(rules.check(text, tags=tags, allow=allow, directives=allow_directives), "note")
     rules.refuse_credentials(checked, "note")
+    directives = checked.directives
+    rules.refuse_directives(checked.text, directives, "note")
     lines = ["---", f"created: {now_utc()}"]
     lines += [f"shard: {name}"] if name else []
     lines += [f"tags: {' '.join(checked.tags)}"] if checked.tags else []
     lines += [f"allow-secret: {','.join(checked.allow)}"] if checked.allow else []
+    lines += [f"allow-directive: {','.join(directives)}"] if directives else []
     data = "\n".join([*lines, "---", checked.text, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
@@ -244,6 +254,7 @@ def _entry(
         front.body,
         tags=fields.get("tags", "").split(),
         allow=[r for r in fields.get("allow-secret", "").split(",") if r],
+        directives=[r for r in fields.get("allow-directive", "").split(",") if r],
     )
     if checked.problems:
         return None, "", checked.problems[0]
@@ -251,7 +262,13 @@ def _entry(
     if found is not None:
         return None, "", f"{rules.describe(*found)}; remove it"
     body, tags = checked.text, checked.tags
-    extra = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
+    directives = checked.directives
+    said = injection.scan(body, allow=directives)
+    if said:
+        d = said[0]
+        return None, "", f'line {d.line} reads as {d.description} ("{d.preview}", rule {d.rule}); remove it'
+    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
+    extra += (("allow-directive", ",".join(directives)),) if directives else ()
     return Entry(derive_id(shard, body, taken), created, body, tags, extra), shard, ""
 
 

@@ -3,7 +3,8 @@
 It names each shard with its description, entry count and tokens, gives the total against the
 budget and how to pull more, then lists the newest entry titles while the budget lasts. It is
 made from the shard summaries only, holds no wall-clock time, and is byte-identical for the
-same shards (adr/0001-file-only-memory.md).
+same shards (adr/0001-file-only-memory.md). Titles and descriptions have framing tags escaped,
+so a hand-edited entry cannot speak as the system at session start (adr/0019).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lean_harness.injection import neutralise
 from lean_harness.memory.summary import Newest, Summary
 
 HEADER = "# Project memory index"
@@ -76,7 +78,7 @@ def render(
     for name, description in shards:
         summary = summaries[name]
         entries = "1 entry" if summary.count == 1 else f"{summary.count} entries"
-        lines.append(f"- **{name}** ({entries}, {summary.tokens} tokens): {description}")
+        lines.append(f"- **{name}** ({entries}, {summary.tokens} tokens): {neutralise(description)}")
     lines += [
         "",
         "Pull only what the task needs: `lh memory get SHARD` prints a shard;"
@@ -91,7 +93,7 @@ def render(
     used += count_tokens(section)
     chosen: list[str] = []
     for shard, item in newest:
-        line = f"- {item.written[:10]} {shard}: {item.title}\n"
+        line = f"- {item.written[:10]} {shard}: {neutralise(item.title)}\n"
         cost = count_tokens(line)
         if used + cost > budget:
             break

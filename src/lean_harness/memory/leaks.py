@@ -7,13 +7,17 @@ that do not parse as shards are scanned whole.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lean_harness import secret_scan
 from lean_harness.errors import LhError
 from lean_harness.memory.shard import Entry, ShardError, parse
+
+if TYPE_CHECKING:
+    from lean_harness.config import Config
 
 
 @dataclass(frozen=True)
@@ -49,26 +53,44 @@ def scan_text(text: str, shown: str) -> list[Leak]:
             offset_line += block.count("\n")
             continue
         body_line = block.line  # the header line; the text starts on the next one
-        leaks += [_leak(shown, f, body_line, block.id) for f in secret_scan.scan(block.text, allow=allowed(block))]
+        name = secret_scan.redact(block.id)  # an id may itself be the credential
+        header = " ".join([block.id, *block.tags, *(value for _, value in block.extra)])
+        leaks += [_leak(shown, replace(f, line=0, column=1), body_line, name) for f in secret_scan.scan(header)]
+        leaks += [_leak(shown, f, body_line, name) for f in secret_scan.scan(block.text, allow=allowed(block))]
         offset_line += (block.raw or "").count("\n")
     return sorted(leaks, key=lambda leak: (leak.path, leak.line, leak.column, leak.rule))
 
 
-def scan_paths(paths: Iterable[Path], root: Path) -> tuple[list[Leak], list[str]]:
-    """Leaks in the files (folders are walked) and the files that could not be read as text."""
+def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) -> tuple[list[Leak], list[str]]:
+    """Leaks in the files (folders are walked) and the files that could not be read as text.
+
+    Files under `derived` (caches lh writes) are read whatever their encoding: a credential is
+    ASCII, so bytes read as Latin-1 keep it visible to the rules even inside a binary cache.
+    """
     leaks: list[Leak] = []
     skipped: list[str] = []
-    for path in _files(paths):
+    listed = _files(paths)
+    for path in [*listed, *(p for p in _files(derived, walk_caches=True) if p not in listed)]:
         shown = _shown(path, root)
         try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            skipped.append(f"{shown}: not UTF-8 text; skipped")
-            continue
+            data = path.read_bytes()
         except OSError as error:
             raise LhError(f"{shown}: cannot be read ({error.strerror}); check the path") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            if not any(path.is_relative_to(d) for d in derived):
+                skipped.append(f"{shown}: not UTF-8 text; skipped")
+                continue
+            text = data.decode("latin-1")
         leaks += scan_text(text, shown)
     return leaks, skipped
+
+
+def project_files(config: Config) -> tuple[list[Path], list[Path]]:
+    """What a project's scan covers: the memory dir and the config file, then lh's caches."""
+    paths = [config.memory_dir, *([config.path] if config.path.is_file() else [])]
+    return paths, [config.cache_dir] if config.cache_dir.is_dir() else []
 
 
 def mask_entry(entry: Entry) -> tuple[str, list[secret_scan.Finding]]:
@@ -95,12 +117,14 @@ def _leak(shown: str, finding: secret_scan.Finding, line_offset: int, entry: str
     )
 
 
-def _files(paths: Iterable[Path]) -> Sequence[Path]:
+def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
             found += sorted(
-                p for p in path.rglob("*") if p.is_file() and not p.is_symlink() and ".cache" not in p.parts
+                p
+                for p in path.rglob("*")
+                if p.is_file() and not p.is_symlink() and (walk_caches or ".cache" not in p.parts)
             )
         elif path.exists():
             found.append(path)

@@ -75,17 +75,30 @@ def _load_index(memory: Memory) -> search.Index:
             return search.Index.from_bytes(data[64:])
     except (OSError, ValueError):
         pass  # a missing, stale or corrupt cache is rebuilt, never trusted
-    docs = [
-        search.Doc(entry.id, name, entry.created, entry.tags, entry.text)
-        for name in names
-        for entry in memory.entries(name)
-    ]
+    docs = [doc for name in names for doc in _docs(memory, name)]
     index = search.Index.build(docs)
     try:
         write_atomic(path, key.encode() + index.to_bytes())
     except OSError:
         pass
     return index
+
+
+def _docs(memory: Memory, name: str) -> list[search.Doc]:
+    """A shard's entries as the index sees them: the cache on disk never holds a credential, so
+    flagged values are indexed masked, and an entry whose id or tags hold one is left out."""
+    from lean_harness.secret_scan import mask, scan
+
+    entries = memory.entries(name)
+    if not scan(memory.read_shard(name)[0]):  # one scan of the whole file clears every entry in it
+        return [search.Doc(e.id, name, e.created, e.tags, e.text) for e in entries]
+    docs = []
+    for entry in entries:
+        findings = scan(entry.text)  # allowed or not: the cache is no place for a flagged value
+        if not scan(" ".join([entry.id, *entry.tags])):
+            text = mask(entry.text, findings) if findings else entry.text
+            docs.append(search.Doc(entry.id, name, entry.created, entry.tags, text))
+    return docs
 
 
 def ask(

@@ -49,9 +49,17 @@ class Checked:
     allow: tuple[str, ...]
     problems: tuple[str, ...]
     given: tuple[tuple[str, str], ...] = ()  # (what, value as given) of the id and tags, for the scanner
+    directives: tuple[str, ...] = ()  # injection rules the entry may trip (--allow-directive)
 
 
-def check(text: str, *, tags: Sequence[str] = (), key: str | None = None, allow: Sequence[str] = ()) -> Checked:
+def check(
+    text: str,
+    *,
+    tags: Sequence[str] = (),
+    key: str | None = None,
+    allow: Sequence[str] = (),
+    directives: Sequence[str] = (),
+) -> Checked:
     """Every field of a new entry in canonical form, with every problem found in any of them."""
     body = normalize_text(text)
     problems = list(text_problems(body))
@@ -72,8 +80,22 @@ def check(text: str, *, tags: Sequence[str] = (), key: str | None = None, allow:
             rules.add(rule)
         else:
             problems.append(f"{_quoted(rule)} is not a scanner rule name; rule names are like aws-access-key")
+    allowed_directives: set[str] = set()
+    for rule in directives:
+        if RULE_RE.fullmatch(rule):
+            allowed_directives.add(rule)
+        elif rule:
+            problems.append(f"{_quoted(rule)} is not an injection rule name; rule names are like framing-tag")
     given = ([("the id", key)] if key is not None else []) + [("a tag", tag) for tag in tags]
-    return Checked(body, tuple(sorted(clean_tags)), key, tuple(sorted(rules)), tuple(problems), tuple(given))
+    return Checked(
+        body,
+        tuple(sorted(clean_tags)),
+        key,
+        tuple(sorted(rules)),
+        tuple(problems),
+        tuple(given),
+        tuple(sorted(allowed_directives)),
+    )
 
 
 def require(checked: Checked, where: str) -> Checked:
@@ -204,3 +226,23 @@ def refuse_secrets(
 ) -> None:
     """Raise Refused when stored text (with its allowed rules) holds something like a credential."""
     refuse_credentials(Checked(text, (), None, tuple(allow), ()), where, hint)
+
+
+def refuse_directives(
+    text: str,
+    allow: Sequence[str],
+    where: str,
+    hint: str = "If it only quotes such text, pass --allow-directive {rule}",
+) -> None:
+    """Raise Refused when `text` speaks as the system or the operator (adr/0019); `hint` says what next."""
+    from lean_harness import injection
+
+    findings = injection.scan(text, allow=[rule for rule in allow if rule])
+    if findings:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        raise Refused(
+            f'refused: {where}: line {first.line} reads as {first.description} ("{first.preview}",'
+            f" rule {first.rule}){more}; memory holds notes, not instructions to the agent; nothing was written."
+            f" {hint.format(rule=first.rule)}"
+        )

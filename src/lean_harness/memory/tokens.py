@@ -163,6 +163,7 @@ class TokenCounter:
         # its pieces' counts; pieces seen before are looked up, and only a new piece needs ranks.
         pieces = self._piece_table()
         total = 0
+        keep: bool | None = None  # the pieces of a text holding a credential are never cached
         for piece in _splitter(_kind(text)).findall(text.translate(_DIGITS)):
             known = pieces.get(piece)
             if known is None:
@@ -171,7 +172,11 @@ class TokenCounter:
                     return estimate(text)
                 data = piece.encode("utf-8")
                 known = 1 if data in ranks else _merge_count(ranks, data)
-                if len(pieces) < _PIECES_KEPT:
+                if keep is None:
+                    from lean_harness.secret_scan import scan
+
+                    keep = not scan(text)
+                if keep and len(pieces) < _PIECES_KEPT:
                     pieces[piece] = known
                     self._pieces_added = True
             total += known

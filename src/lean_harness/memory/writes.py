@@ -56,6 +56,7 @@ def put(
     tags: Sequence[str] = (),
     key: str | None = None,
     allow: Sequence[str] = (),
+    allow_directives: Sequence[str] = (),
     scan: bool = True,
     refs: Sequence[str] | None = None,
 ) -> PutResult:
@@ -66,10 +67,11 @@ def put(
     """
     name = memory.check_shard(shard)
     where = f"shard {name}"
-    checked = rules.require(rules.check(text, tags=tags, key=key, allow=allow), where)
-    body, clean_tags, allowed = checked.text, checked.tags, checked.allow
+    checked = rules.require(rules.check(text, tags=tags, key=key, allow=allow, directives=allow_directives), where)
+    body, clean_tags, allowed, directives = checked.text, checked.tags, checked.allow, checked.directives
     if scan:
         rules.refuse_credentials(checked, where)
+        rules.refuse_directives(body, directives, where)
     cites = None if refs is None else evidence.encode(evidence.anchor(memory.root, s, allow=allowed) for s in refs)
     with memory.writing():
         for other in memory.config.shard_names:
@@ -83,6 +85,7 @@ def put(
         if current and memory.duplicates(name):
             existing, before, ids = _deduplicated(memory, name, current)
         extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(allowed)),) if allowed else ()
+        extra += (("allow-directive", ",".join(directives)),) if directives else ()
         if cites:
             extra += (("refs", cites),)
         if key is None:
@@ -101,17 +104,15 @@ def put(
                 new_text = append_text(existing, entry, close_id=True)
                 return _finish(memory, name, path, new_text, entry, before, ids, None)
             start, end, old = found
+            same_allow = old.attr("allow-secret") == (",".join(allowed) or None) and old.attr("allow-directive") == (
+                ",".join(directives) or None
+            )
             same_refs = cites is None or old.attr("refs") == (cites or None)
-            if (
-                old.text == body
-                and old.tags == clean_tags
-                and old.attr("allow-secret") == (",".join(allowed) or None)
-                and same_refs
-            ):
+            if old.text == body and old.tags == clean_tags and same_allow and same_refs:
                 return _unchanged(memory, name, old)
             # `sha` makes the headers of two versions differ even when written in the same second,
             # so a merge of both shows them as two versions, never fused under one header (adr/0008).
-            dropped = ("updated", "sha", "allow-secret", *(("refs",) if cites is not None else ()))
+            dropped = ("updated", "sha", "allow-secret", "allow-directive", *(("refs",) if cites is not None else ()))
             kept = tuple((k, v) for k, v in old.extra if k not in dropped)
             fresh = (("updated", now_utc()), ("sha", text_hash(body)))
             entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
