@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="X",
         help="drop entries scoring below X (default 0.35; 1.0 is every query word matched once)",
     )
+    parser.add_argument("--ids", action="store_true", help="print every entry's id (to update it with put --id)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
@@ -38,39 +39,56 @@ def run(args: argparse.Namespace) -> int:
         return _query(args)
     if args.shard is None:
         raise LhError('name a shard or a query: lh memory get SHARD, or lh memory get --query "words"')
-    from lean_harness.memory.leaks import mask_entry
+    from lean_harness.memory import prose, view
+    from lean_harness.memory.leaks import mask_entry, mask_text
+    from lean_harness.memory.shard import parse
 
     memory = open_memory()
     memory.check_dir()
     name = memory.check_shard(args.shard)
-    with memory.reading():
-        entries = memory.entries(name)
-        counts = memory.counter.counts([e.text for e in entries])
     shown = memory.shown(memory.shard_path(name))
-    texts, warnings = [], []
+    with memory.reading():
+        shard = parse(memory.read_shard(name)[0], shown)
+    entries, loose = shard.entries, prose.blocks(shard)
+    printed: list[tuple[int, str]] = []
+    rows: list[dict[str, object]] = []
+    warnings: list[str] = []
     for entry in entries:
         text, findings = mask_entry(entry)
-        texts.append(text)
+        block = view.entry_block(entry, text, ids=args.ids)
+        printed.append((entry.line, block))
+        rows.append(
+            {"id": entry.id, "shard": name, "created": entry.created, "tags": list(entry.tags), "text": text}
+        )
         warnings += [
             f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
             for f in findings
         ]
-    if args.json:
-        rows = [
-            {"id": e.id, "shard": name, "created": e.created, "tags": list(e.tags), "tokens": n, "text": t}
-            for e, n, t in zip(entries, counts, texts, strict=True)
+    prose_rows: list[dict[str, object]] = []
+    for item in loose:
+        text, findings = mask_text(item.text)
+        printed.append((item.line, view.prose_block(item, text)))
+        prose_rows.append({"line": item.line, "end": item.end, "text": text})
+        warnings += [
+            f"{shown}:{item.line + f.line - 1}: prose holds what looks like {f.description} (masked here)"
+            for f in findings
         ]
-        emit("memory get", {"shard": name, "entries": rows, "total_tokens": sum(counts)}, warnings)
+    printed.sort(key=lambda pair: pair[0])
+    with memory.reading():
+        counts = view.costs([block for _, block in printed], memory.counter.counts)
+    if args.json:
+        emit(
+            "memory get",
+            {"shard": name, "entries": rows, "prose": prose_rows, "total_tokens": sum(counts)},
+            warnings,
+        )
         return 0
     for line in warnings[:1]:
         more = f" and {len(warnings) - 1} more" if len(warnings) > 1 else ""
         print(f'warning: {line}{more}; run "lh memory scan"', file=sys.stderr)
-    if not entries:
+    if not printed:
         print(f"{name}: no entries")
-    for number, (entry, text) in enumerate(zip(entries, texts, strict=True)):
-        tags = "".join(f" #{t}" for t in entry.tags)
-        print(("\n" if number else "") + f"[{entry.id}] {entry.created}{tags}")
-        print(text)
+    sys.stdout.write(view.page([block for _, block in printed]))
     return 0
 
 

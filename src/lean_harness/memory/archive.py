@@ -197,7 +197,7 @@ def _blank(text: str) -> bool:
 
 def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None, Summary | None, str]:
     data = render(shard, close_id=True).encode("utf-8")
-    summary, ids = summarize(name, hashlib.sha256(data).hexdigest(), list(shard.entries), memory.counter)
+    summary, ids = summarize(name, hashlib.sha256(data).hexdigest(), shard, memory.counter)
     return data, summary, ids
 
 

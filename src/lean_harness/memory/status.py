@@ -20,6 +20,8 @@ class ShardStatus:
     entries: int
     tokens: int
     exists: bool
+    prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
+    prose_lines: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,8 @@ def status(memory: Memory) -> Status:
                     summary.count,
                     summary.tokens,
                     summary.exists,
+                    summary.prose_tokens,
+                    summary.prose_lines,
                 )
             )
         rendered = memory.render_index()

@@ -1,6 +1,7 @@
 """Per-shard summaries: what INDEX.md and status need, cached by the shard's content hash.
 
-A summary holds a shard's entry count, token total and newest titles. It lives in
+A summary holds a shard's entry count, token total (what `lh memory get SHARD` prints, loose prose
+included: memory/view.py), the tokens and lines of its loose prose, and its newest titles. It lives in
 `<cacheDir>/lh/shards/<name>.json` beside `<name>.ids`, one line per entry: a short hash of the
 normalized text and the entry id, which lets a write find duplicates without parsing the shard.
 Both carry the SHA-256 of the shard bytes they describe and are rebuilt from the Markdown
@@ -17,11 +18,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness.files import write_atomic, write_text
-from lean_harness.memory.shard import Entry, normalize_text, parse
+from lean_harness.memory import prose, view
+from lean_harness.memory.shard import Entry, Shard, normalize_text, parse
 from lean_harness.memory.tokens import TokenCounter
 
 NEWEST_KEPT = 64
-_FORMAT = 2
+_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Summary:
     exists: bool = True
     exact: bool = True
     repeated: tuple[str, ...] = ()  # ids stored more than once, as a union merge can leave them
+    prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
+    prose_lines: tuple[tuple[int, int], ...] = ()  # first and last line of each block of loose prose
 
 
 def text_key(text: str) -> str:
@@ -52,9 +56,17 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
 
 
-def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounter) -> tuple[Summary, str]:
+def entry_cost(entry: Entry, counter: TokenCounter) -> int:
+    """What one entry adds to its shard's figure: its tokens as `get` prints it."""
+    return view.costs([view.entry_block(entry)], counter.counts)[0]
+
+
+def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
     """A shard's summary and its ids listing, counting tokens through the cache."""
-    counts = counter.counts([e.text for e in entries])
+    entries = list(shard.entries)
+    loose = prose.blocks(shard)
+    counts = view.costs([view.entry_block(e) for e in entries], counter.counts)
+    prose_counts = view.costs([view.prose_block(b) for b in loose], counter.counts)
     kept = sorted((Newest(e.created, e.id, e.title) for e in entries), key=_newest_order)[:NEWEST_KEPT]
     newest = [replace(n, title=_safe_title(n.title)) for n in kept]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
@@ -63,7 +75,15 @@ def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounte
     for entry in entries:
         (repeated if entry.id in seen else seen).add(entry.id)
     summary = Summary(
-        name, sha256, len(entries), sum(counts), tuple(newest), exact=counter.exact, repeated=tuple(sorted(repeated))
+        name,
+        sha256,
+        len(entries),
+        sum(counts) + sum(prose_counts),
+        tuple(newest),
+        exact=counter.exact,
+        repeated=tuple(sorted(repeated)),
+        prose_tokens=sum(prose_counts),
+        prose_lines=tuple((b.line, b.end) for b in loose),
     )
     return summary, ids
 
@@ -152,6 +172,8 @@ class SummaryCache:
                 "exact": summary.exact,
                 "repeated": list(summary.repeated),
                 "newest": [[n.created, n.id, n.title] for n in summary.newest],
+                "prose_tokens": summary.prose_tokens,
+                "prose_lines": [list(pair) for pair in summary.prose_lines],
             }
             if ids is not None:
                 write_text(self.folder / f"{summary.name}.ids", f"{summary.sha256}\n{ids}")
@@ -173,6 +195,11 @@ class SummaryCache:
             isinstance(n, list) and len(n) == 3 and all(isinstance(v, str) for v in n) for n in newest
         ):
             return None
+        lines = record.get("prose_lines")
+        if not isinstance(lines, list) or not all(
+            isinstance(n, list) and len(n) == 2 and all(type(v) is int for v in n) for n in lines
+        ):
+            return None
         return record
 
 
@@ -181,7 +208,7 @@ def build(
 ) -> Summary:
     """Parse a shard's text, summarize it and remember the summary."""
     digest = hashlib.sha256(data).hexdigest()
-    summary, ids = summarize(name, digest, list(parse(text, shown).entries), counter)
+    summary, ids = summarize(name, digest, parse(text, shown), counter)
     cache.store(summary, path, ids)
     return summary
 
@@ -201,6 +228,8 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
     newest = record.get("newest")
     items = tuple(Newest(str(c), str(i), str(t)) for c, i, t in newest) if isinstance(newest, list) else ()
     count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
+    prose_tokens, prose_lines = record.get("prose_tokens"), record.get("prose_lines")
+    lines = tuple((int(a), int(b)) for a, b in prose_lines) if isinstance(prose_lines, list) else ()
     return Summary(
         name,
         str(record.get("sha256", "")),
@@ -208,4 +237,6 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
         tokens if isinstance(tokens, int) else 0,
         items,
         repeated=tuple(str(r) for r in repeated) if isinstance(repeated, list) else (),
+        prose_tokens=prose_tokens if isinstance(prose_tokens, int) else 0,
+        prose_lines=lines,
     )

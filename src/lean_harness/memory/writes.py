@@ -31,7 +31,7 @@ from lean_harness.memory.shard import (
     without_duplicates,
 )
 from lean_harness.memory.status import write_index
-from lean_harness.memory.summary import Summary, summarize, text_key, with_entry
+from lean_harness.memory.summary import Summary, entry_cost, summarize, text_key, with_entry
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def put(
             entry = Entry(key, old.created, body, clean_tags, (("updated", now_utc()), *kept, *extra))
             newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
-            replaced = memory.counter.count(old.text)
+            replaced = entry_cost(old, memory.counter)
             return _finish(memory, name, path, new_text, entry, before, ids, replaced)
         for entry_id in _ids_with_text(ids, text_key(body)):
             found = locate(existing, entry_id, shown)
@@ -170,7 +170,7 @@ def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, s
     shard, _ = without_duplicates(parse(text, memory.shown(memory.shard_path(name))))
     fixed = render(shard, close_id=True)
     digest = hashlib.sha256(fixed.encode("utf-8")).hexdigest()
-    summary, ids = summarize(name, digest, list(shard.entries), memory.counter)
+    summary, ids = summarize(name, digest, shard, memory.counter)
     return fixed, summary, ids
 
 
@@ -180,7 +180,7 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
         entry.id,
         name,
         "unchanged",
-        memory.counter.count(entry.text),
+        entry_cost(entry, memory.counter),
         summary.tokens,
         memory.totals(),
         memory.counter.label,
@@ -197,11 +197,14 @@ def _finish(
     ids: str,
     replaced: int | None,
 ) -> PutResult:
-    tokens = memory.counter.count(entry.text)
+    tokens = entry_cost(entry, memory.counter)
     data = new_text.encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
     summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced)
-    if replaced is None:
+    if replaced is not None and before.prose_lines:
+        # An entry rewritten in place may move the loose prose after it: count the shard again.
+        summary, ids = summarize(name, digest, parse(new_text, memory.shown(path)), memory.counter)
+    elif replaced is None:
         ids = ids + f"{text_key(entry.text)} {entry.id}\n"
     else:
         ids = "".join(
