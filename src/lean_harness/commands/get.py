@@ -109,8 +109,9 @@ def _query(args: argparse.Namespace) -> int:
     )
     masked = [r for r in answer.results if r.masked]
     warnings = [
-        f"{memory.shown(memory.shard_path(r.shard))}: entry {r.id} holds what looks like a credential (masked here);"
-        ' run "lh memory scan"'
+        f"{memory.shown(memory.shard_path(r.shard))}"
+        + (f": entry {r.id}" if r.id else f":{r.line}: prose")
+        + ' holds what looks like a credential (masked here); run "lh memory scan"'
         for r in masked
     ]
     if args.json:
@@ -125,6 +126,7 @@ def _query(args: argparse.Namespace) -> int:
                 "text": r.text,
                 "cut": r.cut,
                 "matched": list(r.matched),
+                **({"line": r.line} if not r.id else {}),
             }
             for r in answer.results
         ]
@@ -136,6 +138,11 @@ def _query(args: argparse.Namespace) -> int:
         print(_nothing(answer.nearest, min_score))
     for number, r in enumerate(answer.results):
         tags = "".join(f" #{t}" for t in r.tags)
+        if not r.id:  # loose prose: named by file and line (memory/prose.py)
+            where = f"{memory.shown(memory.shard_path(r.shard))}:{r.line}"
+            print(("\n" if number else "") + f"[{where}, not an entry] score {r.score:.2f}, {r.tokens} tokens")
+            print(r.text)
+            continue
         print(
             ("\n" if number else "")
             + f"[{r.shard}/{r.id}] score {r.score:.2f}, {r.tokens} tokens, {r.created[:10]}{tags}"

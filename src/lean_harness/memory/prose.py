@@ -54,6 +54,14 @@ def blocks(shard: Shard) -> tuple[Block, ...]:
     return tuple(found)
 
 
+def description(text: str) -> str | None:
+    """The one-line description in a shard's head, if it has one."""
+    lines = text.split("\n")[:50]
+    size = _head_size(lines)
+    filled = [line.strip() for line in lines[:size] if line.strip()]
+    return filled[1] if len(filled) == 2 else None
+
+
 def _head_size(lines: list[str]) -> int:
     at = _next_filled(lines, 0)
     if at >= len(lines) or not _TITLE_RE.match(lines[at]):

@@ -34,6 +34,7 @@ class Result:
     cut: bool = False
     masked: bool = False
     matched: tuple[str, ...] = ()  # the query's words this entry contains (directly or by a synonym)
+    line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ def _load_index(memory: Memory) -> search.Index:
         for name in names
         for entry in memory.entries(name)
     ]
+    docs += _prose_docs(memory, names)
     index = search.Index.build(docs)
     try:
         write_atomic(path, key.encode() + index.to_bytes())
@@ -146,8 +148,39 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
 def _entry(memory: Memory, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
+    if key.startswith(PROSE_PREFIX):
+        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
     found = locate(texts[shard], key, memory.shown(memory.shard_path(shard)))
     return None if found is None else found[2]
+
+
+# --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
+# A block of prose is indexed under the id "@LINE" (no entry id starts with "@") and answered as
+# an entry-like value whose `line` is the block's first line and whose id is empty.
+PROSE_PREFIX = "@"
+
+
+def _prose_docs(memory: Memory, names: Sequence[str]) -> list[search.Doc]:
+    from lean_harness.memory import prose
+    from lean_harness.memory.shard import parse
+
+    docs: list[search.Doc] = []
+    for name in names:
+        if not memory.summary(name).prose_lines:
+            continue
+        shard = parse(memory.read_shard(name)[0], memory.shown(memory.shard_path(name)))
+        docs += [search.Doc(f"{PROSE_PREFIX}{b.line}", name, "", (), b.text) for b in prose.blocks(shard)]
+    return docs
+
+
+def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:
+    from lean_harness.memory import prose
+    from lean_harness.memory.shard import parse
+
+    for block in prose.blocks(parse(text, memory.shown(memory.shard_path(name)))):
+        if block.line == line:
+            return Entry("", "", block.text, line=line)
+    return None
 
 
 def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
@@ -165,6 +198,7 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
 
 
 def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
+    key, line = (hit.id, 0) if entry.id else ("", entry.line)
     return Result(
-        hit.id, hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, cut, masked, hit.matched
+        key, hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, cut, masked, hit.matched, line
     )

@@ -226,3 +226,31 @@ def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
             text, _ = memory.read_shard(other)
             if pattern.search(text):
                 raise LhError(f"entry {key} is in shard {other}, not {shard}; update it there or choose another --id")
+
+
+def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
+    """Write whole new shard texts in one all-or-nothing commit and regenerate INDEX.md.
+
+    The caller holds `memory.writing()` and has checked every new entry with memory/rules.py.
+    Returns the shards written.
+    """
+    if not memory._locked:
+        raise RuntimeError("replace_shards needs the write lock: call it inside memory.writing()")
+    changes: dict[Path, bytes | None] = {}
+    for name, text in texts.items():
+        data = text.encode("utf-8")
+        parse(data.decode("utf-8"), memory.shown(memory.shard_path(name)))  # never write what cannot be read back
+        if len(data) > MAX_SHARD_BYTES:
+            raise LhError(
+                f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
+                ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
+            )
+        changes[memory.shard_path(name)] = data
+    for path in changes:
+        refuse_symlink(path, memory.root)
+    if changes:
+        journal.commit(memory.config.memory_dir, changes, memory.journal_path)
+    for name in texts:
+        memory._summaries.pop(name, None)
+    write_index(memory)
+    return tuple(texts)
