@@ -192,14 +192,6 @@ CASES = [
         id="index-stale",
     ),
     pytest.param(
-        lambda root: _lh("config", "set", "memory.indexTokenBudget", "100")(root) or _lh("memory", "index")(root),
-        "index",
-        "fail",
-        f"{MEMORY}/INDEX.md is …",
-        "shorten shard descriptions in .agents/lh.toml, or lh config set memory.indexTokenBudget N",
-        id="index-over-budget",
-    ),
-    pytest.param(
         lambda root: (
             _lh("config", "set", "memory.tokenBudget", "100")(root)
             or _lh("memory", "put", "insights", "word " * 90)(root)
