@@ -31,10 +31,11 @@ from pathlib import Path
 import tiktoken
 
 REPO = Path(__file__).resolve().parent.parent
-WORDS = (
-    "lock timeout windows runner cache shard index retry flaky test build deploy staging token budget"
-    " merge branch config schema hook session import export digest archive journal fsync rename"
-).split()
+WORDS = [
+    *("lock", "timeout", "windows", "runner", "cache", "shard", "index", "retry", "flaky", "test"),
+    *("build", "deploy", "staging", "token", "budget", "merge", "branch", "config", "schema", "hook"),
+    *("session", "import", "export", "digest", "archive", "journal", "fsync", "rename"),
+]
 COUNT = 40
 
 
@@ -57,8 +58,8 @@ def designed(short: bool, rng: random.Random) -> list[str]:
 def found(short: bool) -> list[str]:
     paragraphs: list[str] = []
     for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
-        for block in path.read_text("utf-8").split("\n\n"):
-            block = block.strip()
+        for part in path.read_text("utf-8").split("\n\n"):
+            block = part.strip()
             if len(block) < 80 or block.startswith(("#", "|", "```", "<!--")) or "lh:entry" in block:
                 continue
             paragraphs.append(re.split(r"(?<=[.:;])\s", block, maxsplit=1)[0] if short else block)

@@ -104,7 +104,10 @@ def test_status_and_index_count_prose(deploys: Path) -> None:
     assert 0 < row["prose_tokens"] < row["tokens"]
     assert lh("memory", "index", cwd=deploys).returncode == 0
     index = (deploys / MEMORY / "INDEX.md").read_text(encoding="utf-8")
-    assert f"- **deploys** (2 entries, {row['tokens']} tokens, {row['prose_tokens']} outside entries): How we ship." in index
+    assert (
+        f"- **deploys** (2 entries, {row['tokens']} tokens, {row['prose_tokens']} outside entries): How we ship."
+        in index
+    )
 
 
 def test_the_figure_is_what_get_prints(deploys: Path) -> None:
@@ -159,7 +162,9 @@ def test_adopt_keeps_every_character_in_place(deploys: Path) -> None:
         f"adopted .agents/memory/deploys.md:12 as {b}: blue/green on Fridays\n"
         f"adopted .agents/memory/deploys.md:15 as {c}: Database\n"
     )
-    assert (deploys / MEMORY / "deploys.md").read_text(encoding="utf-8") == f"""\
+    assert (
+        (deploys / MEMORY / "deploys.md").read_text(encoding="utf-8")
+        == f"""\
 # deploys
 
 How we ship.
@@ -194,6 +199,7 @@ make deploy
 Digest of old notes.
 <!-- /lh:entry id="bbb222" -->
 """
+    )
     before = (deploys / MEMORY / "deploys.md").read_bytes()
     again = lh("memory", "adopt", cwd=deploys, env=EPOCH)
     assert (again.returncode, again.stdout, again.stderr) == (0, "no loose prose to adopt\n", "")
@@ -228,8 +234,9 @@ def test_adopt_refuses_a_block_holding_a_credential(deploys: Path) -> None:
     assert done.returncode == 1
     assert done.stdout == f"adopted .agents/memory/quirks.md:5 as {key}: The mirror is slow on Mondays.\n"
     assert done.stderr == (
-        "refused: .agents/memory/quirks.md:7: the text looks like an AWS access key ID (AKIA********, rule aws-access-key-id);"
-        ' left as prose: remove it, then run "lh memory adopt" again\n'
+        "refused: .agents/memory/quirks.md:7: the text looks like an AWS access key ID"
+        " (AKIA********, rule aws-access-key-id); left as prose:"
+        ' remove it, then run "lh memory adopt" again\n'
     )
     assert secret not in done.stdout + done.stderr
     text = path.read_text(encoding="utf-8")
@@ -266,7 +273,8 @@ def test_unlisted_shard_fails_doctor_and_init_force_names_it(tmp_path: Path) -> 
     check = next(c for c in doctor["checks"] if c["id"] == "unlisted")
     assert (check["status"], check["message"]) == (
         "fail",
-        '.agents/memory/deploys.md is not a shard in .agents/lh.toml: lh config set memory.shards.deploys "How we ship."',
+        ".agents/memory/deploys.md is not a shard in .agents/lh.toml:"
+        ' lh config set memory.shards.deploys "How we ship."',
     )
     assert lh("doctor", cwd=root).returncode == 1
     assert lh("config", "set", "memory.shards.deploys", "How we ship.", cwd=root).returncode == 0

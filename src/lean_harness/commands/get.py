@@ -57,9 +57,7 @@ def run(args: argparse.Namespace) -> int:
         text, findings = mask_entry(entry)
         block = view.entry_block(entry, text, ids=args.ids)
         printed.append((entry.line, block))
-        rows.append(
-            {"id": entry.id, "shard": name, "created": entry.created, "tags": list(entry.tags), "text": text}
-        )
+        rows.append({"id": entry.id, "shard": name, "created": entry.created, "tags": list(entry.tags), "text": text})
         warnings += [
             f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
             for f in findings

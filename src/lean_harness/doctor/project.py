@@ -334,8 +334,7 @@ def prose(p: Project) -> Verdict:
             spans = [f"{a}" if a == b else f"{a}-{b}" for a, b in summary.prose_lines]
             lines = ("line " if spans == [spans[0]] and "-" not in spans[0] else "lines ") + ", ".join(spans)
             found.append(
-                f"{memory.shown(memory.shard_path(name))}: {summary.prose_tokens} tokens outside entries"
-                f" ({lines})"
+                f"{memory.shown(memory.shard_path(name))}: {summary.prose_tokens} tokens outside entries ({lines})"
             )
     if found:
         first, *rest = found
@@ -356,7 +355,9 @@ def unlisted(p: Project) -> Verdict:
     ]
     if found:
         first, *rest = found
-        return Verdict("fail", first, "add each to the config as shown, or move the file out of the folder", tuple(rest))
+        return Verdict(
+            "fail", first, "add each to the config as shown, or move the file out of the folder", tuple(rest)
+        )
     return Verdict("ok", "every shard file is in the config")
 
 

@@ -64,9 +64,7 @@ def adopt(memory: Memory, shards: Sequence[str] = ()) -> AdoptResult:
     return AdoptResult(tuple(adopted), tuple(refused), written)
 
 
-def _adopt_shard(
-    name: str, shard: Shard, text: str, created: str, shown: str
-) -> tuple[str, list[Adopted], list[str]]:
+def _adopt_shard(name: str, shard: Shard, text: str, created: str, shown: str) -> tuple[str, list[Adopted], list[str]]:
     lines = split_lines(text)
     taken = {e.id for e in shard.entries}
     spans: list[tuple[int, int, Entry]] = []
@@ -80,7 +78,7 @@ def _adopt_shard(
             continue
         found = rules.credential(checked)
         if found is not None:
-            what, finding = found
+            _, finding = found
             line = block.line + finding.line - 1
             problems.append(
                 f"{shown}:{line}: {rules.describe('the text', finding)}; left as prose:"

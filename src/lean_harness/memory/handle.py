@@ -167,7 +167,7 @@ class Memory:
 
     @contextmanager
     def writing(self, timeout: float | None = None) -> Iterator[None]:
-        """Hold the project's write lock (waiting at most `timeout` s); the token cache is appended to before it is let go."""
+        """Hold the write lock (waiting at most `timeout` s); the token cache is appended to before it is let go."""
         self.check_dir()
         refuse_symlink(self.index_path, self.root)  # before any write, not after the shard's
         # Files lh writes are recorded as its own, so the prompt hook does not report them back.
