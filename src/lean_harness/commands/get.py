@@ -57,7 +57,16 @@ def run(args: argparse.Namespace) -> int:
         text, findings = mask_entry(entry)
         block = view.entry_block(entry, text, ids=args.ids)
         printed.append((entry.line, block))
-        rows.append({"id": entry.id, "shard": name, "created": entry.created, "tags": list(entry.tags), "text": text})
+        rows.append(
+            {
+                "id": entry.id,
+                "shard": name,
+                "created": entry.created,
+                "tags": list(entry.tags),
+                "tokens": 0,
+                "text": text,
+            }
+        )
         warnings += [
             f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
             for f in findings
@@ -66,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     for item in loose:
         text, findings = mask_text(item.text)
         printed.append((item.line, view.prose_block(item, text)))
-        prose_rows.append({"line": item.line, "end": item.end, "text": text})
+        prose_rows.append({"line": item.line, "end": item.end, "tokens": 0, "text": text})
         warnings += [
             f"{shown}:{item.line + f.line - 1}: prose holds what looks like {f.description} (masked here)"
             for f in findings
@@ -74,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     printed.sort(key=lambda pair: pair[0])
     with memory.reading():
         counts = view.costs([block for _, block in printed], memory.counter.counts)
+    cost = {line: n for (line, _), n in zip(printed, counts, strict=True)}
+    for row, entry in zip(rows, entries, strict=True):
+        row["tokens"] = cost[entry.line]
+    for row, item in zip(prose_rows, loose, strict=True):
+        row["tokens"] = cost[item.line]
     if args.json:
         emit(
             "memory get",

@@ -31,7 +31,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps
 from lean_harness.memory import compact as planner
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal, rules
+from lean_harness.memory import journal, rules, view
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_secrets
@@ -77,7 +77,11 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
     with memory.reading() if dry_run else memory.writing():
         shards = {name: _shard(memory, name) for name in memory.config.shard_names}
         inputs = [
-            planner.ShardInput(name, shard.entries, tuple(memory.counter.counts([e.text for e in shard.entries])))
+            planner.ShardInput(
+                name,
+                shard.entries,
+                tuple(view.costs([view.entry_block(e) for e in shard.entries], memory.counter.counts)),
+            )
             for name, shard in shards.items()
         ]
         config = memory.config

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, derive_id, title_of
 
 PIN_TAG = "pinned"
@@ -216,7 +217,10 @@ class _Growth:
         self.size = 0
         self.lines = 0
         self.keys: set[str] = set()
-        self.intro = counts([_intro(2, "2026-01-01T00:00:00Z", "2026-12-31T00:00:00Z", "0123456789ab", 0)])[0] + 1
+        intro = _intro(2, "2026-01-01T00:00:00Z", "2026-12-31T00:00:00Z", "0123456789ab", 0)
+        # As get prints a digest (adr/0016): its id, day and tags, then the text.
+        sample = Entry("0123456789ab", "2026-12-31T00:00:00Z", intro, (DIGEST_TAG,), (("sources", ""),))
+        self.intro = view.costs([view.entry_block(sample)], counts)[0] + 1
 
     def add(self, index: int) -> None:
         entry = self.shard.entries[index]
@@ -279,4 +283,5 @@ def _digest(
     if allowed:
         extra.append(("allow-secret", ",".join(allowed)))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
-    return Digest(shard.name, entry, tuple(sources), before, counts([text])[0], dropped)
+    printed = view.costs([view.entry_block(entry)], counts)[0]  # what get prints for it (adr/0016)
+    return Digest(shard.name, entry, tuple(sources), before, printed, dropped)
