@@ -218,7 +218,7 @@ class _Growth:
         self.lines = 0
         self.keys: set[str] = set()
         intro = _intro(2, "2026-01-01T00:00:00Z", "2026-12-31T00:00:00Z", "0123456789ab", 0)
-        # As get prints a digest (adr/0016): its id, day and tags, then the text.
+        # As get prints a digest (adr/0017): its id, day and tags, then the text.
         sample = Entry("0123456789ab", "2026-12-31T00:00:00Z", intro, (DIGEST_TAG,), (("sources", ""),))
         self.intro = view.costs([view.entry_block(sample)], counts)[0] + 1
 
@@ -283,5 +283,5 @@ def _digest(
     if allowed:
         extra.append(("allow-secret", ",".join(allowed)))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
-    printed = view.costs([view.entry_block(entry)], counts)[0]  # what get prints for it (adr/0016)
+    printed = view.costs([view.entry_block(entry)], counts)[0]  # what get prints for it (adr/0017)
     return Digest(shard.name, entry, tuple(sources), before, printed, dropped)

@@ -12,7 +12,7 @@ else outside entries is loose, whatever wrote it.
 Blocks: blank lines separate paragraphs; a paragraph that starts with a heading opens a section
 that takes in the paragraphs after it up to the next heading or entry; blank lines inside a
 fenced code block (``` or ~~~) do not split it. Each block keeps the line of the file it
-starts on (adr/0016-prose-and-reading-costs.md).
+starts on (adr/0017-prose-and-reading-costs.md).
 """
 
 from __future__ import annotations

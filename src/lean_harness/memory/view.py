@@ -7,7 +7,7 @@ tags, then its text. The id is printed only where a command needs it (a digest's
 found again. Blocks are separated by a blank line.
 
 The token figures lh reports for a shard are the sums of `cost` over these same blocks, so
-they are what an agent pays to read it with `get` (adr/0016-prose-and-reading-costs.md).
+they are what an agent pays to read it with `get` (adr/0017-prose-and-reading-costs.md).
 """
 
 from __future__ import annotations
