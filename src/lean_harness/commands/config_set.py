@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from lean_harness.commands import project_root
 from lean_harness.errors import LhError
@@ -37,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
         raise LhError("\n".join(f"{shown}: {line}; file not changed" for line in problems))
     write_text(path, config.render(updated))
     print(f"set {args.key} in {shown}")
+    _refresh_index(root)
     return 0
 
 
@@ -52,3 +55,18 @@ def _refuse_credentials(key: str, value: str, shown: str) -> None:
             raise Refused(
                 f"refused: {shown}: {what} looks like {f.description} ({f.preview}, rule {f.rule}); file not changed"
             )
+
+
+def _refresh_index(root: Path) -> None:
+    # Budgets, shards and descriptions are shown in INDEX.md: keep it what the config makes it.
+    from lean_harness import config
+    from lean_harness.memory.handle import open_memory
+    from lean_harness.memory.status import write_index
+
+    try:
+        memory = open_memory(config.load(root))
+        if memory.config.memory_dir.is_dir():
+            with memory.writing():
+                write_index(memory)
+    except LhError as error:
+        print(f'warning: INDEX.md was not regenerated: {error.message}; run "lh memory index"', file=sys.stderr)

@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="X",
         help="drop entries scoring below X (default 0.35; 1.0 is every query word matched once)",
     )
+    parser.add_argument("--ids", action="store_true", help="print every entry's id (to update it with put --id)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
@@ -39,50 +40,75 @@ def run(args: argparse.Namespace) -> int:
     if args.shard is None:
         raise LhError('name a shard or a query: lh memory get SHARD, or lh memory get --query "words"')
     from lean_harness.injection import neutralise
-    from lean_harness.memory.leaks import mask_entry
+    from lean_harness.memory import prose, view
+    from lean_harness.memory.leaks import mask_entry, mask_text
+    from lean_harness.memory.shard import parse
 
     memory = open_memory()
     memory.check_dir()
     name = memory.check_shard(args.shard)
-    with memory.reading():
-        entries = memory.entries(name)
-        counts = memory.counter.counts([e.text for e in entries])
-        cited = _cited(memory, [(name, e.id, e.attr("refs") or "") for e in entries])
     shown = memory.shown(memory.shard_path(name))
-    texts, warnings = [], []
+    with memory.reading():
+        shard = parse(memory.read_shard(name)[0], shown)
+        cited = _cited(memory, [(name, e.id, e.attr("refs") or "") for e in shard.entries])
+    entries, loose = shard.entries, prose.blocks(shard)
+    printed: list[tuple[int, str]] = []
+    rows: list[dict[str, object]] = []
+    warnings: list[str] = []
     for entry in entries:
         text, findings = mask_entry(entry)
-        texts.append(neutralise(text))
+        block = view.entry_block(entry, neutralise(text), ids=args.ids)
+        mark = _stale_mark(cited.get((name, entry.id)))
+        if mark:
+            header, _, body = block.partition("\n")
+            block = f"{header}{mark}\n{body}"
+        printed.append((entry.line, block))
+        rows.append(
+            {
+                "id": entry.id,
+                "shard": name,
+                "created": entry.created,
+                "tags": list(entry.tags),
+                "tokens": 0,
+                "text": neutralise(text),
+                **_evidence_json(cited.get((name, entry.id))),
+            }
+        )
         warnings += [
             f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
             for f in findings
         ]
-    if args.json:
-        rows = [
-            {
-                "id": e.id,
-                "shard": name,
-                "created": e.created,
-                "tags": list(e.tags),
-                "tokens": n,
-                "text": t,
-                **_evidence_json(cited.get((name, e.id))),
-            }
-            for e, n, t in zip(entries, counts, texts, strict=True)
+    prose_rows: list[dict[str, object]] = []
+    for item in loose:
+        text, findings = mask_text(item.text)
+        text = neutralise(text)
+        printed.append((item.line, view.prose_block(item, text)))
+        prose_rows.append({"line": item.line, "end": item.end, "tokens": 0, "text": text})
+        warnings += [
+            f"{shown}:{item.line + f.line - 1}: prose holds what looks like {f.description} (masked here)"
+            for f in findings
         ]
-        emit("memory get", {"shard": name, "entries": rows, "total_tokens": sum(counts)}, warnings)
+    printed.sort(key=lambda pair: pair[0])
+    with memory.reading():
+        counts = view.costs([block for _, block in printed], memory.counter.counts)
+    cost = {line: n for (line, _), n in zip(printed, counts, strict=True)}
+    for row, entry in zip(rows, entries, strict=True):
+        row["tokens"] = cost[entry.line]
+    for row, item in zip(prose_rows, loose, strict=True):
+        row["tokens"] = cost[item.line]
+    if args.json:
+        emit(
+            "memory get",
+            {"shard": name, "entries": rows, "prose": prose_rows, "total_tokens": sum(counts)},
+            warnings,
+        )
         return 0
     for line in warnings[:1]:
         more = f" and {len(warnings) - 1} more" if len(warnings) > 1 else ""
         print(f'warning: {line}{more}; run "lh memory scan"', file=sys.stderr)
-    if not entries:
+    if not printed:
         print(f"{name}: no entries")
-    for number, (entry, text) in enumerate(zip(entries, texts, strict=True)):
-        tags = "".join(f" #{t}" for t in entry.tags)
-        print(
-            ("\n" if number else "") + f"[{entry.id}] {entry.created}{tags}{_stale_mark(cited.get((name, entry.id)))}"
-        )
-        print(text)
+    sys.stdout.write(view.page([block for _, block in printed]))
     return 0
 
 
@@ -105,8 +131,9 @@ def _query(args: argparse.Namespace) -> int:
     cited = _cited(memory, [(r.shard, r.id, r.refs) for r in answer.results])
     masked = [r for r in answer.results if r.masked]
     warnings = [
-        f"{memory.shown(memory.shard_path(r.shard))}: entry {r.id} holds what looks like a credential (masked here);"
-        ' run "lh memory scan"'
+        f"{memory.shown(memory.shard_path(r.shard))}"
+        + (f": entry {r.id}" if r.id else f":{r.line}: prose")
+        + ' holds what looks like a credential (masked here); run "lh memory scan"'
         for r in masked
     ]
     if args.json:
@@ -122,6 +149,7 @@ def _query(args: argparse.Namespace) -> int:
                 "cut": r.cut,
                 "matched": list(r.matched),
                 **_evidence_json(cited.get((r.shard, r.id))),
+                **({"line": r.line} if not r.id else {}),
             }
             for r in answer.results
         ]
@@ -133,6 +161,11 @@ def _query(args: argparse.Namespace) -> int:
         print(_nothing(answer.nearest, min_score))
     for number, r in enumerate(answer.results):
         tags = "".join(f" #{t}" for t in r.tags)
+        if not r.id:  # loose prose: named by file and line (memory/prose.py)
+            where = f"{memory.shown(memory.shard_path(r.shard))}:{r.line}"
+            print(("\n" if number else "") + f"[{where}, not an entry] score {r.score:.2f}, {r.tokens} tokens")
+            print(r.text)
+            continue
         print(
             ("\n" if number else "")
             + f"[{r.shard}/{r.id}] score {r.score:.2f}, {r.tokens} tokens, {r.created[:10]}{tags}"

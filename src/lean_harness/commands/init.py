@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from lean_harness.commands import emit
@@ -47,8 +48,11 @@ def run(args: argparse.Namespace) -> int:
                 "updated": list(result.updated),
                 "pointer": [{"path": p.path, "action": p.action} for p in pointed],
             },
+            [f"{line} (not in the config: status, INDEX.md and queries leave it out)" for line in result.unlisted],
         )
         return 0
+    for line in result.unlisted:
+        print(f"warning: {line} (not in the config: status, INDEX.md and queries leave it out)", file=sys.stderr)
     if not result.created and not result.updated and not pointed:
         print("lean-harness is already set up here; nothing changed")
         return 0

@@ -31,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
                         "path": s.path,
                         "entries": s.entries,
                         "tokens": s.tokens,
+                        "prose_tokens": s.prose_tokens,
+                        "prose_lines": [list(pair) for pair in s.prose_lines],
                     }
                     for s in result.shards
                 ],
@@ -54,16 +56,19 @@ def run(args: argparse.Namespace) -> int:
 
 def print_status(result: Any) -> None:
     width = max([len(s.name) for s in result.shards] + [5])
-    print(f"{'shard':<{width}}  {'entries':>7}  {'tokens':>7}")
+    print(f"{'shard':<{width}}  {'entries':>7}  {'tokens':>7}  {'prose':>7}")
     for shard in result.shards:
-        print(f"{shard.name:<{width}}  {shard.entries:>7}  {shard.tokens:>7}")
+        print(f"{shard.name:<{width}}  {shard.entries:>7}  {shard.tokens:>7}  {shard.prose_tokens:>7}")
     totals = result.totals
+    prose = sum(s.prose_tokens for s in result.shards)
     print(
-        f"{'total':<{width}}  {sum(s.entries for s in result.shards):>7}  {totals.tokens:>7}"
+        f"{'total':<{width}}  {sum(s.entries for s in result.shards):>7}  {totals.tokens:>7}  {prose:>7}"
         f"  of {totals.budget} ({totals.percent}%; compaction above {totals.compact_at_percent}%)"
     )
+    if prose:
+        print('prose: tokens of text outside entries (counted in tokens); "lh memory adopt" makes it entries')
     fresh = "fresh" if result.index_fresh else 'stale: run "lh memory index"'
     print(f"index: {result.index_path}, {result.index_tokens} of {result.index_budget} tokens, {fresh}")
-    print(f"token counts: {result.label}")
+    print(f"token counts: {result.label}, of what lh memory get prints")
     if totals.compaction_due:
         print('compaction is due: run "lh memory compact"')

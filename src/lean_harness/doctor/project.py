@@ -354,6 +354,46 @@ def journal(p: Project) -> Verdict:
     return Verdict("ok", "no unfinished write")
 
 
+def prose(p: Project) -> Verdict:
+    """Text outside entries is named by shard and lines, with how to adopt it."""
+    skipped = _skip_without_shards(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    memory = p.memory
+    found: list[str] = []
+    for name in memory.config.shard_names:
+        summary = memory.summary(name)
+        if summary.prose_lines:
+            spans = [f"{a}" if a == b else f"{a}-{b}" for a, b in summary.prose_lines]
+            lines = ("line " if spans == [spans[0]] and "-" not in spans[0] else "lines ") + ", ".join(spans)
+            found.append(
+                f"{memory.shown(memory.shard_path(name))}: {summary.prose_tokens} tokens outside entries ({lines})"
+            )
+    if found:
+        first, *rest = found
+        return Verdict("warn", first, "lh memory adopt SHARD (makes each block an entry, text unchanged)", tuple(rest))
+    return Verdict("ok", "no text outside entries")
+
+
+def unlisted(p: Project) -> Verdict:
+    """Every shard file in the memory folder is named in the config."""
+    skipped = _skip_without_config(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    from lean_harness.memory.status import unlisted_shards
+
+    found = [
+        f"{p.shown(path)} is not a shard in {p.memory.config.shown_path}: {fix}"
+        for path, fix in unlisted_shards(p.memory.config)
+    ]
+    if found:
+        first, *rest = found
+        return Verdict(
+            "fail", first, "add each to the config as shown, or move the file out of the folder", tuple(rest)
+        )
+    return Verdict("ok", "every shard file is in the config")
+
+
 def _entries(count: int) -> str:
     return "1 entry" if count == 1 else f"{count} entries"
 
@@ -362,6 +402,8 @@ CHECKS: tuple[Check[Project], ...] = (
     config,
     memory_dir,
     shards,
+    unlisted,
+    prose,
     index,
     budget,
     secrets,

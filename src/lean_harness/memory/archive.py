@@ -31,7 +31,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import compact as planner
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal, rules
+from lean_harness.memory import journal, rules, view
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
@@ -78,7 +78,11 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
     with memory.reading() if dry_run else memory.writing():
         shards = {name: _shard(memory, name) for name in memory.config.shard_names}
         inputs = [
-            planner.ShardInput(name, shard.entries, tuple(memory.counter.counts([e.text for e in shard.entries])))
+            planner.ShardInput(
+                name,
+                shard.entries,
+                tuple(view.costs([view.entry_block(e) for e in shard.entries], memory.counter.counts)),
+            )
             for name, shard in shards.items()
         ]
         config = memory.config
@@ -227,7 +231,7 @@ def _blank(text: str) -> bool:
 
 def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None, Summary | None, str]:
     data = render(shard, close_id=True).encode("utf-8")
-    summary, ids = summarize(name, hashlib.sha256(data).hexdigest(), list(shard.entries), memory.counter)
+    summary, ids = summarize(name, hashlib.sha256(data).hexdigest(), shard, memory.counter)
     return data, summary, ids
 
 

@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, written
 
 PIN_TAG = "pinned"
@@ -309,7 +310,10 @@ class _Group:
         self.sources = 0
         self.lines = 0
         self.keys: set[str] = set()
-        self.intro = counts([_intro(2, "2026-01-01T00:00:00Z", "2026-12-31T00:00:00Z", "0123456789ab", 0)])[0] + 1
+        intro = _intro(2, "2026-01-01T00:00:00Z", "2026-12-31T00:00:00Z", "0123456789ab", 0)
+        # As get prints a digest (adr/0020): its id, day and tags, then the text.
+        sample = Entry("0123456789ab", "2026-12-31T00:00:00Z", intro, (DIGEST_TAG,), (("sources", ""),))
+        self.intro = view.costs([view.entry_block(sample)], counts)[0] + 1
 
     def add(self, index: int, *, force: bool) -> bool:
         """Take the entry at `index` when merging it saves tokens (or `force`); whether it was taken."""
@@ -384,7 +388,8 @@ def _digest(
     # A digest cites what its sources cited, so it is stale when one of them would be (adr/0017).
     extra += _gathered(sources, set(ids))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
-    return Digest(shard.name, entry, tuple(sources), before, counts([text])[0], dropped)
+    printed = view.costs([view.entry_block(entry)], counts)[0]  # what get prints for it (adr/0020)
+    return Digest(shard.name, entry, tuple(sources), before, printed, dropped)
 
 
 def _gathered(sources: Sequence[Entry], inside: set[str]) -> list[tuple[str, str]]:

@@ -179,12 +179,12 @@ class Memory:
         return list(self.summary(name).repeated)
 
     @contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold the project's write lock; the token cache is appended to before it is let go."""
+    def writing(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the write lock (waiting at most `timeout` s); the token cache is appended to before it is let go."""
         self.check_dir()
         refuse_symlink(self.index_path, self.root)  # before any write, not after the shard's
         # Files lh writes are recorded as its own, so the prompt hook does not report them back.
-        with self._lock(shared=False), hooks.lh_writes(self.config.memory_dir, self.config.cache_dir):
+        with self._lock(shared=False, timeout=timeout), hooks.lh_writes(self.config.memory_dir, self.config.cache_dir):
             self._summaries.clear()
             remove_stale_temps(self.config.memory_dir)
             yield
@@ -201,10 +201,10 @@ class Memory:
             self.counter.save()  # counts made while reading are kept, appended under the lock
 
     @contextmanager
-    def _lock(self, shared: bool) -> Iterator[None]:
+    def _lock(self, shared: bool, timeout: float | None = None) -> Iterator[None]:
         lock_path = self.config.cache_dir / "lh" / "write.lock"
         refuse_symlink(lock_path, self.root)  # every cache folder on the way, and the lock itself
-        with locked(lock_path, self.shown(lock_path), shared=shared):
+        with locked(lock_path, self.shown(lock_path), timeout, shared=shared):
             self._locked = True
             try:
                 # A compaction killed after its commit point is finished before anything is read

@@ -59,14 +59,17 @@ def render(
     pending: int = 0,
     stale: int = 0,
 ) -> IndexText:
-    """INDEX.md text for the shards (name, description) in order, within `budget` tokens."""
+    """INDEX.md text for the shards (name, description) in order, within `budget` tokens.
+
+    When the full list of shards does not fit, it degrades until it does: descriptions go, then
+    the shards share one line, then only their number is given. The last form fits the schema's
+    smallest budget (100 tokens) whatever the config holds; the newest titles fill what is left.
+    """
+    top = [HEADER, "", GENERATED, ""]
     lines = [
-        HEADER,
-        "",
-        GENERATED,
-        "",
         f"Memory: {totals.tokens} of {totals.budget} tokens ({totals.percent}%);"
-        f" compaction is due above {totals.compact_at_percent}%. Token counts: {label}, entry text.",
+        f" compaction is due above {totals.compact_at_percent}%. Token counts: {label}, of what"
+        " `lh memory get` prints.",
     ]
     if totals.compaction_due:
         lines.append("Over the compaction threshold: run `lh memory compact`.")
@@ -74,17 +77,18 @@ def render(
         lines.append(f"{pending} pending note(s) wait for `lh memory consolidate`.")
     if stale:
         lines.append(stale_line(stale))
-    lines += ["", "## Shards", ""]
-    for name, description in shards:
-        summary = summaries[name]
-        entries = "1 entry" if summary.count == 1 else f"{summary.count} entries"
-        lines.append(f"- **{name}** ({entries}, {summary.tokens} tokens): {neutralise(description)}")
-    lines += [
+    pull = [
         "",
         "Pull only what the task needs: `lh memory get SHARD` prints a shard;"
         ' `lh memory get --query "words"` prints the entries that match.',
     ]
-    head = "\n".join(lines) + "\n"
+    head = ""
+    for form in _FORMS:
+        head = "\n".join(top + lines + form(shards, summaries) + pull) + "\n"
+        if count_tokens(head) <= budget:
+            break
+    else:
+        head = "\n".join(top) + "\n" + _least(shards, summaries, totals, pending) + "\n"
     used = count_tokens(head)
     newest = _newest(summaries)
     if not newest or used >= budget:
@@ -106,6 +110,44 @@ def render(
             return IndexText(text, tokens, len(chosen))
         chosen.pop()
     return IndexText(head, count_tokens(head), 0)
+
+
+def _shard_lines(shards: Sequence[tuple[str, str]], summaries: dict[str, Summary]) -> list[str]:
+    return ["", "## Shards", "", *(f"- {_figures(name, summaries[name])}: {neutralise(text)}" for name, text in shards)]
+
+
+def _bare_lines(shards: Sequence[tuple[str, str]], summaries: dict[str, Summary]) -> list[str]:
+    return ["", "## Shards", "", *(f"- {_figures(name, summaries[name])}" for name, _ in shards)]
+
+
+def _one_line(shards: Sequence[tuple[str, str]], summaries: dict[str, Summary]) -> list[str]:
+    listed = ", ".join(f"{name} {summaries[name].count}/{summaries[name].tokens}" for name, _ in shards)
+    return ["", f"Shards (entries/tokens): {listed}."]
+
+
+def _least(shards: Sequence[tuple[str, str]], summaries: dict[str, Summary], totals: Totals, pending: int) -> str:
+    # The smallest form: under 100 tokens whatever the shard count, names or figures.
+    loose = sum(summaries[name].prose_tokens for name, _ in shards)
+    text = f"Memory: {totals.tokens} of {totals.budget} tokens in {len(shards)} shards"
+    text += f", {loose} outside entries." if loose else "."
+    if totals.compaction_due:
+        text += " Run `lh memory compact`."
+    if pending:
+        text += f" {pending} notes pending: `lh memory consolidate`."
+    return text + ' Read: `lh memory status`, `lh memory get SHARD`, `lh memory get --query "words"`.'
+
+
+def _figures(name: str, summary: Summary) -> str:
+    entries = "1 entry" if summary.count == 1 else f"{summary.count} entries"
+    outside = f", {summary.prose_tokens} outside entries" if summary.prose_tokens else ""
+    return f"**{name}** ({entries}, {summary.tokens} tokens{outside})"
+
+
+_FORMS: tuple[Callable[[Sequence[tuple[str, str]], dict[str, Summary]], list[str]], ...] = (
+    _shard_lines,
+    _bare_lines,
+    _one_line,
+)
 
 
 def _newest(summaries: dict[str, Summary]) -> list[tuple[str, Newest]]:

@@ -35,6 +35,7 @@ class Result:
     masked: bool = False
     matched: tuple[str, ...] = ()  # the query's words this entry contains (directly or by a synonym)
     refs: str = ""  # the entry's refs attribute (memory/evidence.py)
+    line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ def _load_index(memory: Memory) -> search.Index:
     except (OSError, ValueError):
         pass  # a missing, stale or corrupt cache is rebuilt, never trusted
     docs = [doc for name in names for doc in _docs(memory, name)]
+    docs += _prose_docs(memory, names)
     index = search.Index.build(docs)
     try:
         write_atomic(path, key.encode() + index.to_bytes())
@@ -160,8 +162,43 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
 def _entry(memory: Memory, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
+    if key.startswith(PROSE_PREFIX):
+        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
     found = locate(texts[shard], key, memory.shown(memory.shard_path(shard)))
     return None if found is None else found[2]
+
+
+# --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
+# A block of prose is indexed under the id "@LINE" (no entry id starts with "@") and answered as
+# an entry-like value whose `line` is the block's first line and whose id is empty.
+PROSE_PREFIX = "@"
+
+
+def _prose_docs(memory: Memory, names: Sequence[str]) -> list[search.Doc]:
+    from lean_harness.memory import prose
+    from lean_harness.memory.shard import parse
+    from lean_harness.secret_scan import mask, scan
+
+    docs: list[search.Doc] = []
+    for name in names:
+        if not memory.summary(name).prose_lines:
+            continue
+        shard = parse(memory.read_shard(name)[0], memory.shown(memory.shard_path(name)))
+        for block in prose.blocks(shard):
+            findings = scan(block.text)  # the cache is no place for a flagged value, as for entries
+            text = mask(block.text, findings) if findings else block.text
+            docs.append(search.Doc(f"{PROSE_PREFIX}{block.line}", name, "", (), text))
+    return docs
+
+
+def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:
+    from lean_harness.memory import prose
+    from lean_harness.memory.shard import parse
+
+    for block in prose.blocks(parse(text, memory.shown(memory.shard_path(name)))):
+        if block.line == line:
+            return Entry("", "", block.text, line=line)
+    return None
 
 
 def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
@@ -179,9 +216,10 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
 
 
 def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
+    key, line = (hit.id, 0) if entry.id else ("", entry.line)
     refs = entry.attr("refs") or ""
     return Result(
-        hit.id,
+        key,
         hit.shard,
         round(hit.score, 4),
         tokens,
@@ -192,4 +230,5 @@ def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool,
         masked,
         hit.matched,
         refs,
+        line,
     )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from lean_harness.files import refuse_symlink, write_text
+from lean_harness.config import Config
+from lean_harness.errors import LhError
+from lean_harness.files import read_text, refuse_symlink, write_text
 from lean_harness.memory import index as index_md
-from lean_harness.memory.handle import Memory, header_re
+from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
 from lean_harness.memory.shard import parse, render, without_duplicates
 
 
@@ -20,6 +23,8 @@ class ShardStatus:
     entries: int
     tokens: int
     exists: bool
+    prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
+    prose_lines: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,8 @@ def status(memory: Memory) -> Status:
                     summary.count,
                     summary.tokens,
                     summary.exists,
+                    summary.prose_tokens,
+                    summary.prose_lines,
                 )
             )
         rendered = memory.render_index()
@@ -199,3 +206,34 @@ def status(memory: Memory) -> Status:
         memory.config.index_token_budget,
         fresh,
     )
+
+
+def unlisted_shards(config: Config) -> list[tuple[Path, str]]:
+    """Shard files in the memory folder that the config does not name, each with the command that adds it."""
+    from lean_harness.memory.prose import description
+    from lean_harness.memory.rules import SHARD_RE
+
+    folder = config.memory_dir
+    try:
+        paths = sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file())
+    except OSError:
+        return []
+    found: list[tuple[Path, str]] = []
+    for path in paths:
+        name = path.stem
+        if path.name == INDEX_NAME or name in config.shard_names:
+            continue
+        if not SHARD_RE.fullmatch(name):
+            found.append((path, "rename it to a shard name (lowercase letters, digits, '-') and add it to the config"))
+            continue
+        try:
+            said = description(read_text(path, config.root))
+        except (LhError, OSError):  # an unreadable file still needs naming; its description is optional
+            said = None
+        shown = said if said and _plain(said) else "DESCRIPTION"
+        found.append((path, f'lh config set memory.shards.{name} "{shown}"'))
+    return found
+
+
+def _plain(text: str) -> bool:
+    return len(text) <= 200 and not any(c in text for c in '"$`\\!')

@@ -1,7 +1,8 @@
 """Per-shard summaries: what INDEX.md and status need, cached by the shard's content hash.
 
-A summary holds a shard's entry count, token total and newest titles, in the order of writing
-(`shard.by_writing`: last write time, then position in the file). It lives in
+A summary holds a shard's entry count, token total (what `lh memory get SHARD` prints, loose prose
+included: memory/view.py), the tokens and lines of its loose prose, and its newest titles, in the
+order of writing (`shard.by_writing`: last write time, then position in the file). It lives in
 `<cacheDir>/lh/shards/<name>.json` beside `<name>.ids`, one line per entry: a short hash of the
 normalized text and the entry id, which lets a write find duplicates without parsing the shard.
 Both carry the SHA-256 of the shard bytes they describe and are rebuilt from the Markdown
@@ -18,11 +19,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness.files import write_atomic, write_text
-from lean_harness.memory.shard import Entry, by_writing, normalize_text, parse, written
+from lean_harness.memory import prose, view
+from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
 
 NEWEST_KEPT = 64
-_FORMAT = 4
+_FORMAT = 5
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class Summary:
     exact: bool = True
     repeated: tuple[str, ...] = ()  # ids stored more than once, as a union merge can leave them
     refs: tuple[tuple[str, str], ...] = ()  # (id, refs attribute) of each entry that cites files
+    prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
+    prose_lines: tuple[tuple[int, int], ...] = ()  # first and last line of each block of loose prose
 
 
 def text_key(text: str) -> str:
@@ -55,9 +59,17 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
 
 
-def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounter) -> tuple[Summary, str]:
+def entry_cost(entry: Entry, counter: TokenCounter) -> int:
+    """What one entry adds to its shard's figure: its tokens as `get` prints it."""
+    return view.costs([view.entry_block(entry)], counter.counts)[0]
+
+
+def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
     """A shard's summary and its ids listing, counting tokens through the cache."""
-    counts = counter.counts([e.text for e in entries])
+    entries = list(shard.entries)
+    loose = prose.blocks(shard)
+    counts = view.costs([view.entry_block(e) for e in entries], counter.counts)
+    prose_counts = view.costs([view.prose_block(b) for b in loose], counter.counts)
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
@@ -69,11 +81,13 @@ def summarize(name: str, sha256: str, entries: list[Entry], counter: TokenCounte
         name,
         sha256,
         len(entries),
-        sum(counts),
+        sum(counts) + sum(prose_counts),
         tuple(newest),
         exact=counter.exact,
         repeated=tuple(sorted(repeated)),
         refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
+        prose_tokens=sum(prose_counts),
+        prose_lines=tuple((b.line, b.end) for b in loose),
     )
     return summary, ids
 
@@ -176,6 +190,8 @@ class SummaryCache:
                 "repeated": list(summary.repeated),
                 "newest": [[n.written, n.id, n.title, n.position] for n in summary.newest],
                 "refs": [list(pair) for pair in summary.refs],
+                "prose_tokens": summary.prose_tokens,
+                "prose_lines": [list(pair) for pair in summary.prose_lines],
             }
             if ids is not None:
                 write_text(self.folder / f"{summary.name}.ids", f"{summary.sha256}\n{ids}")
@@ -203,6 +219,11 @@ class SummaryCache:
             isinstance(r, list) and len(r) == 2 and all(isinstance(v, str) for v in r) for r in refs
         ):
             return None
+        lines = record.get("prose_lines")
+        if not isinstance(lines, list) or not all(
+            isinstance(n, list) and len(n) == 2 and all(type(v) is int for v in n) for n in lines
+        ):
+            return None
         return record
 
 
@@ -211,7 +232,7 @@ def build(
 ) -> Summary:
     """Parse a shard's text, summarize it and remember the summary."""
     digest = hashlib.sha256(data).hexdigest()
-    summary, ids = summarize(name, digest, list(parse(text, shown).entries), counter)
+    summary, ids = summarize(name, digest, parse(text, shown), counter)
     cache.store(summary, path, ids)
     return summary
 
@@ -232,6 +253,8 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
     items = tuple(Newest(str(w), str(i), str(t), int(p)) for w, i, t, p in newest) if isinstance(newest, list) else ()
     count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
     refs = record.get("refs")
+    prose_tokens, prose_lines = record.get("prose_tokens"), record.get("prose_lines")
+    lines = tuple((int(a), int(b)) for a, b in prose_lines) if isinstance(prose_lines, list) else ()
     return Summary(
         name,
         str(record.get("sha256", "")),
@@ -240,4 +263,6 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
         items,
         repeated=tuple(str(r) for r in repeated) if isinstance(repeated, list) else (),
         refs=tuple((str(k), str(v)) for k, v in refs) if isinstance(refs, list) else (),
+        prose_tokens=prose_tokens if isinstance(prose_tokens, int) else 0,
+        prose_lines=lines,
     )

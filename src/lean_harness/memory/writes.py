@@ -32,7 +32,7 @@ from lean_harness.memory.shard import (
     without_duplicates,
 )
 from lean_harness.memory.status import write_index
-from lean_harness.memory.summary import Summary, summarize, text_key, with_entry
+from lean_harness.memory.summary import Summary, entry_cost, summarize, text_key, with_entry
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def put(
             entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
             newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
             new_text = existing[:start] + render_entry(entry, newline, close_id=True) + existing[end:]
-            replaced = memory.counter.count(old.text)
+            replaced = entry_cost(old, memory.counter)
             return _finish(memory, name, path, new_text, entry, before, ids, replaced)
         entry = Entry(derive_id(name, body, _Listed(ids)), now_utc(), body, clean_tags, extra)
         return _finish(memory, name, path, append_text(existing, entry, close_id=True), entry, before, ids, None)
@@ -194,7 +194,7 @@ def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, s
     shard, _ = without_duplicates(parse(text, memory.shown(memory.shard_path(name))))
     fixed = render(shard, close_id=True)
     digest = hashlib.sha256(fixed.encode("utf-8")).hexdigest()
-    summary, ids = summarize(name, digest, list(shard.entries), memory.counter)
+    summary, ids = summarize(name, digest, shard, memory.counter)
     return fixed, summary, ids
 
 
@@ -204,7 +204,7 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
         entry.id,
         name,
         "unchanged",
-        memory.counter.count(entry.text),
+        entry_cost(entry, memory.counter),
         summary.tokens,
         memory.totals(),
         memory.counter.label,
@@ -221,14 +221,17 @@ def _finish(
     ids: str,
     replaced: int | None,
 ) -> PutResult:
-    tokens = memory.counter.count(entry.text)
+    tokens = entry_cost(entry, memory.counter)
     data = new_text.encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
     position = None
     if replaced is not None:  # an update keeps its place; the ids listing is in file order
         position = next(n for n, line in enumerate(ids.splitlines()) if line.partition(" ")[2] == entry.id)
     summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced, position)
-    if replaced is None:
+    if replaced is not None and before.prose_lines:
+        # An entry rewritten in place may move the loose prose after it: count the shard again.
+        summary, ids = summarize(name, digest, parse(new_text, memory.shown(path)), memory.counter)
+    elif replaced is None:
         ids = ids + f"{text_key(entry.text)} {entry.id}\n"
     else:
         ids = "".join(
@@ -250,3 +253,31 @@ def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
             text, _ = memory.read_shard(other)
             if pattern.search(text):
                 raise LhError(f"entry {key} is in shard {other}, not {shard}; update it there or choose another --id")
+
+
+def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
+    """Write whole new shard texts in one all-or-nothing commit and regenerate INDEX.md.
+
+    The caller holds `memory.writing()` and has checked every new entry with memory/rules.py.
+    Returns the shards written.
+    """
+    if not memory._locked:
+        raise RuntimeError("replace_shards needs the write lock: call it inside memory.writing()")
+    changes: dict[Path, bytes | None] = {}
+    for name, text in texts.items():
+        data = text.encode("utf-8")
+        parse(data.decode("utf-8"), memory.shown(memory.shard_path(name)))  # never write what cannot be read back
+        if len(data) > MAX_SHARD_BYTES:
+            raise LhError(
+                f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
+                ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
+            )
+        changes[memory.shard_path(name)] = data
+    for path in changes:
+        refuse_symlink(path, memory.root)
+    if changes:
+        journal.commit(memory.config.memory_dir, changes, memory.journal_path)
+    for name in texts:
+        memory._summaries.pop(name, None)
+    write_index(memory)
+    return tuple(texts)

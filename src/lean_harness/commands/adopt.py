@@ -1,0 +1,32 @@
+"""`lh memory adopt`: make the loose prose of shards entries, in place, without changing its text."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lean_harness.commands import emit, open_memory
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `lh memory adopt`."""
+    parser.add_argument("shards", metavar="SHARD", nargs="*", help="the shards to adopt prose in (default: all)")
+    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lean_harness.memory.adopt import adopt
+
+    memory = open_memory()
+    result = adopt(memory, args.shards)
+    if args.json:
+        rows = [{"shard": a.shard, "line": a.line, "id": a.id, "title": a.title} for a in result.adopted]
+        emit("memory adopt", {"adopted": rows, "written": list(result.written)}, result.refused)
+        return 1 if result.refused else 0
+    for item in result.adopted:
+        print(f"adopted {memory.shown(memory.shard_path(item.shard))}:{item.line} as {item.id}: {item.title}")
+    for line in result.refused:
+        print(f"refused: {line}", file=sys.stderr)
+    if not result.adopted and not result.refused:
+        print("no loose prose to adopt")
+    return 1 if result.refused else 0
