@@ -98,18 +98,18 @@ def test_dry_run_prints_the_plan_and_writes_nothing(project: Path, capsys: pytes
     assert snapshot(project) == before
     key = derive_id("failures", "\n".join(["digest", *(e.id for e in old[:6])]))
     assert captured.out.splitlines() == [
-        "memory: 385 of 300 tokens (128%); compaction threshold 240, target 180 tokens",
-        f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 289 -> 118 tokens",
+        "memory: 449 of 350 tokens (128%); compaction threshold 280, target 210 tokens",
+        f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 337 -> 136 tokens",
         *(f"  {e.id} 2023-11-14 {e.title}" for e in old[:6]),
         "shard               entries              tokens",
-        "failures             8 -> 3          385 -> 214",
-        "total                                385 -> 214  (71% of the budget)",
+        "failures             8 -> 3          449 -> 248",
+        "total                                449 -> 248  (70% of the budget)",
         'dry run: nothing was written; "lh memory compact" does it',
     ]
     assert captured.err == (
-        "warning: memory stays at 214 tokens, above the target of 180: 2 newest or pinned entries hold 96 tokens"
-        " (memory.keepNewest, --pin); digests 118 (they keep the first line of each merged note); largest entries:"
-        f" failures/{key} 118 (digest), failures/{old[6].id} 48 (newest), failures/{old[7].id} 48 (newest)."
+        "warning: memory stays at 248 tokens, above the target of 210: 2 newest or pinned entries hold 112 tokens"
+        " (memory.keepNewest, --pin); digests 136 (they keep the first line of each merged note); largest entries:"
+        f" failures/{key} 136 (digest), failures/{old[6].id} 56 (newest), failures/{old[7].id} 56 (newest)."
         " Lower memory.keepNewest, unpin or shorten entries, or raise memory.tokenBudget\n"
     )
 
@@ -141,7 +141,7 @@ def test_a_real_run_merges_the_oldest_entries_of_the_largest_shard_first(
 
 
 def test_the_digest_keeps_first_lines_once_and_records_range_sources_and_archive(project: Path) -> None:
-    configure(125, 1)
+    configure(150, 1)
     detail = "\nseen on the nightly runner and on two laptops; the workaround is in the docs, with a test"
     sources = [
         entry("quirks", "tar on macOS lacks --wildcards" + detail, 1_700_000_000, tags="macos"),
@@ -192,7 +192,7 @@ def test_newest_and_pinned_entries_are_never_merged(project: Path, capsys: pytes
         assert after[key] == raw_before[key]
     assert captured.err.startswith("warning: memory stays at ")
     assert captured.err.endswith(
-        f" failures/{pinned.id} 11 (pinned). Lower memory.keepNewest, unpin or shorten entries, or raise"
+        f" failures/{pinned.id} 23 (pinned). Lower memory.keepNewest, unpin or shorten entries, or raise"
         " memory.tokenBudget\n"
     )
 
@@ -719,7 +719,13 @@ def test_one_line_notes_are_left_alone_and_the_command_says_why(
 ) -> None:
     configure(100, 1)
     written = [
-        entry("quirks", f"{w} quirk seen on runner {n} when the nightly job restarts", 1_700_000_000 + n)
+        entry(
+            "quirks",
+            f"{w} quirk seen on runner {n} when the nightly job restarts after the cache volume is remounted"
+            " read-only and the artifact upload step retries against the mirror in the other region, which"
+            " makes the job report success while the cache keeps its stale index until someone clears it by hand",
+            1_700_000_000 + n,
+        )
         for n, w in enumerate(WORDS)
     ]
     write_shard(project, "quirks", written)
@@ -740,7 +746,7 @@ def test_one_line_notes_are_left_alone_and_the_command_says_why(
 
 
 def test_expand_print_shows_the_originals_and_writes_nothing(project: Path) -> None:
-    configure(300, 2)
+    configure(450, 2)
     old = notes("failures", 8)
     write_shard(project, "failures", old)
     assert main(["memory", "compact"]) == 0
@@ -761,7 +767,7 @@ def test_expand_print_shows_the_originals_and_writes_nothing(project: Path) -> N
 def test_a_digest_carried_to_another_project_says_what_it_is_and_offers_no_expand(
     project: Path, tmp_path: Path
 ) -> None:
-    configure(300, 2)
+    configure(450, 2)
     write_shard(project, "failures", notes("failures", 8))
     assert main(["memory", "compact"]) == 0
     digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
