@@ -179,6 +179,10 @@ MULTILINGUAL = [
     "Ǆ titlecase ǅ and ǆ; Greek ΑΒΓ αβγ; Hangul 한국어",
     "digits in other scripts: ٣٤٥ ४५६ and fullwidth １２３",
     "line\u2028separator and\u0085next line",
+    # Letters newer than this Python's Unicode tables (CJK Extension H, Unicode 15): tiktoken
+    # splits them as letters, the standard re as punctuation.
+    "\U00031350:A",
+    "see \U00031350\U00031351:A and \U00031352 then",
 ]
 
 

@@ -161,9 +161,13 @@ class TokenCounter:
     def _count_pieces(self, text: str) -> int:
         # Byte-pair merging never crosses the pattern's pieces, so a text's count is the sum of
         # its pieces' counts; pieces seen before are looked up, and only a new piece needs ranks.
+        kind = _kind(text)
+        if kind == "tiktoken":
+            ranks = self._load_ranks()
+            return _count_with_tiktoken(ranks, [text])[0] if ranks is not None else estimate(text)
         pieces = self._piece_table()
         total = 0
-        for piece in _splitter(_kind(text)).findall(text.translate(_DIGITS)):
+        for piece in _splitter(kind).findall(text.translate(_DIGITS)):
             known = pieces.get(piece)
             if known is None:
                 ranks = self._load_ranks()
@@ -267,13 +271,20 @@ _compiled: dict[str, re.Pattern[str]] = {}
 
 
 def _kind(text: str) -> str:
-    """Which spelling of the pattern splits `text` exactly: "ascii", "unicode" or "regex"."""
+    """Which spelling of the pattern splits `text` exactly: "ascii", "unicode", "regex" or "tiktoken"."""
     if text.isascii():
         return "ascii"
+    from unicodedata import category
+
+    kind = "unicode"
     for char in set(text):
+        if category(char) == "Cn":
+            # Unassigned in this Python's Unicode tables, perhaps a letter in tiktoken's newer
+            # ones: no spelling of the pattern here is sure to split it as tiktoken does.
+            return "tiktoken"
         if "\x1c" <= char <= "\x1f" or (char.isnumeric() and not char.isdecimal()):
-            return "regex"
-    return "unicode"
+            kind = "regex"
+    return kind
 
 
 def _splitter(kind: str) -> re.Pattern[str]:
