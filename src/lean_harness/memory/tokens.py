@@ -24,7 +24,6 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
@@ -243,6 +242,7 @@ def load_ranks(cache_dir: Path) -> dict[bytes, int]:
 
 def _ranks_from_package() -> dict[bytes, int]:
     import base64
+    from importlib import resources  # imports tempfile and more: only when the ranks are read
 
     try:
         data = (resources.files("tiktoken_ext") / "data" / "cl100k_base.tiktoken").read_bytes()
