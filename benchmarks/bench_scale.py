@@ -407,6 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for number, size in enumerate(args.sizes):
             loads.append(os.getloadavg())
             results.append(measure(runner, work, size, args, smallest=number == 0))
+            log(report(results, repo, args, [*loads, os.getloadavg()]))  # so far, in case a later size is cut short
         loads.append(os.getloadavg())
     except BenchError as error:
         print(f"bench_scale: {error}", file=sys.stderr)
