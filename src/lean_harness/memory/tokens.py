@@ -10,7 +10,8 @@ A few short texts are counted piece by piece: the text is split with tiktoken's 
 pieces seen before are looked up in a piece cache, and only a new piece is merged, over a
 sorted rank table (`RankTable`, read in a millisecond, where the rank dict takes tens) with no
 tiktoken import and no encoder, so a note made of known words needs no ranks at all. Text with
-characters this Python's Unicode tables do not know goes through tiktoken itself. Many texts go through tiktoken's own encoder. Tests keep both equal.
+characters this Python's Unicode tables do not know goes through tiktoken itself. Many texts
+go through tiktoken's own encoder. Tests keep both equal.
 
 When no ranks are available offline the count is an estimate, UTF-8 bytes / 4, and every
 report says so (adr/0005-token-counts.md).
