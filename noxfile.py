@@ -1,4 +1,4 @@
-"""Development sessions: tests, lint, typecheck, clients (run all with `nox`)."""
+"""Development sessions: tests, slow, lint, typecheck, clients (run all with `nox`); bench on demand."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import nox
 
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "lint", "typecheck", "clients"]
+nox.options.sessions = ["tests", "slow", "lint", "typecheck", "clients"]
 nox.options.error_on_missing_interpreters = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
@@ -19,9 +19,23 @@ CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102", "@ope
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite against the installed package."""
+    """Run the test suite against the installed package, without the tests marked slow."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-m", "not slow", *session.posargs)
+
+
+@nox.session
+def slow(session: nox.Session) -> None:
+    """Run only the tests marked slow (many processes, kills at every step, large memories)."""
+    session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
+    session.run("pytest", "-m", "slow", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Time every per-turn command at 1k, 10k and 100k entries (minutes; not part of `nox`)."""
+    session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
+    session.run("python", "benchmarks/bench_scale.py", *session.posargs)
 
 
 @nox.session

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+from support import lh
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "lean_harness"
 OWNERS = {
@@ -48,3 +52,55 @@ def test_core_modules_do_not_import_the_cli(path: Path) -> None:
     if path.name in ("cli.py", "__main__.py"):
         return
     assert all(not module.startswith("lean_harness.cli") for module, _ in imports(path))
+
+
+# Modules that `lh memory put` and `lh memory get --query` must start without: the heavy
+# libraries, standard-library modules that only other paths need (shutil, tempfile: argparse
+# and importlib.resources pull them in unless told otherwise), and lean-harness modules of
+# other commands.
+NOT_ON_HOT_PATHS = (
+    "tiktoken",
+    "regex",
+    "jsonschema",
+    "tomli_w",
+    "shutil",
+    "tempfile",
+    "importlib.resources",
+    "lean_harness.memory.archive",
+    "lean_harness.memory.compact",
+    "lean_harness.memory.importing",
+    "lean_harness.memory.inbox",
+    "lean_harness.interop",
+    "lean_harness.doctor",
+    "lean_harness.schema",
+)
+PROBE = (
+    "import sys; from lean_harness.cli import main; code = main(sys.argv[1:]);"
+    " print(code, ' '.join(sorted(sys.modules)))"
+)
+
+
+def _modules_after(root: Path, *args: str) -> tuple[str, set[str]]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, "-C", str(root), *args], capture_output=True, text=True, check=False
+    )
+    code, _, names = result.stdout.splitlines()[-1].partition(" ")
+    return code, set(names.split())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("memory", "put", "failures", "the lock file stays after a crash"), id="put"),
+        pytest.param(("memory", "get", "--query", "lock file crash"), id="query"),
+    ],
+)
+def test_put_and_query_import_only_what_they_use(tmp_path: Path, args: tuple[str, ...]) -> None:
+    assert lh("init", cwd=tmp_path).returncode == 0
+    assert lh("memory", "put", "failures", "the lock file stays after a crash", cwd=tmp_path).returncode == 0
+    code, loaded = _modules_after(tmp_path, *args)
+    assert code == "0"
+    unwanted = sorted(m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in NOT_ON_HOT_PATHS))
+    assert unwanted == []
+    commands = sorted(m for m in loaded if m.startswith("lean_harness.commands."))
+    assert commands == [f"lean_harness.commands.{'put' if args[1] == 'put' else 'get'}"]

@@ -171,6 +171,7 @@ def _has_compact() -> bool:
 
 
 @POSIX_ONLY
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_no_acknowledged_entry(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

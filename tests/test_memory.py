@@ -315,3 +315,20 @@ def test_a_corrupt_cache_is_rebuilt_not_trusted(project: Path) -> None:
     seed = next(s for s in result.shards if s.name == "seed")
     assert seed.entries == 1
     assert seed.tokens == 13  # what get prints: "[YYYY-MM-DD]", the 4 tokens of text, a blank line
+
+
+def test_an_entry_that_quotes_another_entrys_id_does_not_hide_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    quoting = 'the deploy log printed id="k2" before the header of k2'
+    assert put("failures", quoting, "--id", "k1") == 0
+    assert put("failures", "k2: the deploy script retries three times", "--id", "k2") == 0
+    assert put("failures", "k2: the deploy script retries five times", "--id", "k2") == 0
+    capsys.readouterr()
+    assert main(["memory", "get", "--query", "deploy script retries", "--json"]) == 0
+    found = {r["id"]: r["text"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert found["k2"] == "k2: the deploy script retries five times"
+    assert [(e.id, e.text) for e in entries(project, "failures")] == [
+        ("k1", quoting),
+        ("k2", "k2: the deploy script retries five times"),
+    ]

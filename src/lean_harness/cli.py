@@ -197,9 +197,35 @@ def _chosen(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(path)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, sized without shutil (argparse imports it, and bz2 and lzma with it,
+    each time it makes a formatter, which it does for every argument it declares)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size finds it: $COLUMNS, standard output, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 def _parser(chosen: tuple[str, ...]) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     """The parser, and the parser of the chosen command (the top one when none is chosen)."""
-    parser = _Parser(prog="lh", description="lean-harness: a lean, file-only project memory for coding agents.")
+    parser = _Parser(
+        prog="lh",
+        description="lean-harness: a lean, file-only project memory for coding agents.",
+        formatter_class=_Formatter,
+    )
     parser.add_argument("--version", action="version", version=f"lh {__version__}")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     return parser, _add_level(parser, (), chosen)
@@ -210,12 +236,18 @@ def _add_level(
 ) -> argparse.ArgumentParser:
     leaf = parser
     title = f"{' '.join(prefix)} commands" if prefix else "commands"
-    children = parser.add_subparsers(title=title, metavar="ACTION" if prefix else "COMMAND")
+    # An explicit prog keeps argparse from measuring the terminal (and importing shutil) here.
+    prog = " ".join(("lh", *prefix))
+    children = parser.add_subparsers(title=title, metavar="ACTION" if prefix else "COMMAND", prog=prog)
     depth = len(prefix)
+    # With a whole command chosen, no list of the others will be shown: declare only its path.
+    complete = bool(chosen) and COMMANDS[chosen][1] is not None
     for path, (summary, module_name) in COMMANDS.items():
         if len(path) != depth + 1 or path[:depth] != prefix:
             continue
-        child = children.add_parser(path[-1], help=summary, description=summary)
+        if complete and path != chosen[: depth + 1]:
+            continue
+        child = children.add_parser(path[-1], help=summary, description=summary, formatter_class=_Formatter)
         if path != chosen[: depth + 1]:
             continue  # listed by name only: its arguments are declared when it is the one chosen
         if module_name is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -90,9 +91,7 @@ def stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
         mode = info.st_mode & 0o7777 if stat.S_ISREG(info.st_mode) else new_file_mode()
     except FileNotFoundError:
         mode = new_file_mode()
-    import tempfile  # only writers pay for it (it imports shutil and random)
-
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, temp = _new_temp(path)
     try:
         os.chmod(temp, mode)
         with os.fdopen(fd, "wb") as handle:
@@ -106,6 +105,32 @@ def stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
     return Path(temp)
 
 
+_TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_TEMP_FLAGS = (
+    os.O_RDWR
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_NOINHERIT", 0)
+)
+
+
+def _new_temp(path: Path) -> tuple[int, str]:
+    """A new file ".NAME.XXXXXXXX.tmp" beside `path`, open, private, as tempfile.mkstemp makes it.
+
+    Made here because importing tempfile costs every write shutil, bz2, lzma and random.
+    """
+    for _ in range(100):
+        part = "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
+        temp = os.path.join(path.parent, f".{path.name}.{part}.tmp")
+        try:
+            return os.open(temp, _TEMP_FLAGS, 0o600), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temp file name", str(path.parent))
+
+
 def _unlink(path: Path) -> None:
     try:
         path.unlink()
@@ -113,7 +138,7 @@ def _unlink(path: Path) -> None:
         pass
 
 
-# write_atomic's temp files: "." + the file's name + mkstemp's random part + ".tmp".
+# write_atomic's temp files: "." + the file's name + 8 random characters (_new_temp) + ".tmp".
 _TEMP_RE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 STALE_TEMP_SECONDS = 300
 

@@ -15,7 +15,7 @@ from lean_harness.doctor import Check, Verdict
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
-from lean_harness.memory.handle import Memory, open_memory
+from lean_harness.memory.handle import Memory, locate, open_memory
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
@@ -282,11 +282,11 @@ def reachability(p: Project) -> Verdict:
     memory = p.memory
     with memory.reading():
         search_index = query.load_index(memory)
-        every = [(name, e.id, e.title) for name in memory.config.shard_names for e in memory.entries(name)]
-    if not every:
-        return Verdict("ok", "no entries yet")
-    step = max(1, len(every) // REACH_SAMPLE)
-    sample = every[::step][:REACH_SAMPLE]
+        every = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
+        if not every:
+            return Verdict("ok", "no entries yet")
+        step = max(1, len(every) // REACH_SAMPLE)
+        sample = _titled(memory, every[::step][:REACH_SAMPLE])
     lost = [
         f"{name}/{key}: {title}"
         for name, key, title in sample
@@ -332,6 +332,27 @@ def evidence(p: Project) -> Verdict:
     if moved:
         return Verdict("warn", f"{moved} of {references} references moved to other lines", "lh memory verify --fix")
     return Verdict("ok", f"{references} references in {_entries(len(result.entries))} are fresh")
+
+
+def _ids(memory: Memory, name: str) -> list[str]:
+    """A shard's entry ids in file order, from its cached ids listing: no parse of every entry."""
+    listing = memory.cache.ids(name, memory.summary(name).sha256)
+    if listing is None:
+        return [e.id for e in memory.entries(name)]
+    return [line.partition(" ")[2] for line in listing.splitlines()]
+
+
+def _titled(memory: Memory, picked: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(shard, id, first line) of the picked entries, each found in its shard's text by id."""
+    texts: dict[str, str] = {}
+    found = []
+    for name, key in picked:
+        if name not in texts:
+            texts[name] = memory.read_shard(name)[0]
+        located = locate(texts[name], key, memory.shown(memory.shard_path(name)))
+        if located is not None:
+            found.append((name, key, located[2].title))
+    return found
 
 
 def journal(p: Project) -> Verdict:
