@@ -171,7 +171,7 @@ def budget(p: Project) -> Verdict:
 def secrets(p: Project) -> Verdict:
     """No memory file holds something that looks like a credential."""
     from lean_harness import secret_scan
-    from lean_harness.memory.leaks import project_files, scan_paths
+    from lean_harness.memory.leaks import derived_files, project_files, scan_paths
 
     skipped = _skip_without_config(p)
     if skipped or p.config is None:
@@ -181,7 +181,7 @@ def secrets(p: Project) -> Verdict:
     # finding are scanned entry by entry, where each entry's allow-secret applies.
     paths, derived = project_files(p.config)
     files = [*paths[1:], *(path for path in sorted(paths[0].rglob("*")) if ".cache" not in path.parts)]
-    files += [path for folder in derived for path in sorted(folder.rglob("*"))]
+    files += derived_files(derived)
     flagged = [
         path
         for path in files

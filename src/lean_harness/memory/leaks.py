@@ -93,6 +93,11 @@ def project_files(config: Config) -> tuple[list[Path], list[Path]]:
     return paths, [config.cache_dir] if config.cache_dir.is_dir() else []
 
 
+def derived_files(derived: Iterable[Path]) -> list[Path]:
+    """The cache files a scan covers (the rank tables built from the tokenizer package left out)."""
+    return _files(derived, walk_caches=True)
+
+
 def mask_entry(entry: Entry) -> tuple[str, list[secret_scan.Finding]]:
     """An entry's text with every credential masked, and the findings."""
     findings = secret_scan.scan(entry.text, allow=allowed(entry))
@@ -117,6 +122,11 @@ def _leak(shown: str, finding: secret_scan.Finding, line_offset: int, entry: str
     )
 
 
+# The token ranks lh keeps in its cache (memory/tokens.py) are built from the tokenizer package,
+# never from a user's text: 100,000 byte strings in which the rules find only noise.
+RANKS_DIR = "ranks"
+
+
 def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
     found: list[Path] = []
     for path in paths:
@@ -124,7 +134,10 @@ def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
             found += sorted(
                 p
                 for p in path.rglob("*")
-                if p.is_file() and not p.is_symlink() and (walk_caches or ".cache" not in p.parts)
+                if p.is_file()
+                and not p.is_symlink()
+                and (walk_caches or ".cache" not in p.parts)
+                and not (walk_caches and RANKS_DIR in p.relative_to(path).parts)
             )
         elif path.exists():
             found.append(path)
