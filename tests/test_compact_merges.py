@@ -57,7 +57,7 @@ def repo(project: Path) -> Path:
     """A repository whose failures shard holds eight notes on main, ready to compact (keepNewest 2)."""
     git(project, "init", "-q", "-b", "main")
     git(project, "config", "commit.gpgsign", "false")
-    run(project, "config", "set", "memory.tokenBudget", "200")
+    run(project, "config", "set", "memory.tokenBudget", "330")
     run(project, "config", "set", "memory.keepNewest", "2")
     for number in range(8):
         run(
@@ -82,6 +82,9 @@ def test_compact_on_one_branch_and_append_on_the_other_keeps_each_entry_once(rep
     union brings them back live beside their digest; lh memory index keeps the digest's copy."""
     if keep != 2:
         run(repo, "config", "set", "memory.keepNewest", str(keep))
+        run(
+            repo, "config", "set", "memory.tokenBudget", "250"
+        )  # all eight merge: the appended note sits right after them
         commit(repo, "keep")
     base = written_ids(repo)
     git(repo, "checkout", "-q", "-b", "topic")

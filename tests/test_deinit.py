@@ -109,7 +109,7 @@ def test_purge_takes_only_lh_files_from_a_memory_dir_the_user_shares(project: Pa
     assert main(["config", "set", "memory.cacheDir", "build/cache"]) == 0
     (project / ".agents" / "memory").rename(project / "docs")
     (project / "docs" / "guide.md").write_text("# Our guide\n", encoding="utf-8")
-    (project / "build").mkdir()
+    (project / "build").mkdir(exist_ok=True)
     assert main(["memory", "put", "seed", "the build needs make"]) == 0
     (project / "build" / "cache" / "other.bin").write_bytes(b"not ours")
     done = lh("deinit", "--purge", "--yes", cwd=project)

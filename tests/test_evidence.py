@@ -131,8 +131,8 @@ def test_changed_lines_make_the_entry_stale_everywhere(repo: Path) -> None:
     rows = {r["id"]: r for r in json.loads(lh("memory", "get", "insights", "--json", cwd=repo).stdout)["entries"]}
     assert (rows[key]["stale"], rows[key]["refs"][0]["status"]) == (True, "changed")
     assert (rows[other]["stale"], rows[other]["refs"][0]["status"]) == (False, "fresh")
-    text = lh("memory", "get", "insights", cwd=repo).stdout
-    assert text.startswith(f"[{key}] ")
+    text = lh("memory", "get", "insights", "--ids", cwd=repo).stdout
+    assert text.startswith(f"[{key} ")
     assert text.splitlines()[0].endswith(' [stale: src/app.py#L5 changed; run "lh memory verify"]')
     query = json.loads(lh("memory", "get", "--query", "APP_TIMEOUT", "--json", cwd=repo).stdout)
     assert [(r["id"], r["stale"]) for r in query["results"]] == [(key, True)]

@@ -27,6 +27,7 @@ PREFACE = (
 CHANGED = (
     "Memory files changed on disk since you last read them (not by lh): .agents/memory/seed.md."
     " Re-read .agents/memory/INDEX.md and pull a changed shard with `lh memory get SHARD` if the task needs it."
+    " Text outside entries in seed: `lh memory adopt SHARD` makes each block an entry, text unchanged."
 )
 
 

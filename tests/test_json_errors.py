@@ -28,6 +28,8 @@ JSON_COMMANDS = [
     ("memory", "import", "notes.jsonl"),
     ("memory", "note", "x"),
     ("memory", "consolidate"),
+    ("memory", "adopt"),
+    ("memory", "verify"),
 ]
 
 

@@ -201,7 +201,8 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     message = CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
     loose = [name for name in shards[:MAX_NAMED] if _has_prose(os.path.join(project.memory_dir, name))]
     if loose:
-        message += " " + PROSE.format(shards=", ".join(name.removesuffix(".md") for name in loose))
+        shards_named = ", ".join(name.removesuffix(".md") for name in loose)
+        message += " " + PROSE.format(shards=injection.neutralise(secret_scan.redact(shards_named)))
     return message
 
 
