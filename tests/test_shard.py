@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lean_harness.errors import LhError
 from lean_harness.memory.shard import (
     Entry,
+    Shard,
     ShardError,
+    append_entries,
     append_text,
+    content_hash,
     derive_id,
+    entry_at,
+    marker_kind,
     new_shard_text,
     normalize_text,
     parse,
+    refuse_conflicting_ids,
     render,
     render_entry,
+    split_lines,
     title_of,
+    without_duplicates,
 )
 
 EXAMPLE = """# failures
@@ -194,3 +205,333 @@ def test_parse_then_render_round_trips(blocks: list[tuple[str, Entry]], tail: st
 
 def _fresh(block: str | Entry) -> str | Entry:
     return block if isinstance(block, str) else Entry(block.id, block.created, block.text, block.tags, block.extra)
+
+
+# -- exact output for small hand-made inputs ----------------------------------------------------
+
+CRLF_EXAMPLE = (
+    "# quirks\r\n"
+    "\r\n"
+    '<!-- lh:entry id="a1" created="2026-01-01T00:00:00Z" tags="x" -->\r\n'
+    "first line\r\n"
+    "\r\n"
+    "third line\r\n"
+    '<!-- /lh:entry id="a1" -->\r\n'
+    "\r\n"
+    '<!-- lh:entry id="b2" created="2026-01-02T00:00:00Z" -->\r\n'
+    "ok\r\n"
+    "<!-- /lh:entry -->\r\n"
+)
+
+
+def test_a_crlf_shard_parses_to_whole_entries() -> None:
+    shard = parse(CRLF_EXAMPLE)
+    assert shard.newline == "\r\n"
+    assert shard.entries == (
+        Entry("a1", "2026-01-01T00:00:00Z", "first line\n\nthird line", ("x",)),
+        Entry("b2", "2026-01-02T00:00:00Z", "ok"),
+    )
+    assert [e.line for e in shard.entries] == [3, 9]
+    assert shard.blocks[0] == "# quirks\r\n\r\n"
+    assert shard.blocks[2] == "\r\n"
+
+
+@pytest.mark.parametrize(
+    ("existing", "expected"),
+    [
+        pytest.param(
+            "", '<!-- lh:entry id="n" created="2026-02-01T00:00:00Z" -->\nnew\n<!-- /lh:entry id="n" -->\n', id="empty"
+        ),
+        pytest.param(
+            "# quirks",
+            '# quirks\n\n<!-- lh:entry id="n" created="2026-02-01T00:00:00Z" -->\nnew\n<!-- /lh:entry id="n" -->\n',
+            id="no-trailing-newline",
+        ),
+        pytest.param(
+            "# quirks\n",
+            '# quirks\n\n<!-- lh:entry id="n" created="2026-02-01T00:00:00Z" -->\nnew\n<!-- /lh:entry id="n" -->\n',
+            id="one-newline",
+        ),
+        pytest.param(
+            "# quirks\n\n",
+            '# quirks\n\n<!-- lh:entry id="n" created="2026-02-01T00:00:00Z" -->\nnew\n<!-- /lh:entry id="n" -->\n',
+            id="blank-line-already",
+        ),
+    ],
+)
+def test_append_puts_exactly_one_blank_line_before_the_entry(existing: str, expected: str) -> None:
+    assert append_text(existing, Entry("n", "2026-02-01T00:00:00Z", "new")) == expected
+
+
+def test_append_to_a_crlf_shard_without_a_trailing_newline_keeps_crlf() -> None:
+    added = append_text("# quirks\r\n\r\nprose", Entry("n", "2026-02-01T00:00:00Z", "a\nb"), "\r\n")
+    assert added == (
+        "# quirks\r\n\r\nprose\r\n\r\n"
+        '<!-- lh:entry id="n" created="2026-02-01T00:00:00Z" -->\r\na\r\nb\r\n<!-- /lh:entry id="n" -->\r\n'
+    )
+    assert parse(added).entries == (Entry("n", "2026-02-01T00:00:00Z", "a\nb"),)
+
+
+def test_append_entries_writes_each_after_one_blank_line() -> None:
+    one = Entry("a", "2026-01-01T00:00:00Z", "first")
+    two = Entry("b", "2026-01-02T00:00:00Z", "second", ("t",))
+    assert append_entries("# s\n", []) == "# s\n"
+    assert append_entries("# s\n", [one, two]) == (
+        "# s\n\n"
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nfirst\n<!-- /lh:entry id="a" -->\n\n'
+        '<!-- lh:entry id="b" created="2026-01-02T00:00:00Z" tags="t" -->\nsecond\n<!-- /lh:entry id="b" -->\n'
+    )
+    assert append_entries("# s", [one], "\r\n") == (
+        '# s\r\n\r\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\r\nfirst\r\n<!-- /lh:entry id="a" -->\r\n'
+    )
+
+
+def test_render_without_close_ids_writes_bare_end_markers() -> None:
+    shard = Shard(("# s\n\n", Entry("a", "2026-01-01T00:00:00Z", "x")))
+    assert render(shard, close_id=False) == (
+        '# s\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry -->\n'
+    )
+    assert (
+        render(shard)
+        == '# s\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry id="a" -->\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        pytest.param((("note", 'a "quote"'),), "entry a: header attribute note cannot hold 'a \"quote\"'", id="quote"),
+        pytest.param((("note", "end -->"),), "entry a: header attribute note cannot hold 'end -->'", id="comment-end"),
+        pytest.param(
+            (("note", "two\nlines"),), "entry a: header attribute note cannot hold 'two\\nlines'", id="newline"
+        ),
+    ],
+)
+def test_render_refuses_a_header_value_that_would_break_the_header(
+    extra: tuple[tuple[str, str], ...], message: str
+) -> None:
+    with pytest.raises(ValueError, match="^entry a: header attribute ") as raised:
+        render_entry(Entry("a", "2026-01-01T00:00:00Z", "x", (), extra))
+    assert str(raised.value) == message
+
+
+def test_render_refuses_a_tag_value_with_a_quote() -> None:
+    with pytest.raises(ValueError, match="^entry a: header attribute ") as raised:
+        render_entry(Entry("a", "2026-01-01T00:00:00Z", "x", ('t"',)))
+    assert str(raised.value) == "entry a: header attribute tags cannot hold 't\"'"
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        pytest.param("", "", id="empty"),
+        pytest.param("  \n\t\n", "", id="blank"),
+        pytest.param("# \n\n  * real title  \nmore", "real title", id="first-non-blank"),
+        pytest.param("-> arrow", "arrow", id="arrow"),
+        pytest.param("a\x1b[0mb", "a[0mb", id="control-removed"),
+        pytest.param("x" * 80, "x" * 80, id="exactly-80"),
+        pytest.param("x" * 81, "x" * 79 + "…", id="81"),
+        pytest.param("x" * 78 + " yz", "x" * 78 + "…", id="cut-after-a-space"),
+    ],
+)
+def test_title_edges(text: str, title: str) -> None:
+    assert title_of(text) == title
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        pytest.param('<!-- lh:entry id="a" -->\r\n', "open", id="open"),
+        pytest.param(' <!-- lh:entry id="a" -->', None, id="indented-open"),
+        pytest.param("<!-- /lh:entry -->\n", "close", id="close"),
+        pytest.param('  <!-- /lh:entry id="a" -->  \r\n', "close", id="close-with-id-and-spaces"),
+        pytest.param("<!-- /lh:entry id=a -->", None, id="close-unquoted"),
+        pytest.param("<<<<<<< HEAD", "conflict", id="ours"),
+        pytest.param("|||||||", "conflict", id="base"),
+        pytest.param(">>>>>>> theirs", "conflict", id="theirs"),
+        pytest.param("=======", None, id="separator"),
+        pytest.param("<<<<<< six", None, id="six"),
+    ],
+)
+def test_marker_kind(line: str, kind: str | None) -> None:
+    assert marker_kind(line) == kind
+
+
+def test_split_lines_keeps_endings_and_a_last_line_without_one() -> None:
+    assert split_lines("") == []
+    assert split_lines("a\r\nb\n\nc") == ["a\r\n", "b\n", "\n", "c"]
+    assert split_lines("a\n") == ["a\n"]
+
+
+def test_content_hash_is_sha256_of_the_utf8_text() -> None:
+    assert content_hash("é") == hashlib.sha256("é".encode()).hexdigest()
+
+
+def test_derive_id_gives_up_when_every_length_is_taken() -> None:
+    digest = hashlib.sha256(b"s\nt").hexdigest()
+    taken = {digest[:size] for size in range(12, 65)}
+    assert derive_id("s", "t", taken=taken - {digest[:64]}) == digest
+    with pytest.raises(LhError) as raised:
+        derive_id("s", "t", taken=taken)
+    assert raised.value.message == "could not derive a free id for a new entry in shard 's'"
+
+
+def test_attr_reads_extra_attributes_only() -> None:
+    entry = Entry("a", "2026-01-01T00:00:00Z", "x", ("t",), (("refs", "b c"), ("note", "n")))
+    assert entry.attr("note") == "n"
+    assert entry.attr("refs") == "b c"
+    assert entry.attr("tags") is None
+
+
+def _derived(shard: str, text: str) -> str:
+    return hashlib.sha256(f"{shard}\n{text}".encode()).hexdigest()[:12]
+
+
+def test_two_headers_left_by_a_union_merge_of_the_same_entry_become_two_copies() -> None:
+    key = _derived("seed", "same text")
+    text = (
+        "# seed\n\n"
+        f'<!-- lh:entry id="{key}" created="2026-01-02T00:00:00Z" tags="b" -->\n'
+        f'<!-- lh:entry id="{key}" created="2026-01-01T00:00:00Z" tags="a" note="n" -->\n'
+        "same text\n"
+        f'<!-- /lh:entry id="{key}" -->\n'
+    )
+    shard = parse(text, "memory/seed.md")
+    assert render(shard) == text
+    assert shard.entries == (
+        Entry(key, "2026-01-02T00:00:00Z", "same text", ("b",)),
+        Entry(key, "2026-01-01T00:00:00Z", "same text", ("a",), (("note", "n"),)),
+    )
+    assert [e.line for e in shard.entries] == [3, 4]
+    merged, notes = without_duplicates(shard)
+    assert notes == (f"line 4: entry {key} again (first on line 3)",)
+    assert render(merged) == (
+        "# seed\n\n"
+        f'<!-- lh:entry id="{key}" created="2026-01-01T00:00:00Z" tags="a b" note="n" -->\n'
+        "same text\n"
+        f'<!-- /lh:entry id="{key}" -->\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "shard_path"),
+    [
+        pytest.param("chosen-id", "memory/seed.md", id="chosen-id"),
+        pytest.param(_derived("seed", "same text")[:11], "memory/seed.md", id="short-id"),
+        pytest.param(_derived("seed", "other text"), "memory/seed.md", id="other-text"),
+        pytest.param(_derived("seed", "same text"), "memory/quirks.md", id="other-shard"),
+    ],
+)
+def test_two_headers_whose_id_does_not_prove_the_text_are_refused(key: str, shard_path: str) -> None:
+    text = (
+        f'<!-- lh:entry id="{key}" created="2026-01-02T00:00:00Z" -->\n'
+        f'<!-- lh:entry id="{key}" created="2026-01-01T00:00:00Z" -->\n'
+        "same text\n"
+        f'<!-- /lh:entry id="{key}" -->\n'
+    )
+    with pytest.raises(ShardError) as raised:
+        parse(text, shard_path)
+    assert raised.value.message == (
+        f"{shard_path}:1: entry {key} has a second header on line 2; both sides of a merge probably changed it:"
+        ' keep one header and the text you want, then run "lh memory index"'
+    )
+
+
+def test_two_headers_with_different_ids_are_an_unclosed_entry() -> None:
+    text = (
+        '<!-- lh:entry id="a" created="2026-01-02T00:00:00Z" -->\n'
+        '<!-- lh:entry id="b" created="2026-01-01T00:00:00Z" -->\n'
+        "x\n<!-- /lh:entry -->\n"
+    )
+    with pytest.raises(ShardError) as raised:
+        parse(text, "f.md")
+    assert raised.value.message == "f.md:1: entry a is not closed before the next entry starts"
+
+
+def test_copies_keep_the_first_place_and_lose_the_blank_line_before_the_copy() -> None:
+    text = (
+        "# s\n\n"
+        '<!-- lh:entry id="a" created="2026-01-03T00:00:00Z" tags="x" -->\nA\n<!-- /lh:entry id="a" -->\n\n'
+        '<!-- lh:entry id="b" created="2026-01-02T00:00:00Z" -->\nB\n<!-- /lh:entry id="b" -->\n\n'
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" tags="w x" -->\nA\n<!-- /lh:entry id="a" -->\n'
+        "tail prose\n"
+    )
+    merged, notes = without_duplicates(parse(text))
+    assert notes == ("line 11: entry a again (first on line 3)",)
+    assert render(merged) == (
+        "# s\n\n"
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" tags="w x" -->\nA\n<!-- /lh:entry id="a" -->\n\n'
+        '<!-- lh:entry id="b" created="2026-01-02T00:00:00Z" -->\nB\n<!-- /lh:entry id="b" -->\n'
+        "tail prose\n"
+    )
+    assert [e.line for e in merged.entries] == [3, 7]
+    unchanged = parse(
+        text.replace('tags="w x" -->\nA\n<!-- /lh:entry id="a"', 'tags="w x" -->\nA\n<!-- /lh:entry id="c"').replace(
+            'id="a" created="2026-01-01', 'id="c" created="2026-01-01'
+        )
+    )
+    assert without_duplicates(unchanged) == (unchanged, ())
+
+
+def test_the_same_id_with_other_text_names_both_lines() -> None:
+    entries = parse(
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nA\n<!-- /lh:entry id="a" -->\n'
+        '<!-- lh:entry id="b" created="2026-01-01T00:00:00Z" -->\nB\n<!-- /lh:entry id="b" -->\n'
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nA2\n<!-- /lh:entry id="a" -->\n'
+    ).entries
+    refuse_conflicting_ids(entries[:2], "f.md")
+    refuse_conflicting_ids([entries[0], entries[0]], "f.md")
+    with pytest.raises(ShardError) as raised:
+        refuse_conflicting_ids(entries, "f.md")
+    assert raised.value.message == (
+        "f.md:7: entry a appears again with other text (first on line 1); both sides of a merge probably changed"
+        ' it: keep one version, or give the other its own id, then run "lh memory index"'
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry id="b" -->\n',
+            "f.md:3: the end marker of entry b closes entry a (line 1); a merge interleaved two entries:"
+            ' put each text between its own markers, then run "lh memory index"',
+            id="other-end-marker",
+        ),
+        pytest.param(
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n'
+            '<!-- lh:entry id="a" created="2026-01-02T00:00:00Z" -->\ny\n<!-- /lh:entry -->\n',
+            "f.md:3: entry a (line 1) starts again before its end marker; both sides of a merge probably changed it:"
+            ' keep the version you want between one pair of markers, then run "lh memory index"',
+            id="starts-again",
+        ),
+        pytest.param(
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n=======\n>>>>>>> b\n<!-- /lh:entry -->\n',
+            'f.md:4: git conflict marker; resolve the conflict (keep both entries), then run "lh memory index"',
+            id="conflict-inside",
+        ),
+        pytest.param(
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->',
+            'f.md:1: entry a is not closed; add <!-- /lh:entry id="a" --> after its text',
+            id="header-only",
+        ),
+    ],
+)
+def test_broken_entries_name_the_line(text: str, message: str) -> None:
+    with pytest.raises(ShardError) as raised:
+        parse(text, "f.md")
+    assert raised.value.message == message
+
+
+def test_entry_at_reads_one_entry_and_gives_the_offset_after_it() -> None:
+    head = "# s\r\n\r\nprose\r\n"
+    first = '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" tags="t" -->\r\nA\r\n\r\nA2\r\n<!-- /lh:entry -->\r\n'
+    rest = '\r\n<!-- lh:entry id="b" created="2026-01-01T00:00:00Z" -->\r\nB\r\n<!-- /lh:entry -->\r\n'
+    entry, end = entry_at(head + first + rest, len(head), "f.md")
+    assert entry == Entry("a", "2026-01-01T00:00:00Z", "A\n\nA2", ("t",))
+    assert entry.line == 4
+    assert entry.raw == first
+    assert end == len(head + first)
+    with pytest.raises(ShardError) as raised:
+        entry_at(head + first[:-20], len(head), "f.md")
+    assert raised.value.message == 'f.md:4: entry a is not closed; add <!-- /lh:entry id="a" --> after its text'
