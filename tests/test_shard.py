@@ -310,13 +310,13 @@ def test_render_without_close_ids_writes_bare_end_markers() -> None:
 def test_render_refuses_a_header_value_that_would_break_the_header(
     extra: tuple[tuple[str, str], ...], message: str
 ) -> None:
-    with pytest.raises(ValueError, match="^entry a: header attribute ") as raised:
+    with pytest.raises(ValueError, match=r"^entry a: header attribute ") as raised:
         render_entry(Entry("a", "2026-01-01T00:00:00Z", "x", (), extra))
     assert str(raised.value) == message
 
 
 def test_render_refuses_a_tag_value_with_a_quote() -> None:
-    with pytest.raises(ValueError, match="^entry a: header attribute ") as raised:
+    with pytest.raises(ValueError, match=r"^entry a: header attribute ") as raised:
         render_entry(Entry("a", "2026-01-01T00:00:00Z", "x", ('t"',)))
     assert str(raised.value) == "entry a: header attribute tags cannot hold 't\"'"
 
