@@ -1,4 +1,4 @@
-"""Development sessions: tests, lint, typecheck, clients (run all with `nox`)."""
+"""Development sessions: tests, slow, lint, typecheck, clients (run all with `nox`); mutation on demand."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import nox
 
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "lint", "typecheck", "clients"]
+nox.options.sessions = ["tests", "slow", "lint", "typecheck", "clients"]
 nox.options.error_on_missing_interpreters = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
@@ -19,9 +19,16 @@ CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102", "@ope
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite against the installed package."""
+    """Run the test suite against the installed package, without the slow tests."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-m", "not slow", *session.posargs)
+
+
+@nox.session
+def slow(session: nox.Session) -> None:
+    """Run the slow tests: many kills, many processes, long property runs (part of the default run)."""
+    session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
+    session.run("pytest", "-m", "slow", *session.posargs)
 
 
 @nox.session
