@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -295,3 +296,91 @@ def test_long_queries_are_not_widened() -> None:
     ]
     assert ids(index.search(" ".join(["disk", *words[:15]]))) == ["a", "b", "c"]  # 16 words: widened
     assert ids(index.search(" ".join(["disk", *words]))) == ["a", "b"]  # 17 words, as in a pasted log: not
+
+
+# -- exact scores against a reference model ----------------------------------------------------
+
+# One-line entries of plain words that no stemmer shortens, in the shard "s" (a stopword, so the
+# shard name adds no term); a word shared by two entries shares nothing else with them, so no
+# query word is widened with associations.
+ORACLE = {
+    "x1": ("alpha beta", ()),
+    "x2": ("alpha gamma gamma delta", ("gamma",)),
+    "x3": ("delta", ()),
+    "x4": ("omega kappa sigma lambda theta", ()),
+}
+
+
+def _reference_scores(query: list[str]) -> dict[str, float]:
+    """BM25F as the module docs state it, in plain loops: k1 = 1.2, b = 0.5; the body and the
+    first line (here the same line) weigh 1 and are length-normalized, tags weigh 2 and are not;
+    each (word, entry) impact is stored as one of 255 levels; the sum is divided by the query's
+    idf total, where a word no entry holds weighs as much as the rarest possible word."""
+    k1, b = 1.2, 0.5
+    n = len(ORACLE)
+    length = {key: len(text.split()) for key, (text, _) in ORACLE.items()}
+    average = sum(length.values()) / n
+
+    def idf(word: str) -> float:
+        df = sum(1 for text, tags in ORACLE.values() if word in text.split() or word in tags)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    rarest = math.log(1 + (n + 0.5) / 0.5)
+    known = {w for text, tags in ORACLE.values() for w in (*text.split(), *tags)}
+    denominator = sum(idf(w) if w in known else rarest for w in query)
+    scores: dict[str, float] = {}
+    for key, (text, tags) in ORACLE.items():
+        norm = 1 / (1 - b + b * length[key] / average)
+        total = 0.0
+        for word in query:
+            count = text.split().count(word)
+            tf = count * norm + count * norm + 2.0 * tags.count(word)
+            if tf == 0:
+                continue
+            impact = tf * (k1 + 1) / (k1 + tf)
+            level = max(1, min(255, round(impact * 255 / (k1 + 1))))
+            total += idf(word) * level * (k1 + 1) / 255
+        if total:
+            scores[key] = total / denominator
+    return scores
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["alpha", "delta", "gamma", "alpha delta", "alpha gamma", "beta delta omega", "alpha zzzz", "kappa theta"],
+)
+def test_scores_match_a_reference_bm25f(query: str) -> None:
+    index = Index.build(Doc(key, "s", "2026-01-01T00:00:00Z", tags, text) for key, (text, tags) in ORACLE.items())
+    got = {hit.id: hit.score for hit in index.search(query, min_score=0.0)}
+    assert got == pytest.approx(_reference_scores(query.split()), abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("word", "stemmed"),
+    [
+        pytest.param("bats", "bat", id="plural-s"),
+        pytest.param("flies", "fli", id="ies"),
+        pytest.param("ties", "tie", id="short-ies"),
+        pytest.param("classes", "class", id="sses"),
+        pytest.param("glass", "glass", id="ss"),
+        pytest.param("status", "status", id="us"),
+        pytest.param("analysis", "analysis", id="is"),
+        pytest.param("configurations", "config", id="urations"),
+        pytest.param("running", "run", id="undouble-n"),
+        pytest.param("falling", "fall", id="keep-ll"),
+        pytest.param("buzzed", "buzz", id="keep-zz"),
+        pytest.param("sing", "sing", id="base-too-short"),
+        pytest.param("spring", "spring", id="no-vowel-before-the-last-letter"),
+        pytest.param("skying", "skying", id="vowel-only-last"),
+        pytest.param("quickly", "quick", id="ly"),
+        pytest.param("deployment", "deploy", id="ment-and-vowel-y"),
+        pytest.param("loudness", "loud", id="ness"),
+        pytest.param("happy", "happi", id="consonant-y"),
+        pytest.param("buses", "bus", id="es-then-e"),
+        pytest.param("seed", "seed", id="ed-base-too-short"),
+        pytest.param("Tests", "Test", id="capital"),
+        pytest.param("naïve", "naïve", id="non-ascii"),
+    ],
+)
+def test_stem_table(word: str, stemmed: str) -> None:
+    assert stem(word) == stemmed
