@@ -535,3 +535,42 @@ def test_entry_at_reads_one_entry_and_gives_the_offset_after_it() -> None:
     with pytest.raises(ShardError) as raised:
         entry_at(head + first[:-20], len(head), "f.md")
     assert raised.value.message == 'f.md:4: entry a is not closed; add <!-- /lh:entry id="a" --> after its text'
+
+
+def test_a_title_keeps_letters_that_are_not_markdown_marks() -> None:
+    assert title_of("Xylophone -> x") == "Xylophone -> x"
+    assert title_of("#*->Xray") == "Xray"
+
+
+def test_append_entries_follows_crlf_for_every_entry() -> None:
+    entries = [Entry(key, "2026-01-01T00:00:00Z", "a\nb") for key in ("e1", "e2", "e3")]
+    one = '<!-- lh:entry id="{0}" created="2026-01-01T00:00:00Z" -->\r\na\r\nb\r\n<!-- /lh:entry id="{0}" -->\r\n'
+    assert append_entries("# s\r\n", entries, "\r\n") == (
+        "# s\r\n\r\n" + one.format("e1") + "\r\n" + one.format("e2") + "\r\n" + one.format("e3")
+    )
+
+
+def test_a_copy_adds_only_the_attributes_the_first_lacks_and_keeps_non_blank_prose() -> None:
+    text = (
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" note="n1" -->\nA\n<!-- /lh:entry id="a" -->\n'
+        "X\n"
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" note="n2" refs="b" -->\nA\n<!-- /lh:entry id="a" -->\n'
+        " \t\n"
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nA\n<!-- /lh:entry id="a" -->\n'
+    )
+    merged, notes = without_duplicates(parse(text))
+    assert notes == ("line 5: entry a again (first on line 1)", "line 9: entry a again (first on line 1)")
+    assert render(merged) == (
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" note="n1" refs="b" -->\nA\n<!-- /lh:entry id="a" -->\n'
+        "X\n"
+        " \t\n"
+    )
+
+
+def test_entry_at_counts_lines_from_the_start_of_the_text() -> None:
+    text = '\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nA\n'
+    with pytest.raises(ShardError) as raised:
+        entry_at(text, 2, "f.md")
+    assert raised.value.message == 'f.md:3: entry a is not closed; add <!-- /lh:entry id="a" --> after its text'
+    entry, end = entry_at(text + "<!-- /lh:entry -->\n", 2, "f.md")
+    assert (entry.line, end) == (3, len(text) + 19)
