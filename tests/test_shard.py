@@ -574,3 +574,60 @@ def test_entry_at_counts_lines_from_the_start_of_the_text() -> None:
     assert raised.value.message == 'f.md:3: entry a is not closed; add <!-- /lh:entry id="a" --> after its text'
     entry, end = entry_at(text + "<!-- /lh:entry -->\n", 2, "f.md")
     assert (entry.line, end) == (3, len(text) + 19)
+
+
+@pytest.mark.parametrize("path", ["seed.md", ".agents/memory/seed.md"])
+def test_a_twin_header_keeps_its_own_attributes_whatever_the_folder(path: str) -> None:
+    key = _derived("seed", "same text")
+    text = (
+        f'<!-- lh:entry id="{key}" created="2026-01-02T00:00:00Z" refs="x" -->\n'
+        f'<!-- lh:entry id="{key}" created="2026-01-01T00:00:00Z" tags="a" -->\n'
+        "same text\n"
+        f'<!-- /lh:entry id="{key}" -->\n'
+    )
+    shard = parse(text, path)
+    assert shard.entries == (
+        Entry(key, "2026-01-02T00:00:00Z", "same text", (), (("refs", "x"),)),
+        Entry(key, "2026-01-01T00:00:00Z", "same text", ("a",)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\n'
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\n',
+            'f.md:2: entry a is not closed; add <!-- /lh:entry id="a" --> after its text',
+            id="two-headers-at-the-end",
+        ),
+        pytest.param(
+            '<!-- lh:entry id="a" -->\n'
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry -->\n',
+            "f.md:1: entry a has created=''; expected a UTC time like 2026-01-31T09:00:00Z",
+            id="first-header-broken",
+        ),
+        pytest.param(
+            '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\n'
+            '<!-- lh:entry id="a" -->\nx\n<!-- /lh:entry -->\n',
+            "f.md:2: entry a has created=''; expected a UTC time like 2026-01-31T09:00:00Z",
+            id="second-header-broken",
+        ),
+    ],
+)
+def test_broken_twin_headers_name_the_line(text: str, message: str) -> None:
+    with pytest.raises(ShardError) as raised:
+        parse(text, "f.md")
+    assert raised.value.message == message
+
+
+def test_a_crlf_shard_stays_crlf_when_copies_are_merged() -> None:
+    text = (
+        '<!-- lh:entry id="a" created="2026-01-02T00:00:00Z" -->\r\nA\r\n<!-- /lh:entry id="a" -->\r\n'
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\r\nA\r\n<!-- /lh:entry id="a" -->\r\n'
+    )
+    merged, _ = without_duplicates(parse(text))
+    assert (
+        render(merged)
+        == '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\r\nA\r\n<!-- /lh:entry id="a" -->\r\n'
+    )
