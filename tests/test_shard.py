@@ -631,3 +631,44 @@ def test_a_crlf_shard_stays_crlf_when_copies_are_merged() -> None:
         render(merged)
         == '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\r\nA\r\n<!-- /lh:entry id="a" -->\r\n'
     )
+
+
+def test_normalize_keeps_outer_letters() -> None:
+    assert normalize_text("X\nmiddle\nX") == "X\nmiddle\nX"
+
+
+def test_a_shard_without_a_description_is_only_its_heading() -> None:
+    assert new_shard_text("quirks", "") == "# quirks\n"
+    assert new_shard_text("quirks", "Odd things.") == "# quirks\n\nOdd things.\n"
+
+
+def test_append_and_render_follow_close_id_and_the_shard_line_ending() -> None:
+    entry = Entry("a", "2026-01-01T00:00:00Z", "x")
+    assert append_text("# s\n", entry, close_id=False) == (
+        '# s\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry -->\n'
+    )
+    assert render(Shard(("# s\r\n\r\n", entry), "\r\n")) == (
+        '# s\r\n\r\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\r\nx\r\n<!-- /lh:entry id="a" -->\r\n'
+    )
+
+
+def test_a_header_with_anything_after_the_comment_is_malformed() -> None:
+    with pytest.raises(ShardError) as raised:
+        parse('<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->X\nx\n<!-- /lh:entry -->\n', "f.md")
+    assert raised.value.message == 'f.md:1: malformed entry header; expected <!-- lh:entry id="..." created="..." -->'
+
+
+@pytest.mark.parametrize(
+    ("existing", "newline", "expected"),
+    [
+        pytest.param("# s\r\n\r\nprose\r", "\r\n", "# s\r\n\r\nprose\r\n\r\n", id="crlf-cut-after-cr"),
+        pytest.param("# s\n\nprose\r", "\n", "# s\n\nprose\r\n\n", id="lf-shard-line-ending-in-cr"),
+    ],
+)
+def test_a_last_line_ending_in_a_lone_cr_gets_a_line_break_and_a_blank_line(
+    existing: str, newline: str, expected: str
+) -> None:
+    entry = Entry("a", "2026-01-01T00:00:00Z", "x")
+    added = append_text(existing, entry, newline)
+    assert added == expected + render_entry(entry, newline)
+    assert parse(added).entries == (entry,)
