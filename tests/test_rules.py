@@ -354,3 +354,12 @@ def test_control_range_edges_are_refused(char: str) -> None:
 
 def test_characters_just_outside_the_control_ranges_are_kept() -> None:
     assert rules.check("a\xa0b ~").problems == ()
+
+
+def test_stored_text_says_how_to_allow_by_default() -> None:
+    with pytest.raises(rules.Refused) as raised:
+        rules.refuse_secrets(_github_token(), (), "seed.md: entry e1")
+    assert raised.value.message == (
+        "refused: seed.md: entry e1: line 1 looks like a GitHub personal access token (ghp_********, rule github-pat);"
+        " nothing was written. If it is not a secret, pass --allow-secret github-pat"
+    )
