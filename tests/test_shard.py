@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 
 from lean_harness.errors import LhError
 from lean_harness.memory.shard import (
+    Conflict,
     Entry,
     Shard,
     ShardError,
     append_entries,
     append_text,
+    by_writing,
     content_hash,
     derive_id,
     entry_at,
@@ -26,8 +28,10 @@ from lean_harness.memory.shard import (
     render,
     render_entry,
     split_lines,
+    text_hash,
     title_of,
     without_duplicates,
+    written,
 )
 
 EXAMPLE = """# failures
@@ -672,3 +676,62 @@ def test_a_last_line_ending_in_a_lone_cr_gets_a_line_break_and_a_blank_line(
     added = append_text(existing, entry, newline)
     assert added == expected + render_entry(entry, newline)
     assert parse(added).entries == (entry,)
+
+
+@pytest.mark.parametrize(
+    ("extra", "when"),
+    [
+        pytest.param((), "2026-01-02T00:00:00Z", id="no-update"),
+        pytest.param((("updated", "2026-01-03T00:00:00Z"),), "2026-01-03T00:00:00Z", id="updated-later"),
+        pytest.param((("updated", "2026-01-02T00:00:00Z"),), "2026-01-02T00:00:00Z", id="updated-same"),
+        pytest.param((("updated", "2026-01-01T00:00:00Z"),), "2026-01-02T00:00:00Z", id="updated-earlier"),
+    ],
+)
+def test_an_entry_was_written_at_its_latest_time(extra: tuple[tuple[str, str], ...], when: str) -> None:
+    assert written(Entry("a", "2026-01-02T00:00:00Z", "x", (), extra)) == when
+
+
+def test_the_order_of_writing_is_time_then_position_never_the_id() -> None:
+    entries = [
+        Entry("a", "2026-01-02T00:00:00Z", "A"),
+        Entry("z", "2026-01-01T00:00:00Z", "B"),
+        Entry("b", "2026-01-01T00:00:00Z", "C", (), (("updated", "2026-01-03T00:00:00Z"),)),
+        Entry("0", "2026-01-02T00:00:00Z", "D"),
+    ]
+    assert by_writing(entries) == [1, 0, 3, 2]
+    assert by_writing([]) == []
+
+
+def test_text_hash_is_the_start_of_the_sha256_of_the_canonical_text() -> None:
+    assert text_hash("a  \r\nb\n") == hashlib.sha256(b"a\nb").hexdigest()[:12]
+
+
+def test_twin_headers_with_a_chosen_id_are_one_entry_when_both_carry_the_text_hash() -> None:
+    sha = hashlib.sha256(b"same text").hexdigest()[:12]
+    text = (
+        f'<!-- lh:entry id="mine" created="2026-01-02T00:00:00Z" sha="{sha}" -->\n'
+        f'<!-- lh:entry id="mine" created="2026-01-01T00:00:00Z" sha="{sha}" -->\n'
+        "same text\n"
+        '<!-- /lh:entry id="mine" -->\n'
+    )
+    assert [e.text for e in parse(text, "m/seed.md").entries] == ["same text", "same text"]
+    other = text.replace(f'created="2026-01-01T00:00:00Z" sha="{sha}"', 'created="2026-01-01T00:00:00Z" sha="0"')
+    with pytest.raises(Conflict) as raised:
+        parse(other, "m/seed.md")
+    assert raised.value.exit_code == 1
+    assert raised.value.message == (
+        "m/seed.md:1: entry mine has a second header on line 2; both sides of a merge probably changed it:"
+        ' keep one header and the text you want, then run "lh memory index"'
+    )
+
+
+def test_copies_keep_the_references_of_both() -> None:
+    text = (
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" refs="b.py a.py" note="1" -->\nA\n'
+        '<!-- /lh:entry id="a" -->\n'
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" refs="c.py a.py" -->\nA\n<!-- /lh:entry id="a" -->\n'
+    )
+    merged, _ = without_duplicates(parse(text))
+    assert merged.entries[0].extra == (("refs", "a.py b.py c.py"), ("note", "1"))
+    only_copy = text.replace(' refs="b.py a.py"', "")
+    assert without_duplicates(parse(only_copy))[0].entries[0].extra == (("note", "1"), ("refs", "c.py a.py"))
