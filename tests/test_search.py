@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from lean_harness.memory import search
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 
 MEMORY = [
@@ -67,6 +68,14 @@ MEMORY = [
         "Project overview: a command line tool that keeps notes in Markdown shards.",
     ),
 ]
+
+
+@pytest.fixture(autouse=True)
+def cold_caches() -> None:
+    """Each test analyzes words afresh: the per-process stem and chunk caches must not hide a change."""
+    search._STEMS.clear()
+    for cache in search._CHUNKS.values():
+        cache.clear()
 
 
 @pytest.fixture(scope="module")
