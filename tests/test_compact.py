@@ -429,6 +429,7 @@ def test_a_journal_lh_did_not_write_stops_every_command(project: Path, capsys: p
         )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
 def test_sigkill_during_compaction_leaves_the_old_state_or_the_new_one(project: Path, tmp_path: Path) -> None:
     """40 compactions of a 0.5 MB memory killed at random moments; the next command sees old or new.
@@ -535,6 +536,7 @@ def quiet(args: list[str]) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(memory=memories())
 def test_compaction_properties_on_generated_memories(
