@@ -320,35 +320,46 @@ ORACLE = {
 }
 
 
-def _reference_scores(query: list[str]) -> dict[str, float]:
+def _reference_scores(
+    query: list[str], corpus: dict[str, tuple[str, tuple[str, ...]]] = ORACLE, stand_in: tuple[str, str] = ("", "")
+) -> dict[str, float]:
     """BM25F as the module docs state it, in plain loops: k1 = 1.2, b = 0.5; the body and the
     first line (here the same line) weigh 1 and are length-normalized, tags weigh 2 and are not;
     each (word, entry) impact is stored as one of 255 levels; the sum is divided by the query's
-    idf total, where a word no entry holds weighs as much as the rarest possible word."""
+    idf total, where a word no entry holds weighs as much as the rarest possible word.
+    `stand_in` is (unknown word, its synonym): the synonym counts half."""
     k1, b = 1.2, 0.5
-    n = len(ORACLE)
-    length = {key: len(text.split()) for key, (text, _) in ORACLE.items()}
+    n = len(corpus)
+    length = {key: len(text.split()) for key, (text, _) in corpus.items()}
     average = sum(length.values()) / n
 
     def idf(word: str) -> float:
-        df = sum(1 for text, tags in ORACLE.values() if word in text.split() or word in tags)
+        df = sum(1 for text, tags in corpus.values() if word in text.split() or word in tags)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     rarest = math.log(1 + (n + 0.5) / 0.5)
-    known = {w for text, tags in ORACLE.values() for w in (*text.split(), *tags)}
-    denominator = sum(idf(w) if w in known else rarest for w in query)
+    known = {w for text, tags in corpus.values() for w in (*text.split(), *tags)}
+    denominator = 0.0
+    for word in query:
+        if word in known:
+            denominator += idf(word)
+        elif word == stand_in[0]:
+            denominator += max(0.5 * idf(stand_in[1]), rarest)
+        else:
+            denominator += rarest
     scores: dict[str, float] = {}
-    for key, (text, tags) in ORACLE.items():
+    for key, (text, tags) in corpus.items():
         norm = 1 / (1 - b + b * length[key] / average)
         total = 0.0
-        for word in query:
+        for asked in query:
+            word, share = (stand_in[1], 0.5) if asked == stand_in[0] else (asked, 1.0)
             count = text.split().count(word)
             tf = count * norm + count * norm + 2.0 * tags.count(word)
             if tf == 0:
                 continue
             impact = tf * (k1 + 1) / (k1 + tf)
             level = max(1, min(255, round(impact * 255 / (k1 + 1))))
-            total += idf(word) * level * (k1 + 1) / 255
+            total += share * idf(word) * level * (k1 + 1) / 255
         if total:
             scores[key] = total / denominator
     return scores
@@ -393,3 +404,27 @@ def test_scores_match_a_reference_bm25f(query: str) -> None:
 )
 def test_stem_table(word: str, stemmed: str) -> None:
     assert stem(word) == stemmed
+
+
+SYNONYMS = {
+    "y1": ("lock omega kappa", ()),
+    "y2": ("lock theta", ()),
+    "y3": ("sigma", ()),
+    "y4": ("gamma delta", ()),
+}
+
+
+@pytest.mark.parametrize("query", ["mutex", "mutex sigma", "sigma mutex zzzz"])
+def test_a_synonym_of_an_unknown_word_scores_half_against_a_reference(query: str) -> None:
+    index = Index.build(Doc(key, "s", "2026-01-01T00:00:00Z", tags, text) for key, (text, tags) in SYNONYMS.items())
+    got = {hit.id: hit.score for hit in index.search(query, min_score=0.0)}
+    assert got == pytest.approx(_reference_scores(query.split(), SYNONYMS, ("mutex", "lock")), abs=1e-6)
+    assert {hit.id: hit.matched for hit in index.search(query, min_score=0.0)}.get("y1") == ("mutex",)
+
+
+def test_synonyms_can_be_switched_off() -> None:
+    index = Index.build(
+        (Doc(key, "s", "2026-01-01T00:00:00Z", tags, text) for key, (text, tags) in SYNONYMS.items()),
+        Settings(synonym=0.0),
+    )
+    assert index.search("mutex", min_score=0.0) == []
