@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import marshal
 import math
 import random
+import sys
+import zlib
 
 import pytest
 
@@ -428,3 +431,55 @@ def test_synonyms_can_be_switched_off() -> None:
         Settings(synonym=0.0),
     )
     assert index.search("mutex", min_score=0.0) == []
+
+
+def _with_payload(payload: bytes) -> bytes:
+    """A blob with a valid header and checksum around `payload`."""
+    order = b"L" if sys.byteorder == "little" else b"B"
+    return b"LHIX" + bytes([2]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+
+
+@pytest.mark.parametrize(
+    ("blob", "message"),
+    [
+        pytest.param(b"LHIY" + bytes(20), "not a search index (bad magic bytes)", id="magic"),
+        pytest.param(b"LHIX\x01L" + bytes(20), "search index has another format version or byte order", id="version"),
+        pytest.param(b"LHIX\x02X" + bytes(20), "search index has another format version or byte order", id="order"),
+        pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
+        pytest.param(
+            _with_payload(marshal.dumps(([], [], [], b"", {}, {}, b""))),
+            "search index is corrupt (unexpected layout)",
+            id="forward-too-short",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], [], [], b"\x00" * 4, {}, {}, b"\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="created-missing",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 3, {}, {}, b"\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="shards-short",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, [], {}, b"\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="tags-not-a-dict",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, {}, {}, "\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="forward-not-bytes",
+        ),
+    ],
+)
+def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
+    with pytest.raises(ValueError, match="search index") as raised:
+        Index.from_bytes(blob)
+    assert str(raised.value) == message
+
+
+def test_a_well_formed_blob_of_one_entry_loads() -> None:
+    loaded = Index.from_bytes(_with_payload(marshal.dumps((["a"], ["t"], ["s"], b"\x00" * 4, {}, {}, b"\x00" * 8))))
+    assert len(loaded) == 1
+    assert loaded.search("anything") == []
