@@ -483,3 +483,25 @@ def test_a_well_formed_blob_of_one_entry_loads() -> None:
     loaded = Index.from_bytes(_with_payload(marshal.dumps((["a"], ["t"], ["s"], b"\x00" * 4, {}, {}, b"\x00" * 8))))
     assert len(loaded) == 1
     assert loaded.search("anything") == []
+
+
+JOINED = [
+    Doc("a", "s", "2026-01-01T00:00:00Z", (), "lock file written"),
+    Doc("b", "s", "2026-01-02T00:00:00Z", (), "file server"),
+    Doc("c", "s", "2026-01-03T00:00:00Z", (), "timeoutSeconds default"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        pytest.param("lockfile", [("a", ("lockfile",)), ("b", ("lockfile",))], id="rejoined-from-known-parts"),
+        pytest.param("fileserver", [("b", ("fileserver",)), ("a", ("fileserver",))], id="rejoined-other-order"),
+        pytest.param("lockf", [], id="too-short-to-rejoin"),
+        pytest.param("timeoutSec", [("c", ("timeoutsec", "timeout"))], id="prefix-of-an-identifier-and-its-known-part"),
+        pytest.param("tim", [], id="prefix-too-short"),
+    ],
+)
+def test_unknown_words_are_rejoined_or_completed(query: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
+    hits = Index.build(JOINED).search(query, min_score=0.0)
+    assert [(h.id, h.matched) for h in hits] == found
