@@ -1,4 +1,4 @@
-"""Development sessions: tests, slow, lint, typecheck, clients (run all with `nox`); bench on demand."""
+"""Development sessions: tests, slow, lint, typecheck, clients (run all with `nox`); bench and mutation on demand."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102", "@ope
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite against the installed package, without the tests marked slow."""
+    """Run the test suite against the installed package, without the slow tests."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
     session.run("pytest", "-m", "not slow", *session.posargs)
 

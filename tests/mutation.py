@@ -8,7 +8,10 @@ Only tests that call the module in the test process can kill its mutants: an `lh
 imports the installed package, not the mutated copy, so the score is a floor. Prints one row
 per module and exits 1 when a module is under its floor.
 
-    python tests/mutation.py [MODULE ...]      # e.g. memory/rules.py
+    python tests/mutation.py [--keep] [MODULE ...]      # e.g. memory/rules.py
+
+With --keep the copies stay, and their folders are printed: `mutmut show NAME` there shows the
+change a surviving mutant made.
 """
 
 from __future__ import annotations
@@ -35,10 +38,13 @@ MODULES: dict[str, tuple[str, ...]] = {
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")
 
 
-def score(module: str, tests: tuple[str, ...]) -> tuple[int, int, list[str]]:
+def score(module: str, tests: tuple[str, ...], keep: bool = False) -> tuple[int, int, list[str]]:
     """(killed, total, surviving mutant names) for one module."""
-    with tempfile.TemporaryDirectory(prefix="lh-mutation-") as temp:
+    temp = tempfile.mkdtemp(prefix="lh-mutation-")
+    try:
         work = Path(temp) / "project"
+        if keep:
+            print(f"{module}: {work}", file=sys.stderr)
         shutil.copytree(ROOT, work, ignore=shutil.ignore_patterns(".git", ".nox", ".venv", "mutants", "__pycache__"))
         others = sorted(
             p.relative_to(work).as_posix()
@@ -65,6 +71,9 @@ def score(module: str, tests: tuple[str, ...]) -> tuple[int, int, list[str]]:
         results = subprocess.run(
             ["mutmut", "results", "--all", "true"], cwd=work, env=env, capture_output=True, text=True, check=False
         )
+    finally:
+        if not keep:
+            shutil.rmtree(temp, ignore_errors=True)
     killed, survivors, total = 0, [], 0
     for line in results.stdout.splitlines():
         match = _STATUS.match(line)
@@ -79,11 +88,16 @@ def score(module: str, tests: tuple[str, ...]) -> tuple[int, int, list[str]]:
 
 
 def main(argv: list[str]) -> int:
-    chosen = argv or list(MODULES)
+    keep = "--keep" in argv
+    chosen = [a for a in argv if a != "--keep"] or list(MODULES)
+    unknown = [m for m in chosen if m not in MODULES]
+    if unknown:
+        print(f"not a core module: {', '.join(unknown)}; choose from {', '.join(MODULES)}", file=sys.stderr)
+        return 2
     failed = False
     rows = []
     for module in chosen:
-        killed, total, survivors = score(module, MODULES[module])
+        killed, total, survivors = score(module, MODULES[module], keep)
         share = killed / total if total else 0.0
         failed |= share < FLOOR
         rows.append((module, killed, total, share))

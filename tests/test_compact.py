@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lean_harness.cli import main
+from lean_harness.memory.compact import ShardInput, plan
 from lean_harness.memory.shard import Entry, derive_id, parse, render_entry
 from support import lh, snapshot
 
@@ -814,3 +816,51 @@ def test_a_digest_keeps_its_sources_other_attributes(project: Path) -> None:
     assert digest.attr("sources") == f"{sources[0].id} {sources[1].id}"
     assert digest.attr("refs") == "issue/7 log/ci-3 pr/12"
     assert digest.attr("supersedes") == "x1"
+
+
+def _words(texts: Sequence[str]) -> list[int]:
+    """A token counter for planner tests: one token per word."""
+    return [len(text.split()) for text in texts]
+
+
+# Six two-line notes of 11 words each: 66 tokens.
+PLANNED = tuple(
+    Entry(f"e{n}", f"2026-01-{n + 1:02d}T00:00:00Z", f"Note {n} title\n" + " ".join(["body"] * 8)) for n in range(6)
+)
+
+
+@pytest.mark.parametrize(
+    ("at_percent", "target_percent", "force", "due"),
+    [
+        pytest.param(100, 50, False, False, id="total-exactly-at-the-threshold"),
+        pytest.param(99, 50, False, True, id="one-over-the-threshold"),
+        pytest.param(100, 100, True, False, id="forced-total-exactly-at-the-target"),
+        pytest.param(100, 99, True, True, id="forced-one-over-the-target"),
+        pytest.param(100, 50, True, True, id="forced-between-target-and-threshold"),
+    ],
+)
+def test_the_plan_starts_only_above_the_threshold_and_stops_at_the_target(
+    at_percent: int, target_percent: int, force: bool, due: bool
+) -> None:
+    shard = ShardInput("failures", PLANNED, tuple(_words([e.text for e in PLANNED])))
+    planned = plan(
+        [shard],
+        budget=66,
+        at_percent=at_percent,
+        target_percent=target_percent,
+        keep_newest=2,
+        counts=_words,
+        force=force,
+    )
+    assert (planned.threshold, planned.target, planned.total_before) == (
+        66 * at_percent // 100,
+        66 * target_percent // 100,
+        66,
+    )
+    if not due:
+        assert (planned.digests, planned.total_after) == ((), 66)
+        return
+    sources = [s.id for d in planned.digests for s in d.sources]
+    assert sources[:2] == ["e0", "e1"]  # the first written go first
+    assert not {"e4", "e5"} & set(sources)  # keepNewest = 2
+    assert planned.total_after < 66

@@ -170,6 +170,7 @@ def _has_compact() -> bool:
     return True
 
 
+@pytest.mark.slow
 @POSIX_ONLY
 @pytest.mark.slow
 def test_sigkill_at_random_moments_loses_no_acknowledged_entry(

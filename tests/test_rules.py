@@ -183,20 +183,20 @@ def test_credentials_are_refused_in_the_id_and_the_tags_whatever_the_text_allows
     checked = rules.check("plain text", allow=["github-pat"], **given)  # type: ignore[arg-type]
     with pytest.raises(rules.Refused) as raised:
         rules.refuse_credentials(checked, "shard seed")
-    message = raised.value.message
-    assert token not in message
-    assert message.startswith(f"refused: shard seed: {what} looks like ")
-    assert message.endswith("; nothing was written. Choose another value")
+    assert raised.value.message == (
+        f"refused: shard seed: {what} looks like a GitHub personal access token (ghp_********, rule github-pat);"
+        " nothing was written. Choose another value"
+    )
 
 
 def test_a_credential_in_the_text_names_its_line_and_the_rule_to_allow() -> None:
     token = _github_token()
     with pytest.raises(rules.Refused) as raised:
         rules.refuse_credentials(rules.check(f"first\nthe token is {token}"), "note")
-    message = raised.value.message
-    assert token not in message
-    assert message.startswith("refused: note: line 2 looks like ")
-    assert message.endswith("; nothing was written. If it is not a secret, pass --allow-secret github-pat")
+    assert raised.value.message == (
+        "refused: note: line 2 looks like a GitHub personal access token (ghp_********, rule github-pat);"
+        " nothing was written. If it is not a secret, pass --allow-secret github-pat"
+    )
     rules.refuse_credentials(rules.check(f"the token is {token}", allow=["github-pat"]), "note")  # allowed: no error
 
 
@@ -226,6 +226,140 @@ def test_stored_text_is_scanned_with_its_own_allowances() -> None:
     token = _github_token()
     with pytest.raises(rules.Refused) as raised:
         rules.refuse_secrets(f"x\n{token}", (), "archive.md: entry e1", hint="Restore it by hand")
-    assert raised.value.message.startswith("refused: archive.md: entry e1: line 2 looks like ")
-    assert raised.value.message.endswith("; nothing was written. Restore it by hand")
+    assert raised.value.message == (
+        "refused: archive.md: entry e1: line 2 looks like a GitHub personal access token"
+        " (ghp_********, rule github-pat); nothing was written. Restore it by hand"
+    )
     rules.refuse_secrets(token, ("github-pat",), "archive.md: entry e1")
+
+
+def test_the_text_is_scanned_first_then_the_id_then_the_tags_in_order() -> None:
+    token = _github_token()
+    other = "gh" + "p_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    assert rules.credential(rules.check("plain", tags=["ok"], key="k")) is None
+    found = rules.credential(rules.check(f"a\nb {token}", tags=[other], key=other))
+    assert found is not None
+    assert (found[0], found[1].line, found[1].column) == ("line 2", 2, 3)
+    found = rules.credential(rules.check("plain", tags=["ok", other], key=token, allow=["github-pat"]))
+    assert found is not None
+    assert found[0] == "the id"
+    found = rules.credential(rules.check("plain", tags=["ok", other]))
+    assert found is not None
+    assert found[0] == "a tag"
+    assert (
+        rules.describe("the id", found[1])
+        == "the id looks like a GitHub personal access token (ghp_********, rule github-pat)"
+    )
+
+
+def test_a_custom_hint_names_the_rule() -> None:
+    with pytest.raises(rules.Refused) as raised:
+        rules.refuse_credentials(rules.check(_github_token()), "import x.md", hint="Allow it with {rule} or drop it")
+    assert raised.value.message == (
+        "refused: import x.md: line 1 looks like a GitHub personal access token (ghp_********, rule github-pat);"
+        " nothing was written. Allow it with github-pat or drop it"
+    )
+
+
+def test_require_returns_the_fields_when_nothing_is_wrong() -> None:
+    checked = rules.check("fine")
+    assert rules.require(checked, "x") is checked
+
+
+@pytest.mark.parametrize(
+    ("tag", "result"),
+    [
+        pytest.param("  CI  ", "ci", id="spaces-and-case"),
+        pytest.param("a" * 48, "a" * 48, id="48"),
+        pytest.param("v1.2_x:y/z+w-q", "v1.2_x:y/z+w-q", id="punctuation"),
+    ],
+)
+def test_tags_are_trimmed_and_lowercased(tag: str, result: str) -> None:
+    assert rules.check_tag(tag) == result
+    assert rules.check("x", tags=[tag]).tags == (result,)
+
+
+@pytest.mark.parametrize(
+    ("tag", "shown"),
+    [
+        pytest.param("a" * 49, "'" + "a" * 39 + "…'", id="49"),
+        pytest.param("-x", "'-x'", id="dash-first"),
+        pytest.param("", "''", id="empty"),
+        pytest.param("a b", "'a b'", id="space"),
+        pytest.param("é", "'é'", id="accent"),
+    ],
+)
+def test_tags_outside_the_shape_are_refused(tag: str, shown: str) -> None:
+    with pytest.raises(rules.LhError) as raised:
+        rules.check_tag(tag)
+    assert raised.value.message == (
+        f"tag {shown} is not allowed; use letters, digits and . _ : / + - (at most 48 characters,"
+        " starting with a letter or digit)"
+    )
+    assert rules.check("x", tags=[tag]).tags == ()
+
+
+def test_ids_are_kept_as_given_or_refused() -> None:
+    assert rules.check_id("A" + "b" * 63) == "A" + "b" * 63
+    assert rules.check_id("x.y_z-1") == "x.y_z-1"
+    with pytest.raises(rules.LhError) as raised:
+        rules.check_id("A" + "b" * 64)
+    assert raised.value.message == (
+        "id 'A" + "b" * 38 + "…' is not allowed; use letters, digits, '.', '_' and '-'"
+        " (at most 64 characters, starting with a letter or digit)"
+    )
+    with pytest.raises(rules.LhError) as raised:
+        rules.check_id("_x")
+    assert raised.value.message == (
+        "id '_x' is not allowed; use letters, digits, '.', '_' and '-' (at most 64 characters,"
+        " starting with a letter or digit)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("rule", "problems"),
+    [
+        pytest.param("a" * 64, (), id="64"),
+        pytest.param(
+            "a" * 65,
+            ("'" + "a" * 39 + "…' is not a scanner rule name; rule names are like aws-access-key",),
+            id="65",
+        ),
+        pytest.param("Aws", ("'Aws' is not a scanner rule name; rule names are like aws-access-key",), id="upper"),
+        pytest.param("-aws", ("'-aws' is not a scanner rule name; rule names are like aws-access-key",), id="dash"),
+    ],
+)
+def test_allowed_rule_names(rule: str, problems: tuple[str, ...]) -> None:
+    checked = rules.check("x", allow=[rule])
+    assert checked.allow == (() if problems else (rule,))
+    assert checked.problems == problems
+
+
+def test_every_problem_of_a_text_is_listed_in_line_order() -> None:
+    assert rules.check("a\x00\n<<<<<<< x\x07\nok\n<!-- /lh:entry -->").problems == (
+        "line 1 holds the control character U+0000; remove it (tab and newline are the only ones an entry may hold)",
+        "line 2 starts like a git conflict marker; indent it or put it in a code span",
+        "line 2 holds the control character U+0007; remove it (tab and newline are the only ones an entry may hold)",
+        "line 4 is an lh entry marker, which would split the entry; indent it or put it in a code span",
+    )
+
+
+@pytest.mark.parametrize("char", ["\x08", "\x7f", "\x80", "\x9f"], ids=["BS", "DEL", "PAD", "APC"])
+def test_control_range_edges_are_refused(char: str) -> None:
+    assert rules.check(f"a{char}").problems == (
+        f"line 1 holds the control character U+{ord(char):04X}; remove it"
+        " (tab and newline are the only ones an entry may hold)",
+    )
+
+
+def test_characters_just_outside_the_control_ranges_are_kept() -> None:
+    assert rules.check("a\xa0b ~").problems == ()
+
+
+def test_stored_text_says_how_to_allow_by_default() -> None:
+    with pytest.raises(rules.Refused) as raised:
+        rules.refuse_secrets(_github_token(), (), "seed.md: entry e1")
+    assert raised.value.message == (
+        "refused: seed.md: entry e1: line 1 looks like a GitHub personal access token (ghp_********, rule github-pat);"
+        " nothing was written. If it is not a secret, pass --allow-secret github-pat"
+    )

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import marshal
+import math
 import random
+import sys
+import zlib
 
 import pytest
 
+from lean_harness.memory import search
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 
 MEMORY = [
@@ -66,6 +71,14 @@ MEMORY = [
         "Project overview: a command line tool that keeps notes in Markdown shards.",
     ),
 ]
+
+
+@pytest.fixture(autouse=True)
+def cold_caches() -> None:
+    """Each test analyzes words afresh: the per-process stem and chunk caches must not hide a change."""
+    search._STEMS.clear()
+    for cache in search._CHUNKS.values():
+        cache.clear()
 
 
 @pytest.fixture(scope="module")
@@ -295,3 +308,200 @@ def test_long_queries_are_not_widened() -> None:
     ]
     assert ids(index.search(" ".join(["disk", *words[:15]]))) == ["a", "b", "c"]  # 16 words: widened
     assert ids(index.search(" ".join(["disk", *words]))) == ["a", "b"]  # 17 words, as in a pasted log: not
+
+
+# -- exact scores against a reference model ----------------------------------------------------
+
+# One-line entries of plain words that no stemmer shortens, in the shard "s" (a stopword, so the
+# shard name adds no term); a word shared by two entries shares nothing else with them, so no
+# query word is widened with associations.
+ORACLE = {
+    "x1": ("alpha beta", ()),
+    "x2": ("alpha gamma gamma delta", ("gamma",)),
+    "x3": ("delta", ()),
+    "x4": ("omega kappa sigma lambda theta", ()),
+}
+
+
+def _reference_scores(
+    query: list[str], corpus: dict[str, tuple[str, tuple[str, ...]]] = ORACLE, stand_in: tuple[str, str] = ("", "")
+) -> dict[str, float]:
+    """BM25F as the module docs state it, in plain loops: k1 = 1.2, b = 0.5; the body and the
+    first line (here the same line) weigh 1 and are length-normalized, tags weigh 2 and are not;
+    each (word, entry) impact is stored as one of 255 levels; the sum is divided by the query's
+    idf total, where a word no entry holds weighs as much as the rarest possible word.
+    `stand_in` is (unknown word, its synonym): the synonym counts half."""
+    k1, b = 1.2, 0.5
+    n = len(corpus)
+    length = {key: len(text.split()) for key, (text, _) in corpus.items()}
+    average = sum(length.values()) / n
+
+    def idf(word: str) -> float:
+        df = sum(1 for text, tags in corpus.values() if word in text.split() or word in tags)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    rarest = math.log(1 + (n + 0.5) / 0.5)
+    known = {w for text, tags in corpus.values() for w in (*text.split(), *tags)}
+    denominator = 0.0
+    for word in query:
+        if word in known:
+            denominator += idf(word)
+        elif word == stand_in[0]:
+            denominator += max(0.5 * idf(stand_in[1]), rarest)
+        else:
+            denominator += rarest
+    scores: dict[str, float] = {}
+    for key, (text, tags) in corpus.items():
+        norm = 1 / (1 - b + b * length[key] / average)
+        total = 0.0
+        for asked in query:
+            word, share = (stand_in[1], 0.5) if asked == stand_in[0] else (asked, 1.0)
+            count = text.split().count(word)
+            tf = count * norm + count * norm + 2.0 * tags.count(word)
+            if tf == 0:
+                continue
+            impact = tf * (k1 + 1) / (k1 + tf)
+            level = max(1, min(255, round(impact * 255 / (k1 + 1))))
+            total += share * idf(word) * level * (k1 + 1) / 255
+        if total:
+            scores[key] = total / denominator
+    return scores
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["alpha", "delta", "gamma", "alpha delta", "alpha gamma", "beta delta omega", "alpha zzzz", "kappa theta"],
+)
+def test_scores_match_a_reference_bm25f(query: str) -> None:
+    index = Index.build(Doc(key, "s", "2026-01-01T00:00:00Z", tags, text) for key, (text, tags) in ORACLE.items())
+    got = {hit.id: hit.score for hit in index.search(query, min_score=0.0)}
+    assert got == pytest.approx(_reference_scores(query.split()), abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("word", "stemmed"),
+    [
+        pytest.param("bats", "bat", id="plural-s"),
+        pytest.param("flies", "fli", id="ies"),
+        pytest.param("ties", "tie", id="short-ies"),
+        pytest.param("classes", "class", id="sses"),
+        pytest.param("glass", "glass", id="ss"),
+        pytest.param("status", "status", id="us"),
+        pytest.param("analysis", "analysis", id="is"),
+        pytest.param("configurations", "config", id="urations"),
+        pytest.param("running", "run", id="undouble-n"),
+        pytest.param("falling", "fall", id="keep-ll"),
+        pytest.param("buzzed", "buzz", id="keep-zz"),
+        pytest.param("sing", "sing", id="base-too-short"),
+        pytest.param("spring", "spring", id="no-vowel-before-the-last-letter"),
+        pytest.param("skying", "skying", id="vowel-only-last"),
+        pytest.param("quickly", "quick", id="ly"),
+        pytest.param("deployment", "deploy", id="ment-and-vowel-y"),
+        pytest.param("loudness", "loud", id="ness"),
+        pytest.param("happy", "happi", id="consonant-y"),
+        pytest.param("buses", "bus", id="es-then-e"),
+        pytest.param("seed", "seed", id="ed-base-too-short"),
+        pytest.param("Tests", "Test", id="capital"),
+        pytest.param("naïve", "naïve", id="non-ascii"),
+    ],
+)
+def test_stem_table(word: str, stemmed: str) -> None:
+    assert stem(word) == stemmed
+
+
+SYNONYMS = {
+    "y1": ("lock omega kappa", ()),
+    "y2": ("lock theta", ()),
+    "y3": ("sigma", ()),
+    "y4": ("gamma delta", ()),
+}
+
+
+@pytest.mark.parametrize("query", ["mutex", "mutex sigma", "sigma mutex zzzz"])
+def test_a_synonym_of_an_unknown_word_scores_half_against_a_reference(query: str) -> None:
+    index = Index.build(Doc(key, "s", "2026-01-01T00:00:00Z", tags, text) for key, (text, tags) in SYNONYMS.items())
+    got = {hit.id: hit.score for hit in index.search(query, min_score=0.0)}
+    assert got == pytest.approx(_reference_scores(query.split(), SYNONYMS, ("mutex", "lock")), abs=1e-6)
+    assert {hit.id: hit.matched for hit in index.search(query, min_score=0.0)}.get("y1") == ("mutex",)
+
+
+def test_synonyms_can_be_switched_off() -> None:
+    index = Index.build(
+        (Doc(key, "s", "2026-01-01T00:00:00Z", tags, text) for key, (text, tags) in SYNONYMS.items()),
+        Settings(synonym=0.0),
+    )
+    assert index.search("mutex", min_score=0.0) == []
+
+
+def _with_payload(payload: bytes) -> bytes:
+    """A blob with a valid header and checksum around `payload`."""
+    order = b"L" if sys.byteorder == "little" else b"B"
+    return b"LHIX" + bytes([2]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+
+
+@pytest.mark.parametrize(
+    ("blob", "message"),
+    [
+        pytest.param(b"LHIY" + bytes(20), "not a search index (bad magic bytes)", id="magic"),
+        pytest.param(b"LHIX\x01L" + bytes(20), "search index has another format version or byte order", id="version"),
+        pytest.param(b"LHIX\x02X" + bytes(20), "search index has another format version or byte order", id="order"),
+        pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
+        pytest.param(
+            _with_payload(marshal.dumps(([], [], [], b"", {}, {}, b""))),
+            "search index is corrupt (unexpected layout)",
+            id="forward-too-short",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], [], [], b"\x00" * 4, {}, {}, b"\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="created-missing",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 3, {}, {}, b"\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="shards-short",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, [], {}, b"\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="tags-not-a-dict",
+        ),
+        pytest.param(
+            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, {}, {}, "\x00" * 8))),
+            "search index is corrupt (unexpected layout)",
+            id="forward-not-bytes",
+        ),
+    ],
+)
+def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
+    with pytest.raises(ValueError, match="search index") as raised:
+        Index.from_bytes(blob)
+    assert str(raised.value) == message
+
+
+def test_a_well_formed_blob_of_one_entry_loads() -> None:
+    loaded = Index.from_bytes(_with_payload(marshal.dumps((["a"], ["t"], ["s"], b"\x00" * 4, {}, {}, b"\x00" * 8))))
+    assert len(loaded) == 1
+    assert loaded.search("anything") == []
+
+
+JOINED = [
+    Doc("a", "s", "2026-01-01T00:00:00Z", (), "lock file written"),
+    Doc("b", "s", "2026-01-02T00:00:00Z", (), "file server"),
+    Doc("c", "s", "2026-01-03T00:00:00Z", (), "timeoutSeconds default"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        pytest.param("lockfile", [("a", ("lockfile",)), ("b", ("lockfile",))], id="rejoined-from-known-parts"),
+        pytest.param("fileserver", [("b", ("fileserver",)), ("a", ("fileserver",))], id="rejoined-other-order"),
+        pytest.param("lockf", [], id="too-short-to-rejoin"),
+        pytest.param("timeoutSec", [("c", ("timeoutsec", "timeout"))], id="prefix-of-an-identifier-and-its-known-part"),
+        pytest.param("tim", [], id="prefix-too-short"),
+    ],
+)
+def test_unknown_words_are_rejoined_or_completed(query: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
+    hits = Index.build(JOINED).search(query, min_score=0.0)
+    assert [(h.id, h.matched) for h in hits] == found

@@ -47,6 +47,7 @@ def test_counts_equal_tiktoken(tmp_path: Path, text: str) -> None:
     assert TokenCounter("cl100k_base", tmp_path).count(text) == exact(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_counts_equal_tiktoken_on_any_text(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
@@ -54,6 +55,7 @@ def test_counts_equal_tiktoken_on_any_text(tmp_path_factory: pytest.TempPathFact
     assert counter.count(text) == exact(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=300))
 def test_counts_equal_tiktoken_on_ascii(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
@@ -207,6 +209,7 @@ def test_counts_equal_tiktoken_on_multilingual_text(tmp_path: Path, text: str) -
     assert TokenCounter("cl100k_base", tmp_path).count(text) == exact(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=80))
 def test_counts_equal_tiktoken_on_any_unicode_text(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:

@@ -202,7 +202,9 @@ def new_shard_text(name: str, description: str) -> str:
 
 def append_text(existing: str, entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
     """The shard text with one entry appended after a blank line."""
-    if existing and not existing.endswith(("\n", "\r")):
+    if existing.endswith("\r"):
+        existing += "\n"  # a CRLF cut after its CR: complete it, so a blank line still follows
+    elif existing and not existing.endswith("\n"):
         existing += newline
     separator = newline if existing and not existing.endswith(newline * 2) else ""
     return existing + separator + render_entry(entry, newline, close_id=close_id)
