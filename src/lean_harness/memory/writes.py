@@ -151,13 +151,7 @@ def add_entries(
         text = current or new_shard_text(name, dict(memory.config.shards)[name])
         if current and memory.duplicates(name):
             text, _, _ = _deduplicated(memory, name, current)
-        data = append_entries(text, entries).encode("utf-8")
-        if len(data) > MAX_SHARD_BYTES:
-            raise LhError(
-                f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
-                ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
-            )
-        changes[memory.shard_path(name)] = data
+        changes[memory.shard_path(name)] = _within_limit(memory, name, append_entries(text, entries).encode("utf-8"))
     for path in changes:
         refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, changes, memory.journal_path)
@@ -267,12 +261,7 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     for name, text in texts.items():
         data = text.encode("utf-8")
         parse(data.decode("utf-8"), memory.shown(memory.shard_path(name)))  # never write what cannot be read back
-        if len(data) > MAX_SHARD_BYTES:
-            raise LhError(
-                f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
-                ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
-            )
-        changes[memory.shard_path(name)] = data
+        changes[memory.shard_path(name)] = _within_limit(memory, name, data)
     for path in changes:
         refuse_symlink(path, memory.root)
     if changes:
@@ -281,3 +270,13 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
         memory._summaries.pop(name, None)
     write_index(memory)
     return tuple(texts)
+
+
+def _within_limit(memory: Memory, name: str, data: bytes) -> bytes:
+    """The new bytes of shard `name`, or an error when they pass the size limit of a shard."""
+    if len(data) > MAX_SHARD_BYTES:
+        raise LhError(
+            f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
+            ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
+        )
+    return data
