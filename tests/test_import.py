@@ -676,3 +676,20 @@ def test_a_memory_files_times_date_its_entry(project: Path, tmp_path: Path, caps
         "2026-04-01T00:00:00Z",
     )
     assert (entries["b"][1].created, entries["b"][1].attr("updated")) == ("2026-09-03T00:00:00Z", None)
+
+
+def test_memory_md_sections_follow_the_same_markdown_rules_as_shard_prose(project: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text(
+        "  # Builds\nBuilds run on Python 3.12.\n~~~\n```\n# not a heading inside the fence\n~~~\n"
+        "   ## Deploys\nDeploys go through the release job.\n",
+        "utf-8",
+    )
+    assert run_import(str(folder)) == 0
+    entries = stored(project)
+    assert sorted(entries) == ["MEMORY-Builds", "MEMORY-Deploys"]
+    assert entries["MEMORY-Builds"][1].text == (
+        "  # Builds\nBuilds run on Python 3.12.\n~~~\n```\n# not a heading inside the fence\n~~~"
+    )
+    assert entries["MEMORY-Deploys"][1].text == "   ## Deploys\nDeploys go through the release job."

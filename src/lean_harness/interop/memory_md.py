@@ -29,6 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from lean_harness import markdown
 from lean_harness.interop import frontmatter
 from lean_harness.interop.records import Reading, Record, key_from, read_source_text, utc_time
 
@@ -37,9 +38,7 @@ TYPES = {"user": "conventions", "feedback": "corrections", "project": "seed", "r
 FIELDS = ("name", "description", "type")
 TIMES = ("created", "date", "modified", "updated")  # the first that reads as a time dates the entry
 _LINK_RE = re.compile(r"\]\(<?([^)>\s]+)>?\)")
-_HEADING_RE = re.compile(r"#{1,6}[ \t]")
 _LINK_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\([^)]*\)[^\n]*")
-_FENCE_RE = re.compile(r"\s{0,3}(```|~~~)")
 
 
 @dataclass(frozen=True)
@@ -102,13 +101,15 @@ def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[
     """MEMORY.md's own prose, one record per heading's section, without the lines that only link to files."""
     where = f"{shown}/{INDEX}"
     sections: list[tuple[int, list[str]]] = [(1, [])]
-    fenced = False
+    fence: str | None = None
     outside: list[str] = []
     missing: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        if _FENCE_RE.match(line):
-            fenced = not fenced
-        elif not fenced and _HEADING_RE.match(line):
+        if fence is not None:
+            fence = None if markdown.fence_closed(line, fence) else fence
+        elif (opened := markdown.fence_opened(line)) is not None:
+            fence = opened
+        elif markdown.is_heading(line):
             sections.append((number, []))
         targets = [t.split("#", 1)[0] for t in _LINK_RE.findall(line) if "://" not in t and not t.startswith("#")]
         for target in targets:
@@ -117,7 +118,7 @@ def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[
                 outside.append(f"{target} (line {number})")
             elif resolved not in files and resolved != INDEX and resolved.endswith(".md"):
                 missing.append(f"{target} (line {number})")
-        if not fenced and _LINK_ITEM_RE.fullmatch(line) and targets and all(_inside(t) in files for t in targets):
+        if fence is None and _LINK_ITEM_RE.fullmatch(line) and targets and all(_inside(t) in files for t in targets):
             continue  # an index line: the file it points to is imported itself
         sections[-1][1].append(line)
     if outside:
@@ -126,11 +127,11 @@ def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[
         reading.warnings.append(f"{where}: links to files that do not exist: {_some(missing)}")
     found = []
     for number, lines in sections:
-        body = [line for line in lines[1:] if line.strip()] if lines and _HEADING_RE.match(lines[0]) else lines
+        body = [line for line in lines[1:] if line.strip()] if lines and markdown.is_heading(lines[0]) else lines
         if not any(line.strip() for line in body):
             continue
         section = "\n".join(lines).strip("\n")
-        title = lines[0].lstrip("#").strip() if _HEADING_RE.match(lines[0]) else "top"
+        title = markdown.heading_text(lines[0]) if markdown.is_heading(lines[0]) else "top"
         record = Record(f"{where}:{number}", section)
         found.append(_Found(record, key_from(f"MEMORY-{title}", hashed=True), f"{INDEX}:{number}"))
     return found
@@ -181,7 +182,7 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
         kind = ""
     body = front.body.strip("\n")
     title = field("description") or field("name")
-    if not title and not _HEADING_RE.match(body):
+    if not title and not markdown.is_heading(body):
         title = path.stem
     entry_text = "\n\n".join(part for part in (title, body) if part.strip())
     stem = name[: -len(path.suffix)]

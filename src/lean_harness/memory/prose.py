@@ -20,12 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lean_harness import markdown
 from lean_harness.memory.shard import Entry, Shard, normalize_text
 
-_HEADING_RE = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 _TITLE_RE = re.compile(r"# \S")
-_ITEM_RE = re.compile(r" {0,3}(?:[-*+]|\d+[.)])(?:[ \t]|$)")
-_FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ def _head_size(lines: list[str]) -> int:
         return len(lines)
     single = start + 1 >= len(lines) or not lines[start + 1].strip()
     text = lines[start]
-    if single and not _HEADING_RE.match(text) and not _ITEM_RE.match(text) and not _FENCE_RE.match(text):
+    if single and not markdown.is_heading(text) and not markdown.is_item(text) and markdown.fence_opened(text) is None:
         head = start + 1
     return head
 
@@ -101,13 +99,13 @@ def _split(lines: list[str], first_line: int) -> list[Block]:
         number = first_line + offset
         if fence is not None:
             current.append((number, text))
-            if text.strip().startswith(fence):
+            if markdown.fence_closed(text, fence):
                 fence = None
             continue
         if not text.strip():
             blank = bool(current)
             continue
-        heading = bool(_HEADING_RE.match(text))
+        heading = markdown.is_heading(text)
         if current and (heading or (blank and not section)):
             close()
             section = False
@@ -117,9 +115,7 @@ def _split(lines: list[str], first_line: int) -> list[Block]:
             current.append((number - 1, ""))
         blank = False
         current.append((number, text))
-        match = _FENCE_RE.match(text)
-        if match:
-            fence = match.group(1)[0] * 3
+        fence = markdown.fence_opened(text)
     if current:
         close()
     return out
