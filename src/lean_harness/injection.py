@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lean_harness.finding import Finding
+
 __all__ = ["RULES", "Finding", "Rule", "neutralise", "rule_ids", "scan"]
 
 
@@ -32,19 +34,6 @@ class Rule:
     description: str
     pattern: str
     keywords: tuple[str, ...]  # the rule runs only when one of these occurs in the lowered text
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A directive found in scanned text; `start`/`end` delimit the matched phrase."""
-
-    rule: str
-    description: str
-    line: int
-    column: int
-    start: int
-    end: int
-    preview: str
 
 
 # Names a client's framing uses. Opening tags count only for names that are not also common

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from lean_harness.finding import Finding
+
 __all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan"]
 
 PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
@@ -46,19 +48,6 @@ class Rule:
     # lowercase); or the text after a newline, so that a line start is a literal "\n".
     view: Literal["text", "lowered", "lines"] = "text"
     extend_left: int = 0  # the value starts this many characters before the match
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A credential found in scanned text; `start`/`end` delimit its value."""
-
-    rule: str
-    description: str
-    line: int
-    column: int
-    start: int
-    end: int
-    preview: str
 
 
 # --- value checks -------------------------------------------------------------
