@@ -263,6 +263,30 @@ def test_when_no_title_fits_joined_the_head_stands_alone() -> None:
     assert rendered == IndexText(head, len(head) + 2, 0)
 
 
+def _quarters(text: str) -> int:
+    # The estimate encoding's rule for ASCII text: characters / 4, rounded up. Lines counted
+    # alone round up each; joined they round up once, so the whole costs less than its parts.
+    return (len(text) + 3) // 4
+
+
+def test_each_title_is_charged_its_own_count() -> None:
+    # The fill charges every line as counted alone (so each count is cached and counted once),
+    # then checks the joined text. Head: 491 characters, 123 tokens; heading: 20, 5 tokens;
+    # each title line 33 characters, 9 tokens alone. With 153 tokens, two lines are charged
+    # 123 + 5 + 9 + 9 = 146 and a third would make 155; the joined text with two lines is
+    # 491 + 20 + 66 = 577 characters, 145 tokens (with three it would be 610, 153 tokens).
+    alpha = (
+        Newest("2026-11-01T09:00:00Z", "a1", "Alpha note 1", 0),
+        Newest("2026-11-02T10:00:00Z", "a2", "Alpha note 2", 1),
+    )
+    beta = (Newest("2026-11-03T08:00:00Z", "b1", "Beta title 13", 0),)
+    summaries = _summaries(alpha=alpha, beta=beta, beta_prose=5)
+    lines = "- 2026-11-03 beta: Beta title 13\n- 2026-11-02 alpha: Alpha note 2\n"
+    assert (len(FULL_HEAD), len(lines)) == (491, 66)
+    rendered = render(SHARDS, summaries, Totals(42, 1000, 80), "chars", 153, _quarters)
+    assert rendered == IndexText(FULL_HEAD + SECTION + lines, 145, 2)
+
+
 @pytest.mark.parametrize(
     ("totals", "threshold", "percent", "due"),
     [
