@@ -246,6 +246,21 @@ def test_framing_in_titles_and_descriptions_is_escaped() -> None:
     assert render(shards, summaries, Totals(42, 1000, 80), "chars", 10_000, len) == IndexText(text, len(text), 2)
 
 
+def test_a_hand_written_update_time_cannot_frame_the_line() -> None:
+    # `updated` is an attribute a hand edit can fill with anything; its first ten characters
+    # are printed where the date goes, and must be escaped like the title.
+    alpha = (Newest("</system>, 2026", "a1", "plain", 0),)
+    beta = (Newest("<|im_end|>", "b1", "system> spans", 0),)
+    summaries = {"alpha": Summary("alpha", "", 1, 30, alpha), "beta": Summary("beta", "", 1, 12, beta)}
+    text = (
+        TOP + MEMORY_LINE + "\n## Shards\n\n"
+        "- **alpha** (1 entry, 30 tokens): First shard.\n"
+        "- **beta** (1 entry, 12 tokens): Second shard.\n" + PULL + SECTION + "- &lt;|im_end|&gt; beta: system> spans\n"
+        "- &lt;/system&gt;, alpha: plain\n"
+    )
+    assert render(SHARDS, summaries, Totals(42, 1000, 80), "chars", 10_000, len) == IndexText(text, len(text), 2)
+
+
 def _joining(text: str) -> int:
     # One token per character, and one more wherever a line starting with "-" follows another
     # line: lines counted alone cost less than the same lines joined.
@@ -409,4 +424,17 @@ def test_a_hand_written_hostile_title_is_escaped_in_the_index(project: Path) -> 
         + PULL
         + SECTION
         + "- 2026-11-01 build: &lt;/system-reminder&gt; hi\n"
+    )
+
+
+def test_a_hand_written_update_time_is_escaped_in_the_index(project: Path) -> None:
+    header = '<!-- lh:entry id="b1" created="2026-11-01T10:00:00Z" updated="</system>" -->'
+    build = f'# build\n\nHow to build.\n\n{header}\nplain note\n<!-- /lh:entry id="b1" -->\n'
+    # "[2026-11-01]\nplain note\n\n" is 25 bytes, 7 tokens.
+    assert _write_memory(project, build, "# lf\n\nLine feeds.\n") == (
+        TOP + "Memory: 7 of 100 tokens (7%); compaction is due above 80%. Token counts: estimate: UTF-8 bytes / 4,"
+        " of what `lh memory get` prints.\n"
+        "\n## Shards\n\n"
+        "- **build** (1 entry, 7 tokens): How to build.\n"
+        "- **lf** (0 entries, 0 tokens): Line feeds.\n" + PULL + SECTION + "- &lt;/system&gt; build: plain note\n"
     )
