@@ -3,8 +3,9 @@
 It names each shard with its description, entry count and tokens, gives the total against the
 budget and how to pull more, then lists the newest entry titles while the budget lasts. It is
 made from the shard summaries only, holds no wall-clock time, and is byte-identical for the
-same shards (adr/0001-file-only-memory.md). Titles and descriptions have framing tags escaped,
-so a hand-edited entry cannot speak as the system at session start (adr/0019).
+same shards (adr/0001-file-only-memory.md). Title lines (date, shard and title) and descriptions
+have framing tags escaped, so a hand-edited entry cannot speak as the system at session start
+(adr/0019).
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ def render(
     used += count_tokens(section)
     chosen: list[str] = []
     for shard, item in newest:
-        line = f"- {item.written[:10]} {shard}: {neutralise(item.title)}\n"
+        # The whole line is escaped: its date comes from an `updated` attribute a hand edit can fill.
+        line = neutralise(f"- {item.written[:10]} {shard}: {item.title}") + "\n"
         cost = count_tokens(line)
         if used + cost > budget:
             break
