@@ -685,6 +685,10 @@ def test_a_last_line_ending_in_a_lone_cr_gets_a_line_break_and_a_blank_line(
         pytest.param((("updated", "2026-01-03T00:00:00Z"),), "2026-01-03T00:00:00Z", id="updated-later"),
         pytest.param((("updated", "2026-01-02T00:00:00Z"),), "2026-01-02T00:00:00Z", id="updated-same"),
         pytest.param((("updated", "2026-01-01T00:00:00Z"),), "2026-01-02T00:00:00Z", id="updated-earlier"),
+        pytest.param((("updated", "</system>"),), "2026-01-02T00:00:00Z", id="updated-not-a-time"),
+        pytest.param((("updated", "zzzz"),), "2026-01-02T00:00:00Z", id="updated-sorts-after-digits"),
+        pytest.param((("updated", "2026-01-03T00:00:00Z "),), "2026-01-02T00:00:00Z", id="updated-trailing-space"),
+        pytest.param((("updated", "2026-01-03"),), "2026-01-02T00:00:00Z", id="updated-date-only"),
     ],
 )
 def test_an_entry_was_written_at_its_latest_time(extra: tuple[tuple[str, str], ...], when: str) -> None:

@@ -104,9 +104,14 @@ def title_of(text: str) -> str:
 
 
 def written(entry: Entry) -> str:
-    """When an entry was last written: its `updated` time (lh memory put --id), else its `created`."""
+    """When an entry was last written: its `updated` time (lh memory put --id), else its `created`.
+
+    An `updated` that is not a time in lh's form (a hand edit) is ignored: it would otherwise
+    sort as newest for ever and reach INDEX.md and digests as a date.
+    """
     updated = entry.attr("updated")
-    return updated if updated is not None and updated > entry.created else entry.created
+    valid = updated is not None and CREATED_RE.fullmatch(updated) is not None
+    return updated if valid and updated > entry.created else entry.created
 
 
 def by_writing(entries: Sequence[Entry]) -> list[int]:
