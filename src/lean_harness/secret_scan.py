@@ -733,17 +733,26 @@ def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     lowered = _lower(text)
     views = {"text": text, "lowered": lowered, "lines": "\n" + text}
     found = []
+    present: dict[str, bool] = {}  # keywords shared by several rules are searched for once
     for rule in RULES:
         keys = rule.keywords
         if not keys and len(text) < _SHORT and rule.view == "text":
             head = _literal_head(rule.pattern)
             keys = (head,) if len(head) > 1 else ()
-        if keys and not any(keyword in lowered for keyword in keys):
+        if keys and not any(_occurs(keyword, lowered, present) for keyword in keys):
             continue
         for start, end in _matches(rule, views):
             if rule.validate is None or rule.validate(text[start:end]):
                 found.append((start, end, rule.rank, rule))
     return found
+
+
+def _occurs(keyword: str, lowered: str, present: dict[str, bool]) -> bool:
+    """Whether `keyword` occurs in `lowered`, each keyword searched for once per text."""
+    known = present.get(keyword)
+    if known is None:
+        known = present[keyword] = keyword in lowered
+    return known
 
 
 def _percent_decoded(line: str) -> tuple[str, list[int]]:

@@ -1,6 +1,6 @@
 """The project checks: config, memory, index, budget, credentials, git settings, links, tokenizer.
 
-Every check reads; none writes (the shared read lock aside). A check that needs something an
+Every check reads; none writes a project file (the shared read lock and lh's caches aside). A check that needs something an
 earlier check found broken (the config, the memory dir, a shard) says so and is skipped.
 """
 
@@ -170,25 +170,21 @@ def budget(p: Project) -> Verdict:
 
 def secrets(p: Project) -> Verdict:
     """No memory file holds something that looks like a credential."""
-    from lean_harness import secret_scan
-    from lean_harness.memory.leaks import derived_files, project_files, scan_paths
+    from lean_harness.memory.leaks import derived_files, flagged, project_files, scan_paths
 
     skipped = _skip_without_config(p)
     if skipped or p.config is None:
         return skipped or Verdict("skip", "skipped")
     # One scan of each whole file first: a file with no finding has no entry with one, and a
     # whole file scans several times faster than its entries one by one. Only files with a
-    # finding are scanned entry by entry, where each entry's allow-secret applies.
+    # finding are scanned entry by entry, where each entry's allow-secret applies. A content
+    # found clean before is not scanned again (memory/leaks.py, adr/0023).
     paths, derived = project_files(p.config)
     files = [*paths[1:], *(path for path in sorted(paths[0].rglob("*")) if ".cache" not in path.parts)]
     files += derived_files(derived)
-    flagged = [
-        path
-        for path in files
-        if path.is_file() and not path.is_symlink() and secret_scan.scan(path.read_bytes().decode("latin-1"))
-    ]
-    caches = [path for path in flagged if any(path.is_relative_to(folder) for folder in derived)]
-    leaks, _ = scan_paths([f for f in flagged if f not in caches], p.root, caches) if flagged else ([], [])
+    found = flagged([path for path in files if path.is_file() and not path.is_symlink()], p.config.cache_dir)
+    caches = [path for path in found if any(path.is_relative_to(folder) for folder in derived)]
+    leaks, _ = scan_paths([f for f in found if f not in caches], p.root, caches) if found else ([], [])
     if not leaks:
         where = ", ".join(p.shown(path) for path in [*paths, *derived])
         return Verdict("ok", f"no credentials in {where}")

@@ -3,17 +3,25 @@
 Shards are scanned entry by entry, so that an entry's `allow-secret` attribute (set with
 `lh memory put --allow-secret RULE`) silences that rule for that entry only; prose and files
 that do not parse as shards are scanned whole.
+
+`flagged` scans files whole, as a first pass before the entry by entry scan, and remembers the
+SHA-256 of every content found clean in `<cacheDir>/lh/scan-clean`, under a stamp of the
+scanner's source and the Python that ran it: the same bytes under the same rules give the same
+verdict, so they are not scanned again (adr/0023). Only digests of clean contents are kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lean_harness import secret_scan
 from lean_harness.errors import LhError
+from lean_harness.files import write_text
 from lean_harness.memory.shard import Entry, ShardError, parse
 
 if TYPE_CHECKING:
@@ -91,6 +99,57 @@ def project_files(config: Config) -> tuple[list[Path], list[Path]]:
     """What a project's scan covers: the memory dir and the config file, then lh's caches."""
     paths = [config.memory_dir, *([config.path] if config.path.is_file() else [])]
     return paths, [config.cache_dir] if config.cache_dir.is_dir() else []
+
+
+CLEAN_NAME = "scan-clean"  # under <cacheDir>/lh/: digests of contents the whole-file scan found clean
+
+
+def flagged(paths: Sequence[Path], cache_dir: Path | None = None) -> list[Path]:
+    """The files in which a scan of the whole text (read as Latin-1) finds a credential.
+
+    With `cache_dir`, contents found clean before under the same scanner are not scanned again,
+    and the digests of the contents found clean now replace the record.
+    """
+    stamp = _scanner_stamp()
+    record = cache_dir / "lh" / CLEAN_NAME if cache_dir is not None and stamp else None
+    known = _read_clean(record, stamp) if record is not None else frozenset()
+    clean: set[str] = set()
+    found: list[Path] = []
+    for path in paths:
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in known:
+            clean.add(digest)
+        elif secret_scan.scan(data.decode("latin-1")):
+            found.append(path)
+        elif path != record:  # the record changes as it is written, so its own digest is never kept
+            clean.add(digest)
+    if record is not None and clean != known:
+        try:
+            write_text(record, f"{stamp}\n" + "".join(f"{digest}\n" for digest in sorted(clean)))
+        except (OSError, LhError):
+            pass  # an unwritable cache only means scanning again next time
+    return found
+
+
+def _scanner_stamp() -> str:
+    """What a clean verdict depends on besides the bytes: the rules' source and the Python running them."""
+    try:
+        with open(secret_scan.__file__, "rb") as handle:
+            source = handle.read()
+    except (OSError, TypeError):
+        return ""  # no source to stamp: nothing is remembered
+    return "lh-scan-clean " + hashlib.sha256(source + sys.version.encode()).hexdigest()
+
+
+def _read_clean(record: Path, stamp: str) -> frozenset[str]:
+    try:
+        lines = record.read_text("ascii").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+    if not lines or lines[0] != stamp:
+        return frozenset()
+    return frozenset(line for line in lines[1:] if len(line) == 64)
 
 
 def derived_files(derived: Iterable[Path]) -> list[Path]:

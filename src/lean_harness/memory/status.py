@@ -130,21 +130,23 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
 
 def id_clashes(memory: Memory) -> tuple[str, ...]:
     """Ids that name entries in two shards, each with both places ("file:line"); an id names one entry."""
-    where: dict[str, list[str]] = {}
+    keys: dict[str, set[str]] = {}
     for name in memory.config.shard_names:
-        if not memory.summary(name).exists:
+        summary = memory.summary(name)
+        if not summary.exists:
             continue
-        text, data = memory.read_shard(name)
-        for line in memory.ids(name, text, data).splitlines():
-            key = line.partition(" ")[2]
-            shards = where.setdefault(key, [])
-            if name not in shards:
-                shards.append(name)
+        listing = memory.cache.ids(name, summary.sha256)  # the cached listing spares reading the shard
+        if listing is None:
+            listing = memory.ids(name, *memory.read_shard(name))
+        keys[name] = {line.partition(" ")[2] for line in listing.splitlines()}
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for found_keys in keys.values():
+        shared |= seen & found_keys
+        seen |= found_keys
     found = []
-    for key, names in sorted(where.items()):
-        if len(names) < 2:
-            continue
-        places = [_place(memory, name, key) for name in names]
+    for key in sorted(shared):
+        places = [_place(memory, name, key) for name, found_keys in keys.items() if key in found_keys]
         found.append(
             f"{places[0]}: entry {key} is also in {', '.join(places[1:])}; an id names one entry:"
             " delete one copy, or give it another id (lh memory put SHARD TEXT --id NEW)"
