@@ -1,7 +1,8 @@
 """The project checks: config, memory, index, budget, credentials, git settings, links, tokenizer.
 
-Every check reads; none writes a project file (the shared read lock and lh's caches aside). A check that needs something an
-earlier check found broken (the config, the memory dir, a shard) says so and is skipped.
+Every check reads; none writes a project file (the shared read lock and lh's caches aside). A
+check that needs something an earlier check found broken (the config, the memory dir, a shard)
+says so and is skipped.
 """
 
 from __future__ import annotations
