@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import random
 import shutil
 import string
@@ -369,3 +371,47 @@ def test_pre_commit_hooks_run_lh(capsys: pytest.CaptureFixture[str]) -> None:
     assert "  entry: lh doctor\n" in text
     assert "- id: lh-memory-scan\n" in text
     assert "  entry: lh memory scan\n" in text
+
+
+CLEAN_RECORD = ".agents/.cache/lh/scan-clean"
+AWS_FINDING = f"{MEMORY}/seed.md:3:1: an AWS access key ID [rule aws-access-key-id]"
+
+
+def _plant_key_in_place(shard: Path) -> bytes:
+    """Overwrite the seed shard's description start with a key of as many characters, size and mtime kept."""
+    before = shard.stat()
+    text = shard.read_text("utf-8")
+    assert text.startswith("# seed\n\nProject facts an agent")
+    key = _aws_key() + " "  # ends the value: "AKIA... t needs on day one"
+    shard.write_text(text[:8] + key + text[8 + len(key) :], "utf-8")
+    os.utime(shard, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert shard.stat().st_size == before.st_size
+    return shard.read_bytes()
+
+
+def test_a_content_found_clean_is_remembered_by_its_bytes_not_its_stat(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert doctor(capsys)[1]["secrets"]["message"] == f"no credentials in {MEMORY}, .agents/lh.toml, .agents/.cache"
+    record = (repo / CLEAN_RECORD).read_text("ascii").splitlines()
+    assert record[0].startswith("lh-scan-clean ")
+    assert len(record[0]) == len("lh-scan-clean ") + 64
+    assert hashlib.sha256((repo / ".agents/lh.toml").read_bytes()).hexdigest() in record[1:]
+    assert all(len(line) == 64 and set(line) <= set("0123456789abcdef") for line in record[1:])
+
+    leaky = _plant_key_in_place(repo / MEMORY / "seed.md")
+    code, checks = doctor(capsys)
+    assert (code, checks["secrets"]["status"], checks["secrets"]["message"]) == (1, "fail", AWS_FINDING)
+    # Only clean contents are recorded: neither the flagged file's digest nor any of its value.
+    kept = (repo / CLEAN_RECORD).read_text("ascii")
+    assert hashlib.sha256(leaky).hexdigest() not in kept
+    assert _aws_key()[:4] not in kept.upper()
+    assert doctor(capsys)[1]["secrets"]["message"] == AWS_FINDING  # and found again on the next run
+
+
+def test_a_record_made_under_another_scanner_is_not_trusted(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    leaky = _plant_key_in_place(repo / MEMORY / "seed.md")
+    record = repo / CLEAN_RECORD
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(f"lh-scan-clean {'0' * 64}\n{hashlib.sha256(leaky).hexdigest()}\n", "ascii")
+    assert doctor(capsys)[1]["secrets"]["message"] == AWS_FINDING
