@@ -78,9 +78,66 @@ def test_session_start_masks_a_credential_pasted_into_the_index_by_hand(project:
     assert "key AKIA****" in printed
 
 
+def _modules_of_a_session_start(project: Path) -> set[str]:
+    """The modules a session start loads, in a fresh process."""
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from lean_harness import hooks;"
+        "hooks.session_start('{}', {'CLAUDE_PROJECT_DIR': sys.argv[2]}); print(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe, str(REPO / "src"), str(project)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return set(done.stdout.split())
+
+
+def test_an_index_lh_wrote_is_shown_without_the_scanner(project: Path) -> None:
+    clean = project / ".agents/.cache/lh/hooks/index-clean"
+    clean.unlink(missing_ok=True)
+    assert main(["memory", "put", "failures", "test_lock hangs on Windows: open the lock in binary mode"]) == 0
+    assert clean.read_bytes() == (project / MEMORY / "INDEX.md").read_bytes()  # lh kept the copy it wrote
+    loaded = _modules_of_a_session_start(project)
+    assert {"lean_harness.secret_scan", "lean_harness.injection", "re", "dataclasses"} & loaded == set()
+
+
+def test_an_index_edited_by_hand_within_the_same_size_and_time_is_scanned_again(project: Path) -> None:
+    path = project / MEMORY / "INDEX.md"
+    hook("session-start", project)  # remembers the clean copy
+    before = path.stat()
+    text = path.read_text("utf-8")
+    secret = aws_key_id()
+    at = text.index("## Shards")
+    path.write_text(text[:at] + secret + " " + text[at + len(secret) + 1 :], encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    printed = hook("session-start", project)
+    assert secret not in printed
+    assert "AKIA******** " in printed
+    kept = (project / ".agents/.cache/lh/hooks/index-clean").read_text("utf-8")
+    assert kept == text  # the copy is still the clean one: a flagged INDEX.md is never kept
+
+
+def test_lh_keeps_no_copy_of_an_index_that_would_be_masked(project: Path) -> None:
+    config = project / ".agents/lh.toml"
+    secret = aws_key_id(5)
+    text = config.read_text("utf-8")
+    assert 'failures = "Failures seen here' in text
+    config.write_text(text.replace('failures = "Failures seen here', f'failures = "{secret} Failures seen here'))
+    clean = project / ".agents/.cache/lh/hooks/index-clean"
+    clean.unlink(missing_ok=True)
+    assert main(["memory", "index"]) == 0
+    assert secret in (project / MEMORY / "INDEX.md").read_text("utf-8")
+    assert not clean.exists()
+    assert secret not in hook("session-start", project)
+    assert not clean.exists()
+
+
 def test_a_clean_index_is_scanned_once_and_then_read_without_the_scanner(project: Path) -> None:
-    settle(project / MEMORY / "INDEX.md")
-    hook("session-start", project)  # scans, and remembers the settled INDEX.md as clean
+    (project / ".agents/.cache/lh/hooks/index-clean").unlink(missing_ok=True)
+    hook("session-start", project)  # scans, and remembers INDEX.md as clean
     probe = (
         "import sys; sys.path.insert(0, sys.argv[1]); from lean_harness import hooks;"
         "hooks.session_start('{}', {'CLAUDE_PROJECT_DIR': sys.argv[2]}); print(' '.join(sorted(sys.modules)))"

@@ -18,8 +18,10 @@ already (os, sys, time); tomllib, json and the credential scanner are imported o
 file needs them, and the config is read by a small line scan instead of `config.py`.
 
 State lives in `<cacheDir>/lh/hooks/`: `seen/<session>` lists the memory files as the agent
-last saw them, `written` the files as `lh` last wrote them, `index-clean` the INDEX.md that was
-last found clean (no credential, no framing tag). Each holds lines of `name size mtime_ns inode`.
+last saw them and `written` the files as `lh` last wrote them, in lines of
+`name size mtime_ns inode`; `index-clean` is a copy of the last INDEX.md found clean (no
+credential, no framing tag), kept by this hook after a scan and by `lh` when it writes a clean
+INDEX.md, so a session start after an lh write prints INDEX.md without loading the scanner.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ DEFAULT_CACHE_DIR = ".agents/.cache"
 INDEX_NAME = "INDEX.md"
 MAX_NAMED = 5  # changed files named in one prompt-submit message
 PROSE_CHECK_BYTES = 256 * 1024  # larger changed shards are not read by the prompt hook
-SETTLE_NS = 2_000_000_000  # a file changed this recently may change again within one mtime tick
+INDEX_CLEAN = "index-clean"  # a copy of the INDEX.md last found clean, in the hooks' state dir
 SEEN_DAYS = 30  # session snapshots older than this are removed at session start
 
 Stat = tuple[int, int, int]
@@ -153,10 +155,9 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     try:
         with open(index_path, "rb") as handle:
             data = handle.read()
-            stat = _stat_key(os.fstat(handle.fileno()))
     except FileNotFoundError:
         return f'lean-harness: there is no {shown}; run "lh memory index" to write it.'
-    text = mask_index(project, data.decode("utf-8", errors="replace").removeprefix("\ufeff"), stat)
+    text = mask_index(project, data.decode("utf-8", errors="replace").removeprefix("\ufeff"))
     _save_lines(_seen_path(project, raw), scan_memory(project))
     _prune_seen(project)
     lines = [PREFACE.format(index=shown), "", text.rstrip("\n")]
@@ -412,7 +413,10 @@ def _load_lines(path: str) -> dict[str, Stat] | None:
 
 
 def _save_lines(path: str, stats: Mapping[str, Stat]) -> None:
-    text = "".join(f"{name} {s[0]} {s[1]} {s[2]}\n" for name, s in sorted(stats.items()))
+    _save_bytes(path, "".join(f"{name} {s[0]} {s[1]} {s[2]}\n" for name, s in sorted(stats.items())).encode("utf-8"))
+
+
+def _save_bytes(path: str, data: bytes) -> None:
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     # The hooks' state is a hint, rewritten on every turn: not synced, and kept out of files.py so
@@ -424,8 +428,8 @@ def _save_lines(path: str, stats: Mapping[str, Stat]) -> None:
     except FileNotFoundError:
         pass
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
     os.replace(temp, path)
 
 
@@ -441,23 +445,44 @@ def _symlinked(project: Project, path: str) -> str | None:
 # --- What INDEX.md says -------------------------------------------------------------------------
 
 
-def mask_index(project: Project, text: str, stat: Stat) -> str:
-    """INDEX.md with credentials masked and framing tags escaped; a copy already found clean is not read again."""
-    marker = os.path.join(project.state_dir, "index-clean")
-    if (_load_lines(marker) or {}).get(INDEX_NAME) == stat:
+def mask_index(project: Project, text: str) -> str:
+    """INDEX.md with credentials masked and framing tags escaped; a copy already found clean is not scanned again."""
+    marker = os.path.join(project.state_dir, INDEX_CLEAN)
+    if _read_bytes(marker) == text.encode("utf-8"):  # the bytes themselves: no stat can hide an edit
         return text
+    shown = as_shown(text)
+    if shown == text:
+        try:
+            _save_bytes(marker, text.encode("utf-8"))
+        except OSError:
+            pass  # scanned again next time
+    return shown
+
+
+def as_shown(text: str) -> str:
+    """INDEX.md as a session start shows it: credentials masked, framing tags escaped."""
     from lean_harness import injection, secret_scan
 
     findings = secret_scan.scan(text)
-    shown = injection.neutralise(secret_scan.mask(text, findings) if findings else text)
-    if shown != text:
-        return shown
-    if stat[1] < time.time_ns() - SETTLE_NS:
-        try:
-            _save_lines(marker, {INDEX_NAME: stat})
-        except OSError:
-            pass  # scanned again next time
-    return text
+    return injection.neutralise(secret_scan.mask(text, findings) if findings else text)
+
+
+def remember_clean_index(cache_dir: str | os.PathLike[str], text: str) -> None:
+    """After lh wrote INDEX.md: keep a copy if it is shown as it is, so the next session start need not scan it."""
+    if as_shown(text) != text:
+        return
+    try:
+        _save_bytes(os.path.join(os.fspath(cache_dir), "lh", "hooks", INDEX_CLEAN), text.encode("utf-8"))
+    except OSError:
+        pass  # the next session start scans it
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
 
 
 def compaction_line(index_text: str) -> str:

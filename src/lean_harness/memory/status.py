@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from lean_harness import hooks
 from lean_harness.config import Config
 from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, write_text
@@ -81,7 +82,8 @@ def write_index(memory: Memory) -> index_md.IndexText:
     """Regenerate INDEX.md (written only when it changed)."""
     rendered = memory.render_index()
     refuse_symlink(memory.index_path, memory.root)
-    write_text(memory.index_path, rendered.text)
+    if write_text(memory.index_path, rendered.text):
+        hooks.remember_clean_index(memory.config.cache_dir, rendered.text)
     return rendered
 
 
@@ -114,7 +116,10 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         duplicates += _settled(memory, fix=True)
         rendered = memory.render_index()
         fresh = _index_matches(memory, rendered.text) and not duplicates
-        written = write_text(memory.index_path, rendered.text) or bool(duplicates)
+        changed = write_text(memory.index_path, rendered.text)
+        if changed:
+            hooks.remember_clean_index(memory.config.cache_dir, rendered.text)
+        written = changed or bool(duplicates)
         clashes = id_clashes(memory)
     return IndexResult(
         memory.shown(memory.index_path),
