@@ -729,30 +729,47 @@ def _lower(text: str) -> str:
     return text.translate({c: c + 32 for c in range(65, 91)})
 
 
+_GATES: dict[bool, tuple[tuple[Rule, tuple[str, ...]], ...]] = {}
+
+
+def _gates(short: bool) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
+    """Each rule with the keywords one of which must occur for it to run (none: it always runs).
+
+    Rules without keywords that search the text itself are gated by the literal their pattern
+    starts with, in text shorter than _SHORT; worked out once per process.
+    """
+    gates = _GATES.get(short)
+    if gates is None:
+        listed = []
+        for rule in RULES:
+            keys = rule.keywords
+            if not keys and short and rule.view == "text":
+                head = _literal_head(rule.pattern)
+                keys = (head,) if len(head) > 1 else ()
+            listed.append((rule, keys))
+        gates = _GATES[short] = tuple(listed)
+    return gates
+
+
 def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     lowered = _lower(text)
     views = {"text": text, "lowered": lowered, "lines": "\n" + text}
     found = []
     present: dict[str, bool] = {}  # keywords shared by several rules are searched for once
-    for rule in RULES:
-        keys = rule.keywords
-        if not keys and len(text) < _SHORT and rule.view == "text":
-            head = _literal_head(rule.pattern)
-            keys = (head,) if len(head) > 1 else ()
-        if keys and not any(_occurs(keyword, lowered, present) for keyword in keys):
-            continue
+    for rule, keys in _gates(len(text) < _SHORT):
+        if keys:
+            for keyword in keys:
+                hit = present.get(keyword)
+                if hit is None:
+                    hit = present[keyword] = keyword in lowered
+                if hit:
+                    break
+            else:
+                continue
         for start, end in _matches(rule, views):
             if rule.validate is None or rule.validate(text[start:end]):
                 found.append((start, end, rule.rank, rule))
     return found
-
-
-def _occurs(keyword: str, lowered: str, present: dict[str, bool]) -> bool:
-    """Whether `keyword` occurs in `lowered`, each keyword searched for once per text."""
-    known = present.get(keyword)
-    if known is None:
-        known = present[keyword] = keyword in lowered
-    return known
 
 
 def _percent_decoded(line: str) -> tuple[str, list[int]]:

@@ -29,6 +29,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 CL100K_PATTERN = (
@@ -57,6 +58,10 @@ SPECIAL_TOKENS = {
 }
 # Above this many uncached characters, tiktoken's compiled encoder is faster than loading it is slow.
 _BATCH_CHARS = 200_000
+# Texts encoded by one thread at least: fewer are not worth a thread.
+_TEXTS_PER_THREAD = 256
+# A batch of at most this many texts (a put's) may build the rank table for its new pieces.
+_TABLE_BUILD_TEXTS = 4
 # Pieces whose counts are kept for counting new texts without ranks (about 20 bytes each).
 _PIECES_KEPT = 200_000
 ESTIMATE_LABEL = "estimate: UTF-8 bytes / 4"
@@ -75,6 +80,8 @@ class TokenCounter:
     _pieces: dict[str, int] | None = None
     _pieces_added: bool = False
     _table: RankTable | None = None
+    _encoder: Any = None  # tiktoken's Encoding, once built
+    _cached: bool | None = None  # whether the cache folder existed when first looked up
     loaded_ranks: bool = False  # the whole rank dict (tiktoken's encoder or a first table build)
 
     @property
@@ -146,7 +153,9 @@ class TokenCounter:
         bucket = key[:2]
         table = self._buckets.get(bucket)
         if table is None:
-            table = self._buckets[bucket] = _read_bucket(self._folder() / f"{bucket}.tsv")
+            if self._cached is None:
+                self._cached = self._folder().is_dir()  # a cold cache: no bucket to open
+            table = self._buckets[bucket] = _read_bucket(self._folder() / f"{bucket}.tsv") if self._cached else {}
         return table.get(key)
 
     def _remember(self, key: str, value: int) -> None:
@@ -157,27 +166,58 @@ class TokenCounter:
     def _count_uncached(self, texts: list[str]) -> list[int]:
         if self.encoding == "estimate":
             return [estimate(t) for t in texts]
-        if sum(len(t) for t in texts) > _BATCH_CHARS:
-            ranks = self._load_ranks()
-            return _count_with_tiktoken(ranks, texts) if ranks is not None else [estimate(t) for t in texts]
-        return [self._count_pieces(t) for t in texts]
+        if self._ranks is None and sum(len(t) for t in texts) <= _BATCH_CHARS:
+            build = len(texts) <= _TABLE_BUILD_TEXTS
+            counts: list[int] = []
+            for at, text in enumerate(texts):
+                # Once the ranks are loaded on the way, the compiled encoder is faster from here.
+                counted = None if self.loaded_ranks else self._count_pieces(text, build)
+                if counted is None:
+                    return counts + self._encode(texts[at:])
+                counts.append(counted)
+            return counts
+        return self._encode(texts)
 
-    def _count_pieces(self, text: str) -> int:
+    def _encode(self, texts: list[str]) -> list[int]:
+        """Counts from tiktoken's compiled encoder, built once per counter (building it takes a fifth of a second)."""
+        if self._encoder is None:
+            ranks = self._load_ranks()
+            if ranks is None:
+                return [estimate(t) for t in texts]
+            self._encoder = _encoder(ranks)
+        count = self._encoder.encode_ordinary
+
+        def lengths(part: Sequence[str]) -> list[int]:
+            return [len(count(text)) for text in part]
+
+        threads = min(os.cpu_count() or 1, len(texts) // _TEXTS_PER_THREAD)
+        if threads < 2:
+            return lengths(texts)
+        # tiktoken encodes without the GIL: one run of texts per thread, not one task per text,
+        # whose scheduling would cost more CPU time than the encoding itself.
+        from concurrent.futures import ThreadPoolExecutor
+
+        size = -(-len(texts) // threads)
+        with ThreadPoolExecutor(threads) as pool:
+            runs = pool.map(lengths, [texts[at : at + size] for at in range(0, len(texts), size)])
+            return [number for run in runs for number in run]
+
+    def _count_pieces(self, text: str, build: bool = True) -> int | None:
         # Byte-pair merging never crosses the pattern's pieces, so a text's count is the sum of
         # its pieces' counts; pieces seen before are looked up, and only a new piece needs ranks.
+        # None: a new piece needs the rank table, which is not built unless `build`.
         kind = _kind(text)
         if kind == "tiktoken":
-            ranks = self._load_ranks()
-            return _count_with_tiktoken(ranks, [text])[0] if ranks is not None else estimate(text)
+            return self._encode([text])[0]
         pieces = self._piece_table()
         total = 0
         keep: bool | None = None  # the pieces of a text holding a credential are never cached
         for piece in _splitter(kind).findall(text.translate(_DIGITS)):
             known = pieces.get(piece)
             if known is None:
-                table = self._rank_table()
+                table = self._rank_table(build)
                 if table is None:
-                    return estimate(text)
+                    return estimate(text) if self._fallback is not None else None
                 data = piece.encode("utf-8")
                 known = 1 if table.get(data) is not None else _merge_count(table, data)
                 if keep is None:
@@ -202,14 +242,17 @@ class TokenCounter:
     def _pieces_path(self) -> Path:
         return self._folder() / f"pieces-{sys.implementation.cache_tag}.marshal"
 
-    def _rank_table(self) -> RankTable | None:
+    def _rank_table(self, build: bool = True) -> RankTable | None:
         # A new piece needs a few ranks, not all of them: they are looked up in a sorted table
         # read in a millisecond, built once from the ranks and kept beside their marshal cache.
+        # A count of many texts does not build it: it needs the whole ranks and tiktoken anyway.
         if self._table is None and self._fallback is None:
             path = self.cache_dir / "ranks" / f"cl100k_base-{CL100K_SHA256[:16]}.table"
             try:
                 self._table = RankTable.from_bytes(path.read_bytes())
             except (OSError, ValueError):
+                if not build:
+                    return None
                 ranks = self._load_ranks()
                 if ranks is None:
                     return None
@@ -217,7 +260,7 @@ class TokenCounter:
                 try:
                     from lean_harness.files import write_atomic
 
-                    write_atomic(path, self._table.to_bytes())
+                    write_atomic(path, self._table.to_bytes(), durable=False)  # checked by its CRC when read
                 except OSError:
                     pass
         return self._table
@@ -233,13 +276,16 @@ class TokenCounter:
 
 
 _DIGITS = str.maketrans("123456789", "000000000")
+# The same on UTF-8 bytes, much faster: ASCII digits are single bytes there, and no byte of a
+# multi-byte character is below 0x80, so the digest is the one of the translated text.
+_DIGIT_BYTES = bytes.maketrans(b"123456789", b"000000000")
 
 
 def _cache_key(text: str) -> str:
     # cl100k_base splits numbers into pieces of one to three digits and has a single token for
     # each of them, so a text counts the same with every ASCII digit made 0 (a test checks it).
     # Keying the cache that way lets INDEX.md lines whose numbers changed hit the cache.
-    return hashlib.sha256(text.translate(_DIGITS).encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8").translate(_DIGIT_BYTES)).hexdigest()
 
 
 class RanksUnavailable(Exception):
@@ -264,14 +310,14 @@ def load_ranks(cache_dir: Path) -> dict[bytes, int]:
     try:
         from lean_harness.files import write_atomic
 
-        write_atomic(cached, marshal.dumps(ranks))
+        write_atomic(cached, marshal.dumps(ranks), durable=False)  # a torn copy fails the size check and is rebuilt
     except OSError:
         pass
     return ranks
 
 
 def _ranks_from_package() -> dict[bytes, int]:
-    import base64
+    import binascii
     from importlib import resources  # imports tempfile and more: only when the ranks are read
 
     try:
@@ -284,17 +330,16 @@ def _ranks_from_package() -> dict[bytes, int]:
     for line in data.splitlines():
         if line:
             token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
+            ranks[binascii.a2b_base64(token)] = int(rank)
     return ranks
 
 
-def _count_with_tiktoken(ranks: dict[bytes, int], texts: list[str]) -> list[int]:
+def _encoder(ranks: dict[bytes, int]) -> Any:
     import tiktoken
 
-    encoder = tiktoken.Encoding(
+    return tiktoken.Encoding(
         name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens=SPECIAL_TOKENS
     )
-    return [len(tokens) for tokens in encoder.encode_ordinary_batch(texts, num_threads=os.cpu_count() or 1)]
 
 
 _compiled: dict[str, re.Pattern[str]] = {}
