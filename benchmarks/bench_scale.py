@@ -19,8 +19,13 @@ Rows (the table of the speed issue):
 - import: `lh memory import` of the same notes as jsonl into an empty memory;
 - cold index: `lh memory index` with the cache dir and INDEX.md deleted, against a process that
   loads tiktoken and encodes every entry text;
-- SessionStart: the hook's first run after INDEX.md changed (its clean mark deleted), at the
-  smallest size, against the bare interpreter.
+- SessionStart: the hook's first run after an lh write changed INDEX.md (a put), and after a
+  hand edit changed it, at the smallest size, against the bare interpreter;
+- doctor is also paired with a bare interpreter run in the same loop.
+
+`--baseline DIR` measures a second source tree in the same loops, each sample taken from both
+trees in turn, so a busy machine slows both alike; `--rows` picks rows; `--memories DIR` keeps
+the generated memories and reuses them in later runs (a 100k memory takes a while to build).
 
 Queries are taken from a fixed list of phrasings an engineer would type, some matching the
 generated notes closely and some not, so the figures do not depend on one lucky query.
@@ -153,6 +158,9 @@ class Runner:
     def bare(self, cwd: Path) -> Sample:
         return self.run([sys.executable, "-c", "pass"], cwd)
 
+    def hook(self, event: str) -> list[str]:
+        return [sys.executable, "-S", str(self.repo / "hooks" / "run.py"), event]
+
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
@@ -183,81 +191,130 @@ def new_note(rng: random.Random, existing: set[str]) -> tuple[str, str]:
     return shard, text
 
 
-def measure(runner: Runner, work: Path, size: int, args: argparse.Namespace, smallest: bool) -> Figures:
-    figures = Figures(size)
-    root = work / f"memory-{size}"
+ROWS = ("put", "query", "doctor", "lint", "cold-index", "import", "hook")
+
+
+def memory_root(work: Path, size: int, args: argparse.Namespace, runner: Runner) -> Path:
+    """The memory of `size` entries: built in `work`, or kept in --memories and reused from there."""
+    if args.memories is None:
+        root = work / f"memory-{size}"
+        log(f"{size}: building")
+        build(runner, root, notes(size))
+        return root
+    root = args.memories / f"memory-{size}"
+    if not root.exists():
+        log(f"{size}: building in {root} (kept for later runs)")
+        args.memories.mkdir(parents=True, exist_ok=True)
+        build(runner, root, notes(size))
+    return root
+
+
+def measure(runners: list[Runner], work: Path, size: int, args: argparse.Namespace, smallest: bool) -> list[Figures]:
+    """Figures for each source tree; every sample is taken from each tree in turn, in the same loop."""
+    every = [Figures(size) for _ in runners]
+    pairs = list(zip(runners, every, strict=True))
+    runner = runners[0]
+    root = memory_root(work, size, args, runner)
     made = notes(size)
-    log(f"{size}: building")
-    build(runner, root, made)
     existing = {n.text for n in made}
     rng = random.Random(SEED + size)
     repeat = args.repeat
+    rows = args.rows
 
-    log(f"{size}: puts")
-    runner.lh("memory", "put", *new_note(rng, existing), cwd=root)  # warms the bytecode cache
-    for _ in range(repeat):
-        time.sleep(SETTLE_S)  # settled summaries, as for a put that follows the last write by seconds
-        figures.add("bare (put)", runner.bare(root))
-        figures.add("put", runner.lh("memory", "put", *new_note(rng, existing), cwd=root))
+    if "put" in rows:
+        log(f"{size}: puts")
+        for each, _ in pairs:
+            each.lh("memory", "put", *new_note(rng, existing), cwd=root)  # warms the bytecode cache
+        for _ in range(repeat):
+            for each, figures in pairs:
+                time.sleep(SETTLE_S)  # settled summaries, as for a put that follows the last write by seconds
+                figures.add("bare (put)", each.bare(root))
+                figures.add("put", each.lh("memory", "put", *new_note(rng, existing), cwd=root))
 
-    log(f"{size}: queries")
-    for turn in range(repeat):
-        query = QUERIES[turn % len(QUERIES)]
-        runner.lh("memory", "put", *new_note(rng, existing), cwd=root)
-        figures.add("first query after write", runner.lh("memory", "get", "--query", query, cwd=root))
-        figures.add("bare (query)", runner.bare(root))
-        figures.add("warm query", runner.lh("memory", "get", "--query", query, cwd=root))
-        other = QUERIES[(turn + 3) % len(QUERIES)]
-        figures.add("warm query", runner.lh("memory", "get", "--query", other, cwd=root))
+    if "query" in rows:
+        log(f"{size}: queries")
+        for turn in range(repeat):
+            query = QUERIES[turn % len(QUERIES)]
+            for each, figures in pairs:
+                each.lh("memory", "put", *new_note(rng, existing), cwd=root)
+                figures.add("first query after write", each.lh("memory", "get", "--query", query, cwd=root))
+                figures.add("bare (query)", each.bare(root))
+                figures.add("warm query", each.lh("memory", "get", "--query", query, cwd=root))
+                other = QUERIES[(turn + 3) % len(QUERIES)]
+                figures.add("warm query", each.lh("memory", "get", "--query", other, cwd=root))
 
-    log(f"{size}: doctor")
-    runner.lh("doctor", cwd=root, ok=(0, 1))
-    for _ in range(args.doctor_repeat):
-        figures.add("doctor", runner.lh("doctor", cwd=root, ok=(0, 1)))
+    if "doctor" in rows:
+        log(f"{size}: doctor")
+        for each, _ in pairs:
+            each.lh("doctor", cwd=root, ok=(0, 1))
+        for _ in range(args.doctor_repeat):
+            for each, figures in pairs:
+                figures.add("bare (doctor)", each.bare(root))
+                figures.add("doctor", each.lh("doctor", cwd=root, ok=(0, 1)))
 
-    if size <= args.lint_max:
+    if "lint" in rows and size <= args.lint_max:
         log(f"{size}: lint")
         for _ in range(args.doctor_repeat):
-            figures.add("lint", runner.lh("memory", "lint", cwd=root, ok=(0, 1)))
+            for each, figures in pairs:
+                figures.add("lint", each.lh("memory", "lint", cwd=root, ok=(0, 1)))
 
-    log(f"{size}: cold index")
-    texts = root / "texts.json"
-    texts.write_text(json.dumps([n.text for n in made]), "utf-8")
-    raw = [sys.executable, "-c", bench_memory.RAW_TIKTOKEN, str(texts)]
-    runner.run(raw, root)
-    for _ in range(args.cold_repeat):
-        shutil.rmtree(root / ".agents" / ".cache", ignore_errors=True)
-        (root / MEMORY_DIR / "INDEX.md").unlink(missing_ok=True)
-        figures.add("cold index", runner.lh("memory", "index", cwd=root))
-        figures.add("raw tiktoken", runner.run(raw, root))
+    if "cold-index" in rows:
+        log(f"{size}: cold index")
+        texts = work / f"texts-{size}.json"
+        texts.write_text(json.dumps([n.text for n in made]), "utf-8")
+        raw = [sys.executable, "-c", bench_memory.RAW_TIKTOKEN, str(texts)]
+        runner.run(raw, root)
+        for _ in range(args.cold_repeat):
+            for each, figures in pairs:
+                shutil.rmtree(root / ".agents" / ".cache", ignore_errors=True)
+                (root / MEMORY_DIR / "INDEX.md").unlink(missing_ok=True)
+                figures.add("cold index", each.lh("memory", "index", cwd=root))
+                figures.add("raw tiktoken", each.run(raw, root))
+        texts.unlink()
 
-    if size <= args.import_max:
+    if "import" in rows and size <= args.import_max:
         log(f"{size}: import")
         source = work / f"import-{size}.jsonl"
         with open(source, "w", encoding="utf-8") as handle:
             for n in made:
                 handle.write(json.dumps({"shard": n.shard, "text": n.text, "tags": list(n.tags)}) + "\n")
-        target = work / f"import-{size}"
-        target.mkdir()
-        runner.lh("init", cwd=target)
-        figures.add("import", runner.lh("memory", "import", str(source), cwd=target, ok=(0, 1)))
-        shutil.rmtree(target)
+        for number, (each, figures) in enumerate(pairs):
+            target = work / f"import-{size}-{number}"
+            target.mkdir()
+            each.lh("init", cwd=target)
+            figures.add("import", each.lh("memory", "import", str(source), cwd=target, ok=(0, 1)))
+            shutil.rmtree(target)
         source.unlink()
 
-    if smallest:
+    if "hook" in rows and smallest:
         log(f"{size}: SessionStart hook")
         runner.lh("memory", "index", cwd=root)
-        event = json.dumps({"session_id": "bench", "cwd": str(root)}).encode()
-        hook = [sys.executable, "-S", str(runner.repo / "hooks" / "run.py"), "session-start"]
-        marker = root / ".agents" / ".cache" / "lh" / "hooks" / "index-clean"
-        runner.run(hook, root, stdin=event)
-        for _ in range(args.hook_repeat):
-            figures.add("bare (hook)", runner.bare(root))
-            figures.add("SessionStart, warm", runner.run(hook, root, stdin=event))
-            marker.unlink(missing_ok=True)
-            figures.add("SessionStart after INDEX.md changed", runner.run(hook, root, stdin=event))
-    shutil.rmtree(root, ignore_errors=True)
-    return figures
+        # One copy of the memory per tree: each tree's hooks keep their own state beside it.
+        copies = [work / f"hook-{size}-{number}" for number in range(len(pairs))]
+        for copy, (each, _) in zip(copies, pairs, strict=True):
+            shutil.copytree(root, copy)
+            event = json.dumps({"session_id": "bench", "cwd": str(copy)}).encode()
+            each.run(each.hook("session-start"), copy, stdin=event)
+        for turn in range(args.hook_repeat):
+            for copy, (each, figures) in zip(copies, pairs, strict=True):
+                hook = each.hook("session-start")
+                event = json.dumps({"session_id": "bench", "cwd": str(copy)}).encode()
+                time.sleep(SETTLE_S)  # INDEX.md as a later session finds it: settled, and seen once since
+                each.run(hook, copy, stdin=event)
+                figures.add("bare (hook)", each.bare(copy))
+                figures.add("SessionStart, warm", each.run(hook, copy, stdin=event))
+                # As in a session: an lh write changed INDEX.md (a put: its newest titles and totals).
+                each.lh("memory", "put", *new_note(rng, existing), cwd=copy)
+                figures.add("SessionStart after INDEX.md changed", each.run(hook, copy, stdin=event))
+                # A hand edit (or a pull) changed it: nothing lh kept can vouch for it.
+                with open(copy / MEMORY_DIR / "INDEX.md", "a", encoding="utf-8", newline="\n") as handle:
+                    handle.write(f"\nEdited by hand, turn {turn}.\n")
+                figures.add("SessionStart after a hand edit of INDEX.md", each.run(hook, copy, stdin=event))
+        for copy in copies:
+            shutil.rmtree(copy, ignore_errors=True)
+    if args.memories is None:
+        shutil.rmtree(root, ignore_errors=True)
+    return every
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -278,6 +335,7 @@ def rows(results: list[Figures]) -> list[tuple[str, list[str]]]:
         "bare (query)",
         "warm query",
         "first query after write",
+        "bare (doctor)",
         "doctor",
         "lint",
         "import",
@@ -286,6 +344,7 @@ def rows(results: list[Figures]) -> list[tuple[str, list[str]]]:
         "bare (hook)",
         "SessionStart, warm",
         "SessionStart after INDEX.md changed",
+        "SessionStart after a hand edit of INDEX.md",
     ):
         if any(f.ms(name) is not None for f in results):
             table.append((f"{name} (ms)", cells(lambda f, n=name: f.ms(n))))
@@ -299,6 +358,12 @@ def rows(results: list[Figures]) -> list[tuple[str, list[str]]]:
         ("first query after write / warm query", "first query after write", "warm query", False),
         ("cold index / raw tiktoken", "cold index", "raw tiktoken", False),
         ("SessionStart after INDEX.md changed / bare", "SessionStart after INDEX.md changed", "bare (hook)", False),
+        (
+            "SessionStart after a hand edit / bare",
+            "SessionStart after a hand edit of INDEX.md",
+            "bare (hook)",
+            False,
+        ),
     )
     for label, top, bottom, against_first in ratios:
         for metric in ("ms", "cpu"):
@@ -395,40 +460,61 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lint-max", type=parse_sizes, default=[10_000], help="lint only up to this size (10k)")
     parser.add_argument("--import-max", type=parse_sizes, default=[100_000], help="import only up to this size")
     parser.add_argument("--json", type=Path, help="also write every sample as JSON to this file")
+    parser.add_argument(
+        "--baseline", type=Path, help="another source tree, measured in the same loops (e.g. a checkout of main)"
+    )
+    parser.add_argument(
+        "--rows", type=parse_rows, default=ROWS, help=f"rows to measure, comma-separated (default {','.join(ROWS)})"
+    )
+    parser.add_argument(
+        "--memories", type=Path, help="keep the generated memories in this folder and reuse them in later runs"
+    )
     args = parser.parse_args(argv)
     args.lint_max, args.import_max = args.lint_max[-1], args.import_max[-1]
-    repo = args.repo.resolve()
+    repos = [args.repo.resolve(), *([args.baseline.resolve()] if args.baseline else [])]
     work = Path(tempfile.mkdtemp(prefix="lh-bench-scale-"))
-    runner = Runner(repo, work)
+    runners = [Runner(repo, work) for repo in repos]
     loads: list[tuple[float, ...]] = []
-    results = []
+    results: list[list[Figures]] = [[] for _ in runners]
     try:
-        runner.bare(work)
+        runners[0].bare(work)
         for number, size in enumerate(args.sizes):
             loads.append(os.getloadavg())
-            results.append(measure(runner, work, size, args, smallest=number == 0))
-            log(report(results, repo, args, [*loads, os.getloadavg()]))  # so far, in case a later size is cut short
+            for mine, figures in zip(results, measure(runners, work, size, args, smallest=number == 0), strict=True):
+                mine.append(figures)
+            for repo, mine in zip(repos, results, strict=True):  # so far, in case a later size is cut short
+                log(report(mine, repo, args, [*loads, os.getloadavg()]))
         loads.append(os.getloadavg())
     except BenchError as error:
         print(f"bench_scale: {error}", file=sys.stderr)
         return 2
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(report(results, repo, args, loads))
+    print("\n\n".join(report(mine, repo, args, loads) for repo, mine in zip(repos, results, strict=True)))
     if args.json:
         data = {
-            "repo": str(repo),
             "loads": loads,
-            "sizes": {
-                str(f.size): {
-                    k: [[round(s.ms, 2), round(s.cpu_ms, 2), round(s.rss_mb, 1)] for s in v]
-                    for k, v in f.samples.items()
+            "trees": {
+                str(repo): {
+                    str(f.size): {
+                        k: [[round(s.ms, 2), round(s.cpu_ms, 2), round(s.rss_mb, 1)] for s in v]
+                        for k, v in f.samples.items()
+                    }
+                    for f in mine
                 }
-                for f in results
+                for repo, mine in zip(repos, results, strict=True)
             },
         }
         args.json.write_text(json.dumps(data, indent=1) + "\n", "utf-8")
     return 0
+
+
+def parse_rows(text: str) -> tuple[str, ...]:
+    rows = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [row for row in rows if row not in ROWS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown row(s) {', '.join(unknown)}; choose from {', '.join(ROWS)}")
+    return rows
 
 
 if __name__ == "__main__":
