@@ -21,7 +21,8 @@ Rows (the table of the speed issue):
   loads tiktoken and encodes every entry text;
 - SessionStart: the hook's first run after an lh write changed INDEX.md (a put), and after a
   hand edit changed it, at the smallest size, against the bare interpreter;
-- doctor is also paired with a bare interpreter run in the same loop.
+- doctor is also paired with a bare interpreter run in the same loop, and measured again right
+  after a put (a shard and lh's caches changed since the last run).
 
 `--baseline DIR` measures a second source tree in the same loops, each sample taken from both
 trees in turn, so a busy machine slows both alike; `--rows` picks rows; `--memories DIR` keeps
@@ -251,6 +252,8 @@ def measure(runners: list[Runner], work: Path, size: int, args: argparse.Namespa
             for each, figures in pairs:
                 figures.add("bare (doctor)", each.bare(root))
                 figures.add("doctor", each.lh("doctor", cwd=root, ok=(0, 1)))
+                each.lh("memory", "put", *new_note(rng, existing), cwd=root)  # a shard and the caches change
+                figures.add("doctor after a write", each.lh("doctor", cwd=root, ok=(0, 1)))
 
     if "lint" in rows and size <= args.lint_max:
         log(f"{size}: lint")
@@ -337,6 +340,7 @@ def rows(results: list[Figures]) -> list[tuple[str, list[str]]]:
         "first query after write",
         "bare (doctor)",
         "doctor",
+        "doctor after a write",
         "lint",
         "import",
         "cold index",
