@@ -648,6 +648,42 @@ RULES: tuple[Rule, ...] = (
          ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
 )  # fmt: skip
 
+# Prefilters for the rules that cost most to compile and whose keywords occur in most prose
+# ("token", "key", "password"): a pattern that every match of the rule contains, run on the same
+# view, so that text without one never compiles the rule. Each is read off its rule: the words it
+# starts with, the characters a name may continue with, then the operator or verb that must
+# follow (tests check each against the rule's own matches).
+_PREFILTERS = {
+    "keyword-assignment": (
+        r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*(?:[=:]|%3[da])"
+    ),
+    "named-secret": r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*[\"'`]?[ \t]*(?:[=:,]|%3[da])",
+    "env-assignment": r"(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|KEY)[ \t]*=",
+    "config-password": r"</|key[ \t]*=|login[ \t]|;[ \t]*pass",
+    "encoded-secret": (
+        r"(?:[:=>]|printed|prints|shows?|outputs?|gives?|returns?|returned|decodes? to)[\s\"'`]{1,4}[a-z0-9+/]{12}"
+        r"|\.data\."
+    ),
+    "spoken-password": (
+        r"(?:pass|pw|pin|secret|token|api key|credential|login|creds)[a-z]*"
+        r"(?:[ \t]+(?:for|of|on|to)[ \t]+[^\n]{1,40}?)?"
+        r"(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"
+    ),
+}
+_prefilters: dict[str, re.Pattern[str]] = {}
+
+
+def _prefiltered(rule: Rule, view: str) -> bool:
+    """False when the view holds nothing the rule's prefilter needs (the rule cannot match)."""
+    source = _PREFILTERS.get(rule.id)
+    if source is None:
+        return True
+    pattern = _prefilters.get(rule.id)
+    if pattern is None:
+        pattern = _prefilters[rule.id] = re.compile(source)
+    return pattern.search(view) is not None
+
+
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
 
 
@@ -766,6 +802,8 @@ def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
                     break
             else:
                 continue
+        if not _prefiltered(rule, views[rule.view]):
+            continue
         for start, end in _matches(rule, views):
             if rule.validate is None or rule.validate(text[start:end]):
                 found.append((start, end, rule.rank, rule))
