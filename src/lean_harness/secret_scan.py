@@ -11,7 +11,9 @@ credential-like text to a few substring searches. Rules are ranked: a
 provider-specific format beats a structural one (JWT, URL password, PEM block),
 which beats a ``.env`` line, which beats the generic keyword assignment; of
 overlapping candidates only the best-ranked one is reported. Patterns are
-compiled on the first scan and kept in a module global.
+compiled on the first scan and kept in a module global; the few rules that cost most to compile
+also have a prefilter, a short pattern that every match of the rule contains, so prose that
+only mentions a token or a key does not compile them (adr/0023).
 """
 
 from __future__ import annotations
