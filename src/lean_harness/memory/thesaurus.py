@@ -9,18 +9,27 @@ and bisects it for the query's words; nothing is parsed ahead (adr/0024).
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 TABLE = Path(__file__).with_name("wordnet.tsv")
 
-_data: bytes | None = None
+
+@cache
+def _table() -> bytes:
+    """The shipped table, read once per process."""
+    try:
+        return TABLE.read_bytes()
+    except OSError:  # a broken install loses the widening, not the search
+        return b""
 
 
 def related(word: str) -> tuple[str, ...]:
     """Words WordNet relates to a lowercase word or to its base form, commonest sense first."""
+    data = _table()
     found: list[str] = []
     for form in base_forms(word):
-        for other in _lookup(form):
+        for other in lookup(data, form):
             if other not in found and other != word:
                 found.append(other)
     return tuple(found)
@@ -49,15 +58,8 @@ def base_forms(word: str) -> list[str]:
     return forms
 
 
-def _lookup(word: str) -> list[str]:
-    """The related words on `word`'s line of the table, or none."""
-    global _data
-    if _data is None:
-        try:
-            _data = TABLE.read_bytes()
-        except OSError:
-            _data = b""
-    data = _data
+def lookup(data: bytes, word: str) -> list[str]:
+    """The related words on `word`'s line of a table in the format above, or none."""
     key = word.encode() + b"\t"
     low, high = 0, len(data)
     while low < high:  # `low` and `high` stay at line starts; find the first line >= key
