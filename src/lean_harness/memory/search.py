@@ -72,6 +72,7 @@ class Settings:
     association_common: float = 0.02  # a term in more than this share of entries is never one
     thesaurus: float = 0.2  # a word WordNet relates to a query word counts this much of the word's match
     thesaurus_words: int = 12  # at most this many related words per query word
+    thesaurus_common: float = 0.05  # a related term in more than this share of entries (and 20) is skipped
 
 
 DEFAULT_SETTINGS = Settings()
@@ -502,6 +503,7 @@ class Index:
         share, most = self._settings.thesaurus, self._settings.thesaurus_words
         if not share or most <= 0:
             return concepts
+        common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         widened: list[_Concept] = []
         for label, weight, known, alternatives in concepts:
             if not label.isalpha():
@@ -511,7 +513,7 @@ class Index:
             extra: list[tuple[str, float]] = []
             for word in thesaurus.related(label)[:most]:
                 term = self._stem(word)
-                if term in self._postings and term not in have:
+                if term in self._postings and term not in have and len(self._postings[term]) // 5 <= common:
                     have.add(term)
                     extra.append((term, share))
             widened.append((label, weight, known, [*alternatives, *extra]))
