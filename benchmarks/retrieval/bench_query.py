@@ -37,7 +37,7 @@ def wall(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> float:
 
 
 def timed(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU (user + system, this platform only) ms of one process."""
+    """Wall and CPU (user + system) ms of one process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -57,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     queries = [
         json.loads(line)["query"] for line in (HERE / "heldout" / "queries.jsonl").read_text("utf-8").splitlines()
     ]
-    print("| entries | source | query median ms | bare `python -c pass` median ms | ratio | CPU ms query / bare | ratio |")
+    print("| entries | source | query median ms | bare `python -c pass` median ms | ratio", end="")
+    print(" | CPU ms query / bare | CPU ratio |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         bytecode = Path(folder) / "bytecode"

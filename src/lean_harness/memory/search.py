@@ -8,7 +8,9 @@ its parts; in a query its parts weigh half of the whole, so the entry that names
 are widened with a small table of technical synonyms, rejoined from known parts
 ("lockfile"), or completed as prefixes ("timeoutSec"). A query word the index knows also
 reaches, at a fraction of its weight, the terms that most often share its entries in this
-memory, so words that travel together in one team's notes find each other (adr/0016).
+memory, so words that travel together in one team's notes find each other (adr/0016). Any
+plain query word also reaches, at a smaller fraction, the words general English relates to
+it (WordNet 3.0, `thesaurus.py`, adr/0024).
 
 A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
 the share of the query the entry matches: 1.0 is every query word found once in an entry
