@@ -181,3 +181,20 @@ def test_an_entry_found_only_through_associated_words_says_so(project: Path) -> 
     )
     found = json.loads(lh("memory", "get", "--query", "disk", "--json", "--min-score", "0", cwd=project).stdout)
     assert [(r["id"], r["matched"]) for r in found["results"]] == [("n0", ["disk"]), ("n1", ["disk"]), ("n2", [])]
+
+
+def test_an_entry_found_only_through_a_related_english_word_says_so(project: Path) -> None:
+    notes = [("insights", "Each customer sees prices in their own currency."), ("quirks", "The proxy strips cookies")]
+    for number, (shard, text) in enumerate(notes):
+        assert lh("memory", "put", shard, text, "--id", f"n{number}", cwd=project).returncode == 0
+    result = lh("memory", "get", "--query", "shopper", cwd=project)
+    assert result.returncode == 0, result.stderr
+    # WordNet relates "shopper" to "customer" (0.2 of a match): 0.2 x idf ln 2 x impact level 155 of 255
+    # x 2.2, over the rarest idf ln 6 that an unknown word weighs: 0.10
+    assert result.stdout == (
+        "nothing matched well: the closest entry, insights/n0, scores 0.10, below --min-score 0.35"
+        " (it holds none of the query's words, only words related to them); try other words,"
+        " or --min-score 0\n"
+    )
+    found = json.loads(lh("memory", "get", "--query", "shopper", "--json", "--min-score", "0", cwd=project).stdout)
+    assert [(r["id"], r["matched"]) for r in found["results"]] == [("n0", [])]
