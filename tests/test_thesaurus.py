@@ -58,6 +58,12 @@ def test_lookup_finds_each_line_of_the_table() -> None:
         pytest.param("stopped", ["stopped", "stopp", "stoppe", "stop"], id="doubled"),
         pytest.param("caching", ["caching", "cach", "cache"], id="ing"),
         pytest.param("faster", ["faster", "fast", "faste"], id="er"),
+        pytest.param("bigger", ["bigger", "bigg", "bigge", "big"], id="er-doubled"),
+        pytest.param("largest", ["largest", "larg", "large"], id="est"),
+        pytest.param("biggest", ["biggest", "bigg", "bigge", "big"], id="est-doubled"),
+        pytest.param("running", ["running", "runn", "runne", "run"], id="ing-doubled"),
+        pytest.param("added", ["added", "add", "adde"], id="doubled-base-too-short"),
+        pytest.param("runs", ["runs", "run"], id="four-letters"),
         pytest.param("class", ["class"], id="ss"),
         pytest.param("bus", ["bus"], id="short"),
         pytest.param("utf8s", ["utf8s"], id="digits"),
@@ -77,6 +83,14 @@ def test_the_shipped_table_is_sorted_well_formed_and_licensed() -> None:
     assert [line for line in lines if not line_re.fullmatch(line)] == []
     notice = thesaurus.TABLE.with_name("wordnet-LICENSE.txt").read_text("utf-8")
     assert "WordNet 3.0 Copyright 2006 by Princeton University.  All rights reserved." in notice
+
+
+def test_related_words_hold_no_repeats_and_never_the_word_itself() -> None:
+    keys = [line.split("\t")[0] for line in thesaurus.TABLE.read_text("ascii").splitlines()]
+    for word in (form for key in keys for form in (key, key + "s", key + "es", key + "ed")):
+        found = thesaurus.related(word)
+        assert len(set(found)) == len(found), word
+        assert word not in found
 
 
 def test_related_words_come_from_wordnet_for_a_word_and_its_inflections() -> None:

@@ -52,7 +52,7 @@ def base_forms(word: str) -> list[str]:
         if word.endswith(suffix) and not word.endswith("ss"):
             base = word[: -len(suffix)]
             forms.extend(base + ending for ending in endings)
-            if suffix in ("ing", "ed", "er", "est") and len(base) > 2 and base[-1] == base[-2]:
+            if suffix in ("ing", "ed", "er", "est") and len(base) > 3 and base[-1] == base[-2]:
                 forms.append(base[:-1])
             break
     return forms
