@@ -217,7 +217,7 @@ def add_entries(
         grouped.setdefault(memory.check_shard(name), []).append(entry)
     changes: dict[Path, bytes | None] = dict(records or {})
     appends: dict[Path, journal.Append] = {}
-    updated: list[tuple[Summary, Path, str]] = []
+    appended: list[tuple[_Stored, tuple[str, ...], list[Entry]]] = []
     for name, entries in grouped.items():
         stored = _Stored(memory, name)
         if not stored.appendable:  # a new shard, or one with copies to drop: written whole
@@ -236,14 +236,18 @@ def add_entries(
             memory._summaries.pop(name, None)
             continue
         appends[stored.path] = journal.Append(end.size, stored.before.sha256, data)
-        costs = view.costs([view.entry_block(e) for e in entries], memory.counter.counts)
-        summary = with_entries(stored.before, blocks, entries, costs, memory.counter.exact)
-        listing = stored.ids + "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
-        updated.append((summary, stored.path, listing))
+        appended.append((stored, blocks, entries))
+    # Counted in one batch: the tokenizer is set up once for all the shards.
+    costs = view.costs([view.entry_block(e) for _, _, entries in appended for e in entries], memory.counter.counts)
+    summaries = []
+    for stored, blocks, entries in appended:
+        counted, costs = costs[: len(entries)], costs[len(entries) :]
+        summary = with_entries(stored.before, blocks, entries, counted, memory.counter.exact)
+        summaries.append((summary, stored.path, stored.ids + "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)))
     for path in [*changes, *appends]:
         refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, changes, memory.journal_path, appends)
-    for summary, path, listing in updated:
+    for summary, path, listing in summaries:
         _remember(memory, summary, path, listing)
     write_index(memory)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
     return tuple(grouped)
