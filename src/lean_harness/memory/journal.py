@@ -43,15 +43,14 @@ from lean_harness.files import display, open_existing, read_at, refuse_symlink, 
 
 JOURNAL_NAME = "journal"
 LEGACY_NAME = ".lh-journal"
-_TARGET_RE = re.compile(
+# Checked only when a journal is read back (recovery), so no write compiles them.
+_TARGET = (
     r"(?:(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md|\.imports/[A-Za-z0-9][A-Za-z0-9._-]*\.json"
     r"|\.pending/\.consumed/[0-9a-f]{64})"
 )
-_SHARD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.md")
-_DIGEST_RE = re.compile(r"[0-9a-f]{64}")
-_TEMP_RE = re.compile(
-    r"(?:(?:archive/|\.imports/|\.pending/\.consumed/)?\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}\.tmp)"
-)
+_SHARD = r"[A-Za-z0-9][A-Za-z0-9._-]*\.md"
+_DIGEST = r"[0-9a-f]{64}"
+_TEMP = r"(?:(?:archive/|\.imports/|\.pending/\.consumed/)?\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}\.tmp)"
 
 
 class Append:
@@ -243,9 +242,9 @@ def _valid(record: object) -> bool:
         if not (isinstance(item, list) and len(item) == 4):
             return False
         name, length, digest, text = item
-        if not (isinstance(name, str) and _SHARD_RE.fullmatch(name) and type(length) is int and length >= 0):
+        if not (isinstance(name, str) and re.fullmatch(_SHARD, name) and type(length) is int and length >= 0):
             return False
-        if not (isinstance(digest, str) and _DIGEST_RE.fullmatch(digest) and isinstance(text, str)):
+        if not (isinstance(digest, str) and re.fullmatch(_DIGEST, digest) and isinstance(text, str)):
             return False
     identity = record.get("folder")
     if not (isinstance(identity, list) and len(identity) == 2 and all(type(n) is int for n in identity)):
@@ -257,11 +256,11 @@ def _valid(record: object) -> bool:
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
             return False
         name, temp = pair
-        if not _TARGET_RE.fullmatch(name) or not _TEMP_RE.fullmatch(temp):
+        if not re.fullmatch(_TARGET, name) or not re.fullmatch(_TEMP, temp):
             return False
         if name.rpartition("/")[0] != temp.rpartition("/")[0]:
             return False
-    return all(isinstance(n, str) and _TARGET_RE.fullmatch(n) for n in delete)
+    return all(isinstance(n, str) and re.fullmatch(_TARGET, n) for n in delete)
 
 
 def _unlink(path: Path) -> None:

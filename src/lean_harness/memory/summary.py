@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lean_harness.files import write_atomic, write_text
-from lean_harness.memory import prose, view
+from lean_harness.files import write_atomic
+from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
 
@@ -103,6 +103,8 @@ def entry_cost(entry: Entry, counter: TokenCounter) -> int:
 def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
     """A shard's summary and its ids listing, counting tokens through the cache; `blocks` fingerprint its bytes."""
     entries = list(shard.entries)
+    from lean_harness.memory import prose  # only a shard read whole has prose to find: a put needs none
+
     loose = prose.blocks(shard)
     counts = view.costs([view.entry_block(e) for e in entries], counter.counts)
     prose_counts = view.costs([view.prose_block(b) for b in loose], counter.counts)
@@ -267,9 +269,11 @@ class SummaryCache:
                 "prose_lines": [list(pair) for pair in summary.prose_lines],
                 "blocks": list(summary.blocks),
             }
+            # Not synced: a cache lost to a power cut is rebuilt from the shard, which is (adr/0022).
             if ids is not None:
-                write_text(self.folder / f"{summary.name}.ids", f"{summary.sha256}\n{ids}")
-            write_atomic(self.folder / f"{summary.name}.json", json.dumps(record).encode())
+                listing = f"{summary.sha256}\n{ids}".encode()
+                write_atomic(self.folder / f"{summary.name}.ids", listing, compare=False, durable=False)
+            write_atomic(self.folder / f"{summary.name}.json", json.dumps(record).encode(), durable=False)
         except OSError:
             pass  # an unwritable cache costs the next command a re-read, nothing more
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import open_existing, read_at, refuse_symlink, write_atomic
-from lean_harness.memory import evidence, journal, rules, view
 from lean_harness.memory import index as index_md
+from lean_harness.memory import journal, rules, view
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, header_re, locate
 from lean_harness.memory.shard import (
     Entry,
@@ -81,9 +81,11 @@ def put(
     if scan:
         rules.refuse_credentials(checked, where)
         rules.refuse_directives(checked.text, checked.directives, where)
-    cites = (
-        None if refs is None else evidence.encode(evidence.anchor(memory.root, s, allow=checked.allow) for s in refs)
-    )
+    cites = None
+    if refs is not None:
+        from lean_harness.memory import evidence  # only a note that cites files needs it
+
+        cites = evidence.encode(evidence.anchor(memory.root, s, allow=checked.allow) for s in refs)
     with memory.writing():
         for other in memory.config.shard_names:
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
