@@ -239,11 +239,9 @@ def add_entries(
             continue
         appends[stored.path] = journal.Append(end.size, stored.before.sha256, data)
         appended.append((stored, blocks, entries))
-    # Counted in one batch: the tokenizer is set up once for all the shards.
-    costs = view.costs([view.entry_block(e) for _, _, entries in appended for e in entries], memory.counter.counts)
     summaries = []
     for stored, blocks, entries in appended:
-        counted, costs = costs[: len(entries)], costs[len(entries) :]
+        counted = view.costs([view.entry_block(e) for e in entries], memory.counter.counts)
         summary = with_entries(stored.before, blocks, entries, counted, memory.counter.exact)
         summaries.append((summary, stored.path, stored.ids + "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)))
     for path in [*changes, *appends]:
