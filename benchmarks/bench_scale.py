@@ -11,7 +11,8 @@ resident memory of each process is read from the kernel (os.wait4).
 Rows (the table of the speed issue):
 
 - put: `lh memory put` of a new note, caches settled, against the bare interpreter, and at the
-  largest size against the smallest;
+  largest size against the smallest; and a put right after it (a burst: the shard's summary is
+  then checked against its bytes, since its file changed within the clock's resolution);
 - warm query: `lh memory get --query` when nothing changed, against the bare interpreter;
 - first query after a write: a put, then the query, against a warm query;
 - doctor: `lh doctor` in a git repository (it exits 1 here: the memories are over budget);
@@ -200,6 +201,8 @@ def measure(runner: Runner, work: Path, size: int, args: argparse.Namespace, sma
         time.sleep(SETTLE_S)  # settled summaries, as for a put that follows the last write by seconds
         figures.add("bare (put)", runner.bare(root))
         figures.add("put", runner.lh("memory", "put", *new_note(rng, existing), cwd=root))
+        # A burst: the shard changed under a second ago, so its cached summary is checked against its bytes.
+        figures.add("put right after a put", runner.lh("memory", "put", *new_note(rng, existing), cwd=root))
 
     log(f"{size}: queries")
     for turn in range(repeat if "query" in args.only else 0):
@@ -278,6 +281,7 @@ def rows(results: list[Figures]) -> list[tuple[str, list[str]]]:
     for name in (
         "bare (put)",
         "put",
+        "put right after a put",
         "bare (query)",
         "warm query",
         "first query after write",
