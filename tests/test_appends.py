@@ -115,6 +115,26 @@ def test_puts_on_two_branches_then_a_switch_keep_the_summary_true(project: Path)
     assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project)
 
 
+def test_a_shard_changed_without_its_stat_showing_it_is_read_again_before_the_append(project: Path) -> None:
+    assert lh("memory", "put", "seed", "first: the build needs python 3.11", cwd=project).returncode == 0
+    path = project / MEMORY / "seed.md"
+    os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    assert lh("memory", "status", cwd=project).returncode == 0  # the summary now trusts the file's stat
+    info = path.stat()
+    same_size = path.read_bytes().replace(b"python 3.11", b"python 3.12")
+    path.write_bytes(same_size)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert [path.stat().st_size, path.stat().st_mtime_ns, path.stat().st_ino] == [
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ino,
+    ]
+    assert lh("memory", "put", "seed", "second: the tests need git", cwd=project).returncode == 0
+    assert path.read_bytes().startswith(same_size)
+    assert entry_texts(project) == ["first: the build needs python 3.12", "second: the tests need git"]
+    assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project)
+
+
 # -- kills at every step --------------------------------------------------------------------------
 
 # Runs lh, killing it with SIGKILL at its KILL_AT-th rename, link, unlink, fsync or write; a
@@ -239,3 +259,38 @@ def test_a_torn_append_to_a_shard_changed_since_is_reported_not_applied(project:
     assert path.read_bytes() == edited
     record = json.loads((project / JOURNAL).read_text("utf-8"))
     assert [item[0] for item in record["append"]] == ["failures.md"]
+
+
+@pytest.mark.parametrize(
+    "append",
+    [
+        ["archive/failures.md", 0, "0" * 64, "x"],
+        ["../lh.toml", 0, "0" * 64, "x"],
+        ["failures.md", -1, "0" * 64, "x"],
+        ["failures.md", 0, "not a digest", "x"],
+        ["failures.md", 0, "0" * 64],
+    ],
+    ids=["archive", "outside", "negative-length", "digest", "short"],
+)
+def test_a_journal_append_lh_would_not_write_stops_every_command(project: Path, append: list[object]) -> None:
+    info = (project / MEMORY).stat()
+    record = {"version": 3, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [], "append": [append]}
+    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    (project / JOURNAL).write_text(json.dumps(record), "utf-8")
+    before = (project / MEMORY / "failures.md").read_bytes()
+    for args in (("memory", "status"), ("memory", "put", "failures", "x")):
+        result = lh(*args, cwd=project)
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"{JOURNAL} is not a journal lh wrote; a write may have been interrupted."
+            " Check the memory files with git diff, then delete the journal\n"
+        )
+    assert (project / MEMORY / "failures.md").read_bytes() == before
+
+
+def test_a_journal_of_an_older_version_with_appends_is_refused(project: Path) -> None:
+    info = (project / MEMORY).stat()
+    record = {"version": 2, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [], "append": []}
+    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    (project / JOURNAL).write_text(json.dumps(record), "utf-8")
+    assert lh("memory", "status", cwd=project).returncode == 2

@@ -95,7 +95,13 @@ def put(
             # The shard changed without its stat showing it: summarize it from its bytes, then again.
             memory.cache.forget(name)
             memory.forget_summaries()
+        try:
             return _put(memory, name, checked, key, cites)
+        except _Unseen:
+            raise LhError(
+                f"{memory.shown(memory.shard_path(name))} changed while lh wrote it; nothing was written."
+                " Run the command again"
+            ) from None
 
 
 class _Unseen(Exception):
