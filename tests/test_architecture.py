@@ -89,7 +89,7 @@ NOT_IN_PUT = (
     "lean_harness.memory.search",
     "lean_harness.memory.query",
     "lean_harness.memory.stale",
-    )
+)
 
 
 def _modules_after(root: Path, *args: str) -> tuple[str, set[str]]:
