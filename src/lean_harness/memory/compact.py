@@ -165,8 +165,9 @@ def plan(
         by_name = {s.name: s for s in shards}
         made: dict[tuple[str, int], Digest] = {}  # digests counted so far, by shard and group size
         pending = _order(shards, candidates)
-        while pending:
-            # Grow the groups on estimates (line counts add up), then count the digests exactly.
+        while True:
+            # Grow the groups on estimates (line counts add up), then count the digests exactly;
+            # an entry taken because the count was short is counted before the loop can end.
             while pending and total - sum(g.saving() for g in groups.values()) > target:
                 name, index, superseded = pending.pop(0)
                 if not groups[name].add(index, force=superseded):

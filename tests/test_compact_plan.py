@@ -1,0 +1,678 @@
+"""The compaction planner called in this process: whole plans and digests for small hand-made inputs.
+
+Token counts are one per word (`words`), so every figure below can be worked out by hand: a
+digest's printed block is its header `[id day #tags]` (2 words plus one per tag), its intro
+(21 words, 26 with "(N repeated lines left out)") and one word more than each line it keeps.
+While a group grows, the planner estimates the intro as the printed block of a two-entry digest
+tagged `digest` only (24 words) plus one, so its estimate is one token above the exact count when
+no other tag and no repeated line is involved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lean_harness.memory.compact import (
+    Digest,
+    Holder,
+    Plan,
+    ShardInput,
+    ShardPlan,
+    archive_path,
+    carried,
+    digest_line,
+    is_digest,
+    lines_of,
+    plan,
+    protected,
+    same_key,
+)
+from lean_harness.memory.shard import Entry
+
+
+def words(texts: Sequence[str]) -> list[int]:
+    """One token per word."""
+    return [len(text.split()) for text in texts]
+
+
+def note(key: str, day: int, tokens: int, title: str = "", **attrs: str) -> tuple[Entry, int]:
+    """An entry written on 2026-01-DAY whose first line is `title` (default "Note KEY title")."""
+    tags = tuple(attrs.pop("tags", "").split())
+    created = attrs.pop("created", f"2026-01-{day:02d}T00:00:00Z")
+    text = (title or f"Note {key} title") + "\nbody text that a digest leaves out"
+    return Entry(key, created, text, tags, tuple(attrs.items())), tokens
+
+
+def shard(name: str, *notes: tuple[Entry, int]) -> ShardInput:
+    return ShardInput(name, tuple(e for e, _ in notes), tuple(t for _, t in notes))
+
+
+def key_of(shard_name: str, ids: Sequence[str], size: int = 12) -> str:
+    """The id a digest of `ids` gets: the start of the SHA-256 of the shard, "digest" and the ids."""
+    return hashlib.sha256("\n".join([shard_name, "digest", *ids]).encode()).hexdigest()[:size]
+
+
+def intro(count: int, first: str, last: str, key: str, left_out: str = "") -> str:
+    return (
+        f"Digest of {count} entries from {first} to {last}, the first line of each{left_out};"
+        f" `lh memory expand {key} --print` shows them whole."
+    )
+
+
+def run(
+    shards: Sequence[ShardInput],
+    target: int,
+    keep: int = 2,
+    *,
+    force: bool = False,
+    threshold: int | None = None,
+    taken: dict[str, set[str]] | None = None,
+) -> Plan:
+    """A plan down to `target` tokens, compacting above `threshold` (default: the target).
+
+    The budget is 100 tokens, so the percentages are the token figures themselves.
+    """
+    return plan(
+        shards,
+        budget=100,
+        at_percent=target if threshold is None else threshold,
+        target_percent=target,
+        keep_newest=keep,
+        counts=words,
+        force=force,
+        taken=(lambda name: taken.get(name, set())) if taken is not None else None,
+    )
+
+
+# Six notes written on six days, 40 to 45 tokens: 255 in all. With keepNewest 2 the first four
+# may be merged; a digest of the first k costs 24 + 4k tokens (estimated 25 + 4k).
+SIX = [note(f"e{n}", n + 1, 40 + n) for n in range(6)]
+
+
+def six_digest(count: int) -> Digest:
+    ids = [f"e{n}" for n in range(count)]
+    key = key_of("s", ids)
+    text = intro(count, "2026-01-01", f"2026-01-0{count}", key) + "".join(f"\n- Note e{n} title" for n in range(count))
+    extra = (
+        ("from", "2026-01-01T00:00:00Z"),
+        ("to", f"2026-01-0{count}T00:00:00Z"),
+        ("entries", str(count)),
+        ("sources", " ".join(ids)),
+        ("archive", "archive/s.md"),
+    )
+    entry = Entry(key, f"2026-01-0{count}T00:00:00Z", text, ("digest",), extra)
+    return Digest(
+        "s", entry, tuple(SIX[n][0] for n in range(count)), sum(40 + n for n in range(count)), 24 + 4 * count, 0
+    )
+
+
+def test_four_of_six_notes_merged_down_to_the_target_give_this_whole_plan() -> None:
+    # Estimates after 2, 3, 4 entries: 207, 169, 130; a target of 168 needs all four (exactly 129).
+    planned = run([shard("s", *SIX)], 168)
+    digest = six_digest(4)
+    assert planned == Plan(
+        budget=100,
+        threshold=168,
+        target=168,
+        total_before=255,
+        total_after=129,
+        forced=False,
+        shards=(ShardPlan("s", 6, 3, 255, 129, 2),),
+        digests=(digest,),
+        protected_tokens=89,
+        whole_tokens=0,
+        whole=0,
+        holders=(
+            Holder("s", "e5", 45, "newest"),
+            Holder("s", "e4", 44, "newest"),
+            Holder("s", digest.entry.id, 40, "digest"),
+        ),
+    )
+    assert digest.entry.text == (
+        "Digest of 4 entries from 2026-01-01 to 2026-01-04, the first line of each;"
+        f" `lh memory expand {digest.entry.id} --print` shows them whole.\n"
+        "- Note e0 title\n- Note e1 title\n- Note e2 title\n- Note e3 title"
+    )
+    assert (planned.due, planned.merged, planned.reached) == (True, 4, True)
+
+
+def test_a_target_the_estimate_reaches_stops_the_group_there() -> None:
+    # After three entries the estimate is 169: at a target of 169 the fourth stays (exactly 168).
+    planned = run([shard("s", *SIX)], 169)
+    digest = six_digest(3)
+    assert planned.digests == (digest,)
+    assert (planned.total_after, planned.shards) == (168, (ShardPlan("s", 6, 4, 255, 168, 2),))
+    assert planned.holders == (
+        Holder("s", "e5", 45, "newest"),
+        Holder("s", "e4", 44, "newest"),
+        Holder("s", "e3", 43, "left"),
+        Holder("s", digest.entry.id, 36, "digest"),
+    )
+    assert (planned.merged, planned.reached) == (3, True)
+
+
+@pytest.mark.parametrize(
+    ("target", "count", "after"),
+    [(254, 2, 206), (207, 2, 206), (206, 3, 168), (130, 4, 129), (129, 4, 129)],
+    ids=["one-under-the-total", "estimate-of-two", "exact-of-two", "estimate-of-four", "exact-of-four"],
+)
+def test_the_group_grows_until_its_estimate_reaches_the_target(target: int, count: int, after: int) -> None:
+    planned = run([shard("s", *SIX)], target)
+    assert planned.digests == (six_digest(count),)
+    assert (planned.total_after, planned.reached) == (after, True)
+
+
+def test_a_target_out_of_reach_merges_every_candidate_and_says_so() -> None:
+    planned = run([shard("s", *SIX)], 128)
+    assert planned.digests == (six_digest(4),)
+    assert (planned.total_after, planned.due, planned.reached) == (129, True, False)
+
+
+@pytest.mark.parametrize(
+    ("threshold", "target", "force", "merged"),
+    [
+        pytest.param(255, 150, False, 0, id="total-exactly-at-the-threshold"),
+        pytest.param(254, 150, False, 4, id="one-over-the-threshold"),
+        pytest.param(255, 255, True, 0, id="forced-total-exactly-at-the-target"),
+        pytest.param(255, 254, True, 2, id="forced-one-over-the-target"),
+        pytest.param(300, 169, True, 3, id="forced-between-target-and-threshold"),
+        pytest.param(300, 169, False, 0, id="between-target-and-threshold"),
+    ],
+)
+def test_the_plan_starts_above_the_threshold_or_when_forced_above_the_target(
+    threshold: int, target: int, force: bool, merged: int
+) -> None:
+    planned = run([shard("s", *SIX)], target, force=force, threshold=threshold)
+    assert (planned.threshold, planned.target, planned.forced) == (threshold, target, force)
+    assert planned.due is (threshold < 255)
+    assert planned.digests == ((six_digest(merged),) if merged else ())
+    assert planned.total_after == 255 - (sum(40 + n for n in range(merged)) - 24 - 4 * merged if merged else 0)
+
+
+def test_threshold_and_target_are_whole_tokens_rounded_down() -> None:
+    planned = plan([shard("s", *SIX)], budget=333, at_percent=77, target_percent=51, keep_newest=2, counts=words)
+    assert (planned.threshold, planned.target) == (256, 169)  # 256.41 and 169.83
+    assert type(planned.threshold) is int
+    assert type(planned.target) is int
+    assert planned.digests == ()  # 255 is not above 256
+    assert planned.total_after == 255
+
+
+# -- keepNewest -----------------------------------------------------------------------------------
+
+
+def newer_count(entries: Sequence[Entry], position: int) -> int:
+    """Reference model: how many entries were written after the one at `position`."""
+
+    def when(entry: Entry) -> str:
+        updated = entry.attr("updated")
+        return updated if updated is not None and updated > entry.created else entry.created
+
+    count = 0
+    for other, entry in enumerate(entries):
+        if when(entry) > when(entries[position]) or (when(entry) == when(entries[position]) and other > position):
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 5])
+def test_keep_newest_protects_the_last_written_of_every_shard_size(size: int) -> None:
+    same_second = [note(f"n{n}", 1, 50) for n in range(size)]  # one second: file order decides
+    assert protected([e for e, _ in same_second], 3) == set(range(max(0, size - 3), size))
+    planned = run([shard("s", *same_second)], 1, keep=3, force=True)
+    if size < 5:  # no more than one entry to merge: nothing is done
+        assert (planned.digests, planned.total_after) == ((), 50 * size)
+    else:
+        (digest,) = planned.digests
+        assert [e.id for e in digest.sources] == ["n0", "n1"]
+    assert planned.shards == (
+        ShardPlan("s", size, size - 1 if size == 5 else size, 50 * size, planned.total_after, min(size, 3)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("keep", "expected"),
+    [(0, set()), (1, {0}), (2, {0, 2}), (3, {0, 1, 2}), (4, {0, 1, 2})],
+)
+def test_keep_newest_follows_the_time_of_last_writing_not_the_file_order(keep: int, expected: set[int]) -> None:
+    entries = [
+        note("late", 9, 10)[0],  # written last, first in the file
+        note("early", 1, 10)[0],
+        note("edited", 2, 10, updated="2026-01-05T00:00:00Z")[0],
+    ]
+    # Order of writing: early (the 1st), edited (the 5th), late (the 9th).
+    assert protected(entries, keep) == expected
+
+
+def test_an_update_older_than_the_entry_does_not_count() -> None:
+    entries = [note("a", 3, 10, updated="2026-01-01T00:00:00Z")[0], note("b", 2, 10)[0]]
+    assert protected(entries, 1) == {0}  # a was written on the 3rd, b on the 2nd
+
+
+def test_pinned_entries_are_protected_however_old() -> None:
+    entries = [note("old", 1, 10, tags="ci pinned")[0], note("mid", 2, 10)[0], note("new", 3, 10)[0]]
+    assert protected(entries, 0) == {0}
+    assert protected(entries, 1) == {0, 2}
+    planned = run([shard("s", (entries[0], 40), (entries[1], 40), (entries[2], 40))], 1, keep=1, force=True)
+    assert planned.digests == ()
+    assert planned.protected_tokens == 80
+    assert planned.holders == (
+        Holder("s", "old", 40, "pinned"),
+        Holder("s", "mid", 40, "left"),
+        Holder("s", "new", 40, "newest"),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    times=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 5), st.booleans()), max_size=9),
+    keep=st.integers(0, 10),
+)
+def test_protected_agrees_with_counting_the_entries_written_later(
+    times: list[tuple[int, int, bool]], keep: int
+) -> None:
+    entries = [
+        note(
+            f"x{n}",
+            day,
+            10,
+            **({"updated": f"2026-01-{update:02d}T00:00:00Z"} if update else {}),
+            **({"tags": "pinned"} if pinned else {}),
+        )[0]
+        for n, (day, update, pinned) in enumerate(times)
+    ]
+    expected = {i for i in range(len(entries)) if newer_count(entries, i) < keep or "pinned" in entries[i].tags}
+    assert protected(entries, keep) == expected
+
+
+# -- order across shards, superseded entries, one-line notes -----------------------------------
+
+
+def test_superseded_entries_go_first_then_the_largest_shard_oldest_first() -> None:
+    big = shard("big", *(note(f"b{n}", 11 + n, 50) for n in range(4)))
+    small = shard("small", note("s0", 1, 40), note("s1", 2, 40, supersedes="s0, zz"), note("s2", 3, 40))
+    # Taken in this order: s0 (superseded), b0, b1, b2, s1; the estimate stays above 150 (160).
+    planned = run([small, big], 150, keep=1)
+    small_key, big_key = key_of("small", ["s0", "s1"]), key_of("big", ["b0", "b1", "b2"])
+    small_digest = Digest(
+        "small",
+        Entry(
+            small_key,
+            "2026-01-02T00:00:00Z",
+            intro(2, "2026-01-01", "2026-01-02", small_key) + "\n- Note s0 title\n- Note s1 title",
+            ("digest",),
+            (
+                ("from", "2026-01-01T00:00:00Z"),
+                ("to", "2026-01-02T00:00:00Z"),
+                ("entries", "2"),
+                ("sources", "s0 s1"),
+                ("archive", "archive/small.md"),
+                ("supersedes", "zz"),  # s0 is inside the digest
+            ),
+        ),
+        (small.entries[0], small.entries[1]),
+        80,
+        32,
+        0,
+    )
+    big_digest = Digest(
+        "big",
+        Entry(
+            big_key,
+            "2026-01-13T00:00:00Z",
+            intro(3, "2026-01-11", "2026-01-13", big_key) + "\n- Note b0 title\n- Note b1 title\n- Note b2 title",
+            ("digest",),
+            (
+                ("from", "2026-01-11T00:00:00Z"),
+                ("to", "2026-01-13T00:00:00Z"),
+                ("entries", "3"),
+                ("sources", "b0 b1 b2"),
+                ("archive", "archive/big.md"),
+            ),
+        ),
+        big.entries[:3],
+        150,
+        36,
+        0,
+    )
+    assert planned == Plan(
+        budget=100,
+        threshold=150,
+        target=150,
+        total_before=320,
+        total_after=158,
+        forced=False,
+        shards=(ShardPlan("small", 3, 2, 120, 72, 1), ShardPlan("big", 4, 2, 200, 86, 1)),
+        digests=(small_digest, big_digest),
+        protected_tokens=90,
+        whole_tokens=0,
+        whole=0,
+        holders=(
+            Holder("big", "b3", 50, "newest"),
+            Holder("small", "s2", 40, "newest"),
+            Holder("big", big_key, 36, "digest"),
+            Holder("small", small_key, 32, "digest"),
+        ),
+    )
+    assert (planned.merged, planned.reached) == (5, False)
+
+
+def test_a_nearer_target_takes_the_superseded_entry_and_the_largest_shard_only() -> None:
+    big = shard("big", *(note(f"b{n}", 11 + n, 50) for n in range(4)))
+    small = shard("small", note("s0", 1, 40), note("s1", 2, 40, supersedes="s0"), note("s2", 3, 40))
+    planned = run([small, big], 253, keep=1)  # s0, then b0 and b1: estimated 253, exactly 252
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["b0", "b1"]]
+    assert planned.total_after == 252
+    assert planned.shards[0] == ShardPlan("small", 3, 3, 120, 120, 1)  # s0 alone makes no digest
+
+
+def test_shards_of_the_same_size_go_in_the_order_of_their_names() -> None:
+    b = shard("b", *(note(f"b{n}", 1 + n, 40) for n in range(3)))
+    a = shard("a", *(note(f"a{n}", 5 + n, 40) for n in range(3)))
+    planned = run([b, a], 193, keep=1)  # two entries of one shard are enough: estimated 193
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["a0", "a1"]]
+    assert planned.total_after == 192
+
+
+def test_a_superseded_entry_is_merged_first_even_when_written_last() -> None:
+    entries = [note("old", 1, 40), note("gone", 5, 40), note("mid", 3, 40), note("newest", 9, 40, supersedes="gone")]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    # Sources and lines in the order they were written, whatever the order they were taken in.
+    assert [e.id for e in digest.sources] == ["old", "mid", "gone"]
+    assert digest.entry.text.split("\n")[1:] == ["- Note old title", "- Note mid title", "- Note gone title"]
+    partial = run([shard("s", *entries)], 120, keep=1)  # the first two taken: gone, then old
+    assert [[e.id for e in d.sources] for d in partial.digests] == [["old", "gone"]]
+
+
+def line_note(key: str, day: int, tokens: int, text: str, **attrs: str) -> tuple[Entry, int]:
+    tags = tuple(attrs.pop("tags", "").split())
+    return Entry(key, f"2026-01-{day:02d}T00:00:00Z", text, tags, tuple(attrs.items())), tokens
+
+
+def test_a_note_whose_line_costs_more_than_three_quarters_of_it_is_left_whole() -> None:
+    entries = [
+        line_note("w0", 1, 4, "alpha beta"),  # its line "- alpha beta" costs 3: exactly three quarters
+        line_note("w1", 2, 3, "gamma delta"),  # 3 of 3: left whole
+        note("w2", 3, 40),
+        note("w3", 4, 40),
+        note("w4", 5, 40),
+    ]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == ["w0", "w2", "w3"]
+    assert digest.entry.text.split("\n")[1:] == ["- alpha beta", "- Note w2 title", "- Note w3 title"]
+    assert (digest.tokens_before, digest.tokens) == (84, 35)
+    assert (planned.whole, planned.whole_tokens, planned.protected_tokens) == (1, 3, 40)
+    assert planned.holders == (
+        Holder("s", "w4", 40, "newest"),
+        Holder("s", digest.entry.id, 35, "digest"),
+        Holder("s", "w1", 3, "one line"),
+    )
+    assert planned.shards == (ShardPlan("s", 5, 3, 127, 78, 1),)
+
+
+def test_a_superseded_one_line_note_is_merged_all_the_same() -> None:
+    entries = [line_note("w1", 2, 3, "gamma delta"), note("w2", 3, 40), note("w3", 4, 40, supersedes="w1")]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == ["w1", "w2"]
+    assert (planned.whole, planned.whole_tokens) == (0, 0)
+
+
+@pytest.mark.parametrize(("tokens", "kept"), [(15, False), (16, True)], ids=["saves-nothing", "saves-one"])
+def test_a_digest_is_made_only_when_it_costs_less_than_its_sources(tokens: int, kept: bool) -> None:
+    # Two notes of TOKENS tokens; their digest prints 3 + 21 + 3 + 3 = 30 tokens.
+    entries = [line_note("x", 1, tokens, "Note x"), line_note("y", 2, tokens, "Note y"), note("z", 3, 40)]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    assert [d.tokens for d in planned.digests] == ([30] if kept else [])
+    assert planned.total_after == 2 * tokens + 40 - (2 * tokens - 30 if kept else 0)
+    assert planned.shards[0].entries_after == (2 if kept else 3)
+
+
+def test_when_the_digest_counts_more_than_estimated_one_more_entry_is_taken() -> None:
+    # e0's three tags print in the digest's header: 2 tokens above the estimate, which stops at
+    # three entries (169); exactly 171 is over the target, so the fourth is taken (132).
+    tagged = [note("e0", 1, 40, tags="a b c"), *SIX[1:]]
+    planned = run([shard("s", *tagged)], 169)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == ["e0", "e1", "e2", "e3"]
+    assert digest.entry.tags == ("a", "b", "c", "digest")
+    assert (digest.tokens, planned.total_after, planned.reached) == (43, 132, True)
+
+
+def test_at_most_five_holders_largest_first() -> None:
+    planned = run([shard("s", *SIX)], 300, threshold=300)
+    assert planned.digests == ()
+    assert planned.holders == (
+        Holder("s", "e5", 45, "newest"),
+        Holder("s", "e4", 44, "newest"),
+        Holder("s", "e3", 43, "left"),
+        Holder("s", "e2", 42, "left"),
+        Holder("s", "e1", 41, "left"),
+    )
+
+
+def test_a_digest_id_taken_in_the_shard_or_its_archive_is_lengthened() -> None:
+    ids = ["e0", "e1", "e2", "e3"]
+    archived = run([shard("s", *SIX)], 168, taken={"s": {key_of("s", ids)}, "t": {key_of("s", ids, 13)}})
+    assert [d.entry.id for d in archived.digests] == [key_of("s", ids, 13)]
+    clash = [*SIX[:5], (Entry(key_of("s", ids), "2026-01-06T00:00:00Z", SIX[5][0].text), 45)]
+    in_shard = run([shard("s", *clash)], 168, taken={})
+    (digest,) = in_shard.digests
+    assert digest.entry.id == key_of("s", ids, 13)
+    assert digest.entry.text.startswith(intro(4, "2026-01-01", "2026-01-04", key_of("s", ids, 13)) + "\n")
+
+
+# -- what a digest holds --------------------------------------------------------------------------
+
+
+def test_a_digest_unites_its_sources_tags_allowances_and_references_in_the_order_written() -> None:
+    entries = [
+        line_note(
+            "d0",
+            1,
+            60,
+            "The cache is a very flaky thing\nmore",
+            tags="ci",
+            refs="pr/1 log/a",
+            **{"allow-secret": "aws-access-key-id"},
+        ),
+        line_note(
+            "d1",
+            2,
+            60,
+            "cache is flaky thing!\nmore",
+            tags="ci macos",
+            refs="pr/1  issue/2",
+            **{"allow-directive": "x,y"},
+        ),
+        line_note(
+            "d2",
+            3,
+            60,
+            "Also the proxy strips headers\nmore",
+            tags="a",
+            see="k1,k2",
+            updated="2026-01-20T00:00:00Z",
+            **{"allow-secret": "generic,aws-access-key-id"},
+        ),
+        line_note("d3", 4, 60, "- the proxy strips headers\nmore"),
+        note("n", 30, 10),
+    ]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    order = ["d0", "d1", "d3", "d2"]  # d2 was last written on the 20th
+    key = key_of("s", order)
+    assert digest == Digest(
+        "s",
+        Entry(
+            key,
+            "2026-01-20T00:00:00Z",
+            intro(4, "2026-01-01", "2026-01-20", key, " (2 repeated lines left out)")
+            + "\n- cache is flaky thing\n- proxy strips headers",
+            ("a", "ci", "digest", "macos"),
+            (
+                ("from", "2026-01-01T00:00:00Z"),
+                ("to", "2026-01-20T00:00:00Z"),
+                ("entries", "4"),
+                ("sources", "d0 d1 d3 d2"),
+                ("archive", "archive/s.md"),
+                ("allow-secret", "aws-access-key-id,generic"),
+                ("allow-directive", "x,y"),
+                ("refs", "issue/2 log/a pr/1"),
+                ("see", "k1 k2"),
+            ),
+        ),
+        tuple(entries[i][0] for i in (0, 1, 3, 2)),
+        240,
+        41,  # 6 in the header, 26 in the intro, 5 + 4 in the lines
+        2,
+    )
+
+
+def test_one_repeated_line_is_named_in_the_singular() -> None:
+    entries = [
+        line_note("d0", 1, 60, "flaky cache\nmore"),
+        line_note("d1", 2, 60, "Flaky cache.\nmore"),
+        note("n", 3, 9),
+    ]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    key = key_of("s", ["d0", "d1"])
+    assert (
+        digest.entry.text
+        == intro(2, "2026-01-01", "2026-01-02", key, " (1 repeated line left out)") + "\n- flaky cache"
+    )
+    assert digest.dropped == 1
+
+
+def old_digest(tokens: int) -> tuple[Entry, int]:
+    text = intro(2, "2025-12-01", "2026-01-05", "d1dig") + "\n- Note x1 title\n- Note x2 title"
+    extra = (
+        ("from", "2025-12-01T00:00:00Z"),
+        ("to", "2026-01-05T00:00:00Z"),
+        ("entries", "2"),
+        ("sources", "x1 x2"),
+        ("archive", "archive/s.md"),
+        ("refs", "pr/9"),
+    )
+    return Entry("d1dig", "2026-01-05T00:00:00Z", text, ("digest",), extra), tokens
+
+
+def test_recompacting_a_shard_that_holds_a_digest_carries_its_lines_count_and_range() -> None:
+    entries = [old_digest(32), note("e6", 6, 41), note("e7", 7, 42), note("e8", 8, 43)]
+    before = run([shard("s", *entries)], 300, keep=1, threshold=300)
+    assert before.holders == (
+        Holder("s", "e8", 43, "newest"),
+        Holder("s", "e7", 42, "left"),
+        Holder("s", "e6", 41, "left"),
+        Holder("s", "d1dig", 32, "digest"),
+    )
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    key = key_of("s", ["d1dig", "e6", "e7"])
+    assert digest.entry == Entry(
+        key,
+        "2026-01-07T00:00:00Z",
+        intro(4, "2025-12-01", "2026-01-07", key)
+        + "\n- Note x1 title\n- Note x2 title\n- Note e6 title\n- Note e7 title",
+        ("digest",),
+        (
+            ("from", "2025-12-01T00:00:00Z"),
+            ("to", "2026-01-07T00:00:00Z"),
+            ("entries", "4"),
+            ("sources", "d1dig e6 e7"),
+            ("archive", "archive/s.md"),
+            ("refs", "pr/9"),
+        ),
+    )
+    assert (digest.tokens_before, digest.tokens) == (115, 40)
+
+
+def test_a_recompacted_digest_drops_a_line_that_repeats_one_of_its_own() -> None:
+    entries = [old_digest(32), note("e6", 6, 41, title="note X1 title"), note("e8", 8, 43)]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert digest.entry.text.split("\n")[1:] == ["- Note x1 title", "- Note x2 title"]
+    assert (digest.dropped, digest.entry.attr("entries")) == (1, "3")
+
+
+# -- the pieces of a digest -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("The cache is a very big problem\nsecond line", "cache is big problem"),
+        ("THE An JUST also the lock", "lock"),
+        ("The", "The"),
+        ("the a an", "the a an"),
+        ("", ""),
+        ("\n\n  ## A heading  \nbody", "heading"),
+        ("the `the a` an thing", "`the a` thing"),
+        ("use `a` the `b c` an end", "use `a` `b c` end"),
+        ("x`the a` the y", "x`the a` y"),
+        ("``the`` the fix", "``the`` fix"),
+        ("keep the   spaces   simple", "keep spaces simple"),
+    ],
+)
+def test_a_digest_line_is_the_first_line_without_fillers_outside_code(text: str, line: str) -> None:
+    assert digest_line(text) == line
+
+
+def test_the_lines_a_digest_brings_are_its_own_and_an_entry_brings_its_first() -> None:
+    written = old_digest(32)[0]
+    assert lines_of(written) == ["Note x1 title", "Note x2 title"]
+    imported = Entry("i", "2026-01-01T00:00:00Z", carried(written.text) + "\n\n  \nloose line", ("digest",))
+    assert lines_of(imported) == ["Note x1 title", "Note x2 title", "loose line"]
+    tagged = Entry("t", "2026-01-01T00:00:00Z", "The digest of the week\n- a\n- b", ("digest",))
+    assert lines_of(tagged) == ["digest of week"]
+    untagged = Entry("u", "2026-01-01T00:00:00Z", written.text, (), written.extra)
+    assert lines_of(untagged) == [
+        "Digest of 2 entries from 2025-12-01 to 2026-01-05, first line of each; `lh memory expand d1dig --print` shows"
+        " them whole."
+    ]
+    assert lines_of(Entry("e", "2026-01-01T00:00:00Z", "  \n\t")) == []
+
+
+def test_an_entry_is_a_digest_when_it_is_tagged_so_and_names_its_sources() -> None:
+    written = old_digest(32)[0]
+    assert is_digest(written)
+    assert not is_digest(Entry("x", written.created, written.text, ("digest",)))
+    assert not is_digest(Entry("x", written.created, written.text, ("ci",), written.extra))
+    assert is_digest(Entry("x", written.created, "x", ("ci", "digest"), (("sources", ""),)))
+    assert archive_path("failures") == "archive/failures.md"
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ("Tar on macOS lacks --wildcards!", "tar on macos lacks wildcards"),
+        ("retry 2 times", "retry 2 times"),
+        ("snake_case_name, here", "snake_case_name here"),
+        ("--- ...", "--- ..."),
+        ("", ""),
+    ],
+)
+def test_lines_with_the_same_words_and_numbers_in_order_share_a_key(line: str, key: str) -> None:
+    assert same_key(line) == key
+
+
+def test_a_carried_digest_says_it_was_imported() -> None:
+    text = intro(3, "2026-01-01", "2026-01-04", "abc", " (2 repeated lines left out)") + "\n- x\n- y"
+    imported = (
+        "Digest of 3 entries from 2026-01-01 to 2026-01-04, the first line of each (2 repeated lines left out);"
+        " imported: the entries themselves stayed in the project that compacted them.\n- x\n- y"
+    )
+    assert carried(text) == imported
+    assert carried(imported) == imported
+    assert carried(intro(2, "2026-01-01", "2026-01-02", "k")) == (
+        "Digest of 2 entries from 2026-01-01 to 2026-01-02, the first line of each; imported: the entries"
+        " themselves stayed in the project that compacted them."
+    )
+    plain = "Digest of 2 entries from a to b, the first line of each; no expand here\n- x"
+    assert carried(plain) == plain
+    assert carried("a note\n" + text) == "a note\n" + text
