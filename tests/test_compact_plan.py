@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lean_harness.cli import main
 from lean_harness.memory.compact import (
     Digest,
     Holder,
@@ -32,7 +34,7 @@ from lean_harness.memory.compact import (
     protected,
     same_key,
 )
-from lean_harness.memory.shard import Entry
+from lean_harness.memory.shard import Entry, parse
 
 
 def words(texts: Sequence[str]) -> list[int]:
@@ -676,3 +678,49 @@ def test_a_carried_digest_says_it_was_imported() -> None:
     plain = "Digest of 2 entries from a to b, the first line of each; no expand here\n- x"
     assert carried(plain) == plain
     assert carried("a note\n" + text) == "a note\n" + text
+
+
+# -- whole files ----------------------------------------------------------------------------------
+
+CAUSE = (
+    "Cause: a blocking read inside the event loop; the fix moves it to a thread and adds a timeout.",
+    "Seen on the nightly runner and on two laptops; the regression test is test_worker_stall.",
+)
+TITLES = ("The worker stalls under load", "the cache is a very stale index", "the proxy strips headers", "newest stays")
+
+
+def entry_lines(key: str, day: int, title: str) -> list[str]:
+    created = f"2026-01-{day:02d}T00:00:00Z"
+    return [f'<!-- lh:entry id="{key}" created="{created}" -->', title, *CAUSE, f'<!-- /lh:entry id="{key}" -->']
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\n"], ids=["crlf", "lf"])
+def test_a_shard_without_a_trailing_newline_is_compacted_in_its_own_line_breaks(project: Path, newline: str) -> None:
+    assert main(["config", "set", "memory.tokenBudget", "100"]) == 0
+    assert main(["config", "set", "memory.keepNewest", "1"]) == 0
+    lines = ["# quirks", "", "Surprising behaviour.", ""]
+    for n, title in enumerate(TITLES):
+        lines += entry_lines(f"a{n + 1}", n + 1, title)
+    path = project / ".agents/memory/quirks.md"
+    path.write_bytes(newline.join(lines).encode("utf-8"))  # no line break after the last line
+    originals = {e.id: e.raw for e in parse(path.read_bytes().decode("utf-8")).entries}
+    assert main(["memory", "compact", "--force"]) == 1  # the newest entry alone is over the target
+    key = key_of("quirks", ["a1", "a2", "a3"])
+    expected = [
+        "# quirks",
+        "",
+        "Surprising behaviour.",
+        "",
+        f'<!-- lh:entry id="{key}" created="2026-01-03T00:00:00Z" tags="digest" from="2026-01-01T00:00:00Z"'
+        f' to="2026-01-03T00:00:00Z" entries="3" sources="a1 a2 a3" archive="archive/quirks.md" -->',
+        f"Digest of 3 entries from 2026-01-01 to 2026-01-03, the first line of each; `lh memory expand {key} --print`"
+        " shows them whole.",
+        "- worker stalls under load",
+        "- cache is stale index",
+        "- proxy strips headers",
+        f'<!-- /lh:entry id="{key}" -->',
+        *entry_lines("a4", 4, "newest stays"),
+    ]
+    assert path.read_bytes() == newline.join(expected).encode("utf-8")
+    archived = parse((project / ".agents/memory/archive/quirks.md").read_bytes().decode("utf-8")).entries
+    assert [(e.id, e.raw) for e in archived] == [(k, originals[k]) for k in ("a1", "a2", "a3")]
