@@ -504,7 +504,7 @@ def test_a_digest_unites_its_sources_tags_allowances_and_references_in_the_order
             updated="2026-01-20T00:00:00Z",
             **{"allow-secret": "generic,aws-access-key-id"},
         ),
-        line_note("d3", 4, 60, "- the proxy strips headers\nmore"),
+        line_note("d3", 4, 60, "- the proxy strips headers\nmore", sha="0a1b2c3d4e5f", refs="docs/a,b.md", seen=""),
         note("n", 30, 10),
     ]
     planned = run([shard("s", *entries)], 1, keep=1, force=True)
@@ -527,7 +527,7 @@ def test_a_digest_unites_its_sources_tags_allowances_and_references_in_the_order
                 ("archive", "archive/s.md"),
                 ("allow-secret", "aws-access-key-id,generic"),
                 ("allow-directive", "x,y"),
-                ("refs", "issue/2 log/a pr/1"),
+                ("refs", "docs/a,b.md issue/2 log/a pr/1"),  # a path may hold a comma
                 ("see", "k1 k2"),
             ),
         ),
@@ -834,3 +834,29 @@ def test_plans_agree_with_a_reference_model(memory: tuple[list[ShardInput], int,
     assert planned.reached is (total - saved <= target)
     if ran and not planned.reached:
         assert planned.whole == whole
+
+
+def test_the_planner_counts_each_new_line_and_then_the_digest_as_get_prints_it() -> None:
+    counted: list[list[str]] = []
+
+    def recording(texts: Sequence[str]) -> list[int]:
+        counted.append(list(texts))
+        return words(texts)
+
+    planned = plan([shard("s", *SIX)], budget=100, at_percent=206, target_percent=206, keep_newest=2, counts=recording)
+    (digest,) = planned.digests
+    key = key_of("s", ["e0", "e1", "e2"])
+    assert counted == [
+        # The estimate of an intro: a digest of two entries over a year, as get prints it.
+        [
+            "[0123456789ab 2026-12-31 #digest]\nDigest of 2 entries from 2026-01-01 to 2026-12-31, the first line of"
+            " each; `lh memory expand 0123456789ab --print` shows them whole.\n\n"
+        ],
+        ["- Note e0 title\n"],
+        ["- Note e1 title\n"],
+        ["- Note e2 title\n"],
+        [f"[{key} 2026-01-03 #digest]\n{digest.entry.text}\n\n"],
+    ]
+    assert digest.entry.text == intro(3, "2026-01-01", "2026-01-03", key) + (
+        "\n- Note e0 title\n- Note e1 title\n- Note e2 title"
+    )
