@@ -382,7 +382,7 @@ def test_shards_of_the_same_size_go_in_the_order_of_their_names() -> None:
 
 
 def test_a_superseded_entry_is_merged_first_even_when_written_last() -> None:
-    entries = [note("old", 1, 40), note("gone", 5, 40), note("mid", 3, 40), note("newest", 9, 40, supersedes="gone")]
+    entries = [note("old", 1, 40), note("gone", 5, 40), note("mid", 3, 40), note("newest", 9, 40, supersedes="x1,gone")]
     planned = run([shard("s", *entries)], 1, keep=1, force=True)
     (digest,) = planned.digests
     # Sources and lines in the order they were written, whatever the order they were taken in.
@@ -446,6 +446,81 @@ def test_when_the_digest_counts_more_than_estimated_one_more_entry_is_taken() ->
     assert [e.id for e in digest.sources] == ["e0", "e1", "e2", "e3"]
     assert digest.entry.tags == ("a", "b", "c", "digest")
     assert (digest.tokens, planned.total_after, planned.reached) == (43, 132, True)
+    assert (planned.whole, planned.whole_tokens) == (0, 0)
+    exactly = run([shard("s", *tagged)], 171)  # three entries count exactly 171: enough
+    assert [[e.id for e in d.sources] for d in exactly.digests] == [["e0", "e1", "e2"]]
+    assert exactly.total_after == 171
+
+
+@pytest.mark.parametrize(
+    ("supersedes", "merged", "whole"),
+    [("s0 s1 s2", ["s0", "s1", "s2"], 0), ("s0 s1", ["s0", "s1"], 1)],
+    ids=["superseded-one-line-note-taken", "one-line-note-left-whole"],
+)
+def test_the_entry_taken_after_an_exact_count_follows_the_same_rules(
+    supersedes: str, merged: list[str], whole: int
+) -> None:
+    # s0's tags put the exact count (48) above the estimate (46) at the target: one more is taken.
+    entries = [
+        note("s0", 1, 60, tags="a b c"),
+        note("s1", 2, 60),
+        line_note("s2", 3, 3, "gamma delta"),  # its line costs all of it
+        note("s3", 4, 10, supersedes=supersedes),
+    ]
+    planned = run([shard("s", *entries)], 46, keep=1)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == merged
+    assert (planned.whole, planned.whole_tokens) == (whole, 3 * whole)
+    assert planned.total_after == 48
+    assert [h.id for h in planned.holders if h.why == "one line"] == ["s2"] * whole
+
+
+def test_repeated_lines_cost_nothing_in_the_estimate() -> None:
+    # Eight notes with one first line, eight words without its fillers. A digest of six of them
+    # prints 3 + 26 + 9 = 38 tokens (5 repeated lines left out), estimated as 25 + 9: the memory
+    # is estimated at 154 tokens after it, counted at 158; at a target of 158 the seventh stays.
+    title = "the same nine word line about the flaky upload job"
+    entries = [note(f"h{n}", n + 1, 60, title=title) for n in range(8)]
+    planned = run([shard("s", *entries)], 158, keep=1)
+    (digest,) = planned.digests
+    key = key_of("s", [f"h{n}" for n in range(6)])
+    assert digest.entry.text == (
+        intro(6, "2026-01-01", "2026-01-06", key, " (5 repeated lines left out)")
+        + "\n- same nine word line about flaky upload job"
+    )
+    assert (digest.tokens, digest.dropped, planned.total_after) == (38, 5, 158)
+
+
+def test_a_shard_whose_one_candidate_cannot_make_a_digest_saves_nothing_in_the_estimate() -> None:
+    # "a" is the largest shard, so its one candidate goes first; it saves nothing alone. SIX then
+    # needs four entries: three would count exactly 478, but their estimate is 479.
+    lone = shard("a", note("a0", 1, 300), note("a1", 2, 10))
+    planned = run([lone, shard("s", *SIX)], 478)
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["e0", "e1", "e2", "e3"]]
+    assert planned.total_after == 565 - 126
+
+
+def test_a_group_that_would_not_shrink_saves_nothing_in_the_estimate() -> None:
+    # a0 and a1 are superseded, so they go first; their digest (32) would be larger than they are (24).
+    small = shard("a", note("a0", 1, 12), note("a1", 2, 12), note("a2", 3, 10, supersedes="a0 a1"))
+    planned = run([small, shard("s", *SIX)], 202)
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["e0", "e1", "e2", "e3"]]
+    assert planned.total_after == 289 - 126
+
+
+def test_superseded_entries_of_a_smaller_shard_go_before_a_larger_shards_oldest() -> None:
+    small = shard("small", note("s0", 1, 40), note("s1", 2, 40), note("s2", 3, 40, supersedes="s0,s1"))
+    big = shard("big", *(note(f"b{n}", 11 + n, 50) for n in range(4)))
+    planned = run([big, small], 273, keep=1)  # s0 and s1: estimated 273, exactly 272
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["s0", "s1"]]
+    assert planned.total_after == 272
+
+
+def test_only_an_id_another_entry_names_is_superseded() -> None:
+    # Any id at all, placeholders included, is superseded only when an entry names it.
+    entries = [note("x1", 1, 40), note("XXXX", 2, 40), note("x3", 3, 40), note("x4", 4, 40, supersedes="x3")]
+    planned = run([shard("s", *entries)], 113, keep=1)  # two entries are enough (estimated 113)
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["x1", "x3"]]
 
 
 def test_at_most_five_holders_largest_first() -> None:
@@ -501,6 +576,7 @@ def test_a_digest_unites_its_sources_tags_allowances_and_references_in_the_order
             "Also the proxy strips headers\nmore",
             tags="a",
             see="k1,k2",
+            **{"allow-directive": "y"},
             updated="2026-01-20T00:00:00Z",
             **{"allow-secret": "generic,aws-access-key-id"},
         ),
@@ -615,6 +691,8 @@ def test_a_recompacted_digest_drops_a_line_that_repeats_one_of_its_own() -> None
         ("", ""),
         ("\n\n  ## A heading  \nbody", "heading"),
         ("the `the a` an thing", "`the a` thing"),
+        ("run `git add the file` and the rest", "run `git add the file` and rest"),
+        ("a `very` just fine", "`very` fine"),
         ("use `a` the `b c` an end", "use `a` `b c` end"),
         ("x`the a` the y", "x`the a` y"),
         ("``the`` the fix", "``the`` fix"),
@@ -860,3 +938,30 @@ def test_the_planner_counts_each_new_line_and_then_the_digest_as_get_prints_it()
     assert digest.entry.text == intro(3, "2026-01-01", "2026-01-03", key) + (
         "\n- Note e0 title\n- Note e1 title\n- Note e2 title"
     )
+
+
+def test_a_digest_with_sources_keeps_its_own_lines_whatever_its_first_line_says() -> None:
+    edited = Entry(
+        "d", "2026-01-01T00:00:00Z", "Summary written by hand\n- one\n- two", ("digest",), (("sources", "a b"),)
+    )
+    assert lines_of(edited) == ["one", "two"]
+
+
+def test_a_line_repeated_inside_a_later_source_is_dropped_and_the_rest_kept() -> None:
+    entries = [note("e0", 1, 60, title="Note x1 title"), old_digest(32), note("e9", 9, 10)]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert [e.id for e in digest.sources] == ["e0", "d1dig"]
+    assert digest.entry.text.split("\n")[1:] == ["- Note x1 title", "- Note x2 title"]
+    assert digest.dropped == 1
+
+
+def test_only_a_digest_counts_as_the_entries_it_names() -> None:
+    entries = [
+        line_note("p", 1, 60, "a plain note\nmore", entries="7"),  # not a digest: one entry
+        line_note("c", 2, 60, "a digest without a count\nmore", tags="digest", sources="q r"),  # one entry
+        old_digest(60),  # two entries
+        note("n", 9, 10),
+    ]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert digest.entry.attr("entries") == "4"
+    assert digest.entry.text.startswith("Digest of 4 entries from 2025-12-01 to 2026-01-05,")
