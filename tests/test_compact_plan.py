@@ -493,19 +493,19 @@ def test_repeated_lines_cost_nothing_in_the_estimate() -> None:
 
 def test_a_shard_whose_one_candidate_cannot_make_a_digest_saves_nothing_in_the_estimate() -> None:
     # "a" is the largest shard, so its one candidate goes first; it saves nothing alone. SIX then
-    # needs four entries: three would count exactly 478, but their estimate is 479.
-    lone = shard("a", note("a0", 1, 300), note("a1", 2, 10))
-    planned = run([lone, shard("s", *SIX)], 478)
+    # needs four entries: three would count exactly 488, but their estimate is 489.
+    lone = shard("a", note("a0", 1, 300), note("a1", 2, 10), note("a2", 3, 10))
+    planned = run([lone, shard("s", *SIX)], 488)
     assert [[e.id for e in d.sources] for d in planned.digests] == [["e0", "e1", "e2", "e3"]]
-    assert planned.total_after == 565 - 126
+    assert planned.total_after == 575 - 126
 
 
 def test_a_group_that_would_not_shrink_saves_nothing_in_the_estimate() -> None:
     # a0 and a1 are superseded, so they go first; their digest (32) would be larger than they are (24).
-    small = shard("a", note("a0", 1, 12), note("a1", 2, 12), note("a2", 3, 10, supersedes="a0 a1"))
-    planned = run([small, shard("s", *SIX)], 202)
+    small = shard("a", note("a0", 1, 12), note("a1", 2, 12), note("a2", 3, 10), note("a3", 4, 10, supersedes="a0 a1"))
+    planned = run([small, shard("s", *SIX)], 212)
     assert [[e.id for e in d.sources] for d in planned.digests] == [["e0", "e1", "e2", "e3"]]
-    assert planned.total_after == 289 - 126
+    assert planned.total_after == 299 - 126
 
 
 def test_superseded_entries_of_a_smaller_shard_go_before_a_larger_shards_oldest() -> None:
