@@ -958,10 +958,47 @@ def test_a_line_repeated_inside_a_later_source_is_dropped_and_the_rest_kept() ->
 def test_only_a_digest_counts_as_the_entries_it_names() -> None:
     entries = [
         line_note("p", 1, 60, "a plain note\nmore", entries="7"),  # not a digest: one entry
-        line_note("c", 2, 60, "a digest without a count\nmore", tags="digest", sources="q r"),  # one entry
+        line_note("c", 2, 60, "a digest without a count\nmore", tags="digest", sources="q r"),  # its two sources
         old_digest(60),  # two entries
         note("n", 9, 10),
     ]
     (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
-    assert digest.entry.attr("entries") == "4"
-    assert digest.entry.text.startswith("Digest of 4 entries from 2025-12-01 to 2026-01-05,")
+    assert digest.entry.attr("entries") == "5"
+    assert digest.entry.text.startswith("Digest of 5 entries from 2025-12-01 to 2026-01-05,")
+
+
+@pytest.mark.parametrize(
+    ("value", "count"),
+    [("5", "7"), ("three", "4"), ("", "4"), ("0", "4"), ("-2", "4"), ("٣", "4")],
+    ids=["a-count", "a-word", "empty", "zero", "negative", "arabic-indic-digit"],
+)
+def test_a_digest_whose_count_was_edited_into_no_count_stands_for_its_sources(value: str, count: str) -> None:
+    edited, tokens = old_digest(60)
+    extra = tuple((k, value if k == "entries" else v) for k, v in edited.extra)
+    entries = [(Entry(edited.id, edited.created, edited.text, edited.tags, extra), tokens), note("e6", 6, 60)]
+    (digest,) = run([shard("s", *entries, note("e7", 7, 60), note("n", 9, 10))], 1, keep=1, force=True).digests
+    assert digest.entry.attr("entries") == count  # 5 + 1 + 1, or its two sources + 1 + 1
+
+
+def test_compaction_reads_a_hand_edited_digest_count_without_a_traceback(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["config", "set", "memory.tokenBudget", "100"]) == 0
+    assert main(["config", "set", "memory.keepNewest", "1"]) == 0
+    edited = old_digest(0)[0]
+    lines = ["# quirks", "", "Surprising behaviour.", ""]
+    header = " ".join(f'{k}="{"three" if k == "entries" else v}"' for k, v in edited.extra)
+    lines += [f'<!-- lh:entry id="d1dig" created="2026-01-05T00:00:00Z" tags="digest" {header} -->']
+    lines += [*edited.text.split("\n"), '<!-- /lh:entry id="d1dig" -->']
+    for n, title in enumerate(TITLES):
+        lines += entry_lines(f"a{n + 1}", n + 6, title)
+    path = project / ".agents/memory/quirks.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["memory", "compact", "--force"]) == 1  # the newest entry alone is over the target
+    assert "Traceback" not in capsys.readouterr().err
+    digest = parse(path.read_text("utf-8")).entries[0]
+    # The edited digest stands for its two sources, the three notes for one each.
+    assert digest.text.startswith("Digest of 5 entries from 2025-12-01 to 2026-01-08,")
+    assert digest.attr("entries") == "5"
+    assert digest.attr("sources") == "d1dig a1 a2 a3"
