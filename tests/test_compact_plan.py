@@ -968,16 +968,28 @@ def test_only_a_digest_counts_as_the_entries_it_names() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "count"),
-    [("5", "7"), ("three", "4"), ("", "4"), ("0", "4"), ("-2", "4"), ("٣", "4")],
-    ids=["a-count", "a-word", "empty", "zero", "negative", "arabic-indic-digit"],
+    ("value", "sources", "count"),
+    [
+        ("5", "x1 x2", "7"),
+        ("1", "x1 x2", "3"),
+        ("three", "x1 x2", "4"),
+        ("", "x1 x2", "4"),
+        ("0", "x1 x2", "4"),
+        ("-2", "x1 x2", "4"),
+        ("\u0663", "x1 x2", "4"),  # an Arabic-Indic three
+        ("three", "", "3"),
+    ],
+    ids=["a-count", "one", "a-word", "empty", "zero", "negative", "arabic-indic-digit", "no-sources"],
 )
-def test_a_digest_whose_count_was_edited_into_no_count_stands_for_its_sources(value: str, count: str) -> None:
+def test_a_digest_whose_count_was_edited_into_no_count_stands_for_its_sources(
+    value: str, sources: str, count: str
+) -> None:
     edited, tokens = old_digest(60)
-    extra = tuple((k, value if k == "entries" else v) for k, v in edited.extra)
+    changed = {"entries": value, "sources": sources}
+    extra = tuple((k, changed.get(k, v)) for k, v in edited.extra)
     entries = [(Entry(edited.id, edited.created, edited.text, edited.tags, extra), tokens), note("e6", 6, 60)]
     (digest,) = run([shard("s", *entries, note("e7", 7, 60), note("n", 9, 10))], 1, keep=1, force=True).digests
-    assert digest.entry.attr("entries") == count  # 5 + 1 + 1, or its two sources + 1 + 1
+    assert digest.entry.attr("entries") == count  # its count, else its sources (at least one), + 1 + 1
 
 
 def test_compaction_reads_a_hand_edited_digest_count_without_a_traceback(

@@ -400,8 +400,8 @@ def _stands_for(entry: Entry) -> int:
     """
     if not is_digest(entry):
         return 1
-    value = entry.attr("entries") or ""
-    if value.isascii() and value.isdigit() and int(value) > 0:
+    value = entry.attr("entries")
+    if value and value.isascii() and value.isdigit() and int(value) > 0:
         return int(value)
     return max(1, len((entry.attr("sources") or "").split()))
 
