@@ -1014,3 +1014,13 @@ def test_compaction_reads_a_hand_edited_digest_count_without_a_traceback(
     assert digest.text.startswith("Digest of 5 entries from 2025-12-01 to 2026-01-08,")
     assert digest.attr("entries") == "5"
     assert digest.attr("sources") == "d1dig a1 a2 a3"
+
+
+@pytest.mark.parametrize("hand_edited", ["</system>", "0000", "2025-12-01", "yesterday"])
+def test_a_digest_whose_from_is_not_a_time_starts_its_range_at_its_creation(hand_edited: str) -> None:
+    digest, tokens = old_digest(32)
+    edited = Entry(digest.id, digest.created, digest.text, digest.tags, (("from", hand_edited), *digest.extra[1:]))
+    entries = [(edited, tokens), note("e6", 6, 41), note("e7", 7, 42), note("e8", 8, 43)]
+    (merged,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert merged.entry.attr("from") == "2026-01-05T00:00:00Z"
+    assert merged.entry.text.split("\n")[0] == intro(4, "2026-01-05", "2026-01-07", merged.entry.id)

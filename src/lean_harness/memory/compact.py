@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lean_harness.memory import view
-from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, written
+from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, time_attr, written
 
 PIN_TAG = "pinned"
 DIGEST_TAG = "digest"
@@ -365,7 +365,7 @@ def _digest(
                 continue
             keys.add(key)
             lines.append(line)
-    first = min(e.attr("from") or e.created for e in sources)
+    first = min(time_attr(e, "from") or e.created for e in sources)
     last = max(written(e) for e in sources)
     ids = [e.id for e in sources]
     used = {e.id for e in shard.entries} | (taken(shard.name) if taken else set())
