@@ -436,41 +436,45 @@ def test_synonyms_can_be_switched_off() -> None:
 def _with_payload(payload: bytes) -> bytes:
     """A blob with a valid header and checksum around `payload`."""
     order = b"L" if sys.byteorder == "little" else b"B"
-    return b"LHIX" + bytes([2]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+    return b"LHIX" + bytes([3]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+
+
+def _segment(**changed: object) -> bytes:
+    """A blob of one segment of entry "a" (with `changed` values), in the layout of memory/segment.py."""
+    values: dict[str, object] = {
+        "ids": ["a"],
+        "created": ["t"],
+        "shards": ["s"],
+        "doc_shards": b"\x00" * 4,
+        "tags": {},
+        "body_total": 0,
+        "title_total": 0,
+        "shapes": [],
+        "postings": {},
+        "forward": b"\x00" * 8,
+        "spans": b"",
+    }
+    values.update(changed)
+    return _with_payload(marshal.dumps([tuple(values.values())]))
 
 
 @pytest.mark.parametrize(
     ("blob", "message"),
     [
         pytest.param(b"LHIY" + bytes(20), "not a search index (bad magic bytes)", id="magic"),
-        pytest.param(b"LHIX\x01L" + bytes(20), "search index has another format version or byte order", id="version"),
-        pytest.param(b"LHIX\x02X" + bytes(20), "search index has another format version or byte order", id="order"),
+        pytest.param(b"LHIX\x02L" + bytes(20), "search index has another format version or byte order", id="version"),
+        pytest.param(b"LHIX\x03X" + bytes(20), "search index has another format version or byte order", id="order"),
         pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
-        pytest.param(
-            _with_payload(marshal.dumps(([], [], [], b"", {}, {}, b""))),
-            "search index is corrupt (unexpected layout)",
-            id="forward-too-short",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], [], [], b"\x00" * 4, {}, {}, b"\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="created-missing",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 3, {}, {}, b"\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="shards-short",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, [], {}, b"\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="tags-not-a-dict",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, {}, {}, "\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="forward-not-bytes",
-        ),
+        pytest.param(_with_payload(b"x"), "search index is corrupt (EOF read where not expected)", id="marshal"),
+        pytest.param(_with_payload(marshal.dumps({})), "search index is corrupt (unexpected layout)", id="not-a-list"),
+        pytest.param(_with_payload(marshal.dumps([(1, 2)])), "search index is corrupt (unexpected layout)", id="short"),
+        pytest.param(_segment(forward=b"\x00" * 4), "search index is corrupt (unexpected layout)", id="forward-short"),
+        pytest.param(_segment(created=[]), "search index is corrupt (unexpected layout)", id="created-missing"),
+        pytest.param(_segment(doc_shards=b"\x00" * 3), "search index is corrupt (unexpected layout)", id="shards-short"),
+        pytest.param(_segment(tags=[]), "search index is corrupt (unexpected layout)", id="tags-not-a-dict"),
+        pytest.param(_segment(forward="\x00" * 8), "search index is corrupt (unexpected layout)", id="forward-not-bytes"),
+        pytest.param(_segment(spans=b"\x00" * 8), "search index is corrupt (unexpected layout)", id="spans-short"),
+        pytest.param(_segment(body_total=1.5), "search index is corrupt (unexpected layout)", id="total-not-int"),
     ],
 )
 def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
@@ -480,7 +484,7 @@ def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
 
 
 def test_a_well_formed_blob_of_one_entry_loads() -> None:
-    loaded = Index.from_bytes(_with_payload(marshal.dumps((["a"], ["t"], ["s"], b"\x00" * 4, {}, {}, b"\x00" * 8))))
+    loaded = Index.from_bytes(_segment())
     assert len(loaded) == 1
     assert loaded.search("anything") == []
 
