@@ -286,9 +286,16 @@ class Index:
         """The index `to_bytes` gave; ValueError when the bytes are not one."""
         return cls(segments_from_bytes(data), settings)
 
-    def span(self, doc: int) -> tuple[int, int]:
-        """Where entry number `doc` was in its shard file when indexed: (start, end) bytes, or (0, 0)."""
-        return self._postings.span(doc)
+    def span_of(self, shard: str, key: str) -> tuple[int, int]:
+        """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
+        for part in self._segments:
+            if shard in part.shards:
+                at = bisect_left(part.ids, key)  # a segment numbers its entries in (id, shard) order
+                while at < len(part) and part.ids[at] == key:
+                    if part.shard_of(at) == shard:
+                        return part.span(at)
+                    at += 1
+        return 0, 0
 
     def search(
         self,
@@ -686,7 +693,3 @@ class _Postings:
                     break
                 found.add(term)
         return sorted(found)[:count]
-
-    def span(self, doc: int) -> tuple[int, int]:
-        number = bisect_right(self._bases, doc) - 1
-        return self._segments[number].span(doc - self._bases[number])
