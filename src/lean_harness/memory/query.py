@@ -94,7 +94,7 @@ def ask(
         used = 0
         texts: dict[str, str] = {}
         for hit in hits:
-            entry = _entry(memory, index, hit, texts)
+            entry = entry_of(memory, index, hit.shard, hit.id, texts)
             if entry is None:
                 continue
             body, findings = mask_entry(entry)
@@ -118,29 +118,29 @@ def ask(
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     """Entries that their own first line does not retrieve within the top `top` results."""
     memory.check_dir()
-    index = load_index(memory)
-    found: list[Unreachable] = []
-    for name in memory.config.shard_names:
-        for entry in memory.entries(name):
-            hits = index.search(entry.title, limit=top, min_score=0.0)
-            ids = [(h.shard, h.id) for h in hits]
-            if (name, entry.id) not in ids:
-                found.append(Unreachable(entry.id, name, entry.title))
+    with memory.reading():
+        index = _load_index(memory)
+        found: list[Unreachable] = []
+        for name in memory.config.shard_names:
+            for entry in memory.entries(name):
+                if not index.finds(entry.title, name, entry.id, top):
+                    found.append(Unreachable(entry.id, name, entry.title))
     return found
 
 
-def _entry(memory: Memory, index: search.Index, hit: search.Hit, texts: dict[str, str]) -> Entry | None:
-    """The entry of a hit: read from the byte span the index recorded, else found in its shard's text."""
-    shown = memory.shown(memory.shard_path(hit.shard))
-    if not hit.id.startswith(PROSE_PREFIX):
-        entry = _at_span(memory, hit.shard, index.span_of(hit.shard, hit.id), shown)
-        if entry is not None and entry.id == hit.id:
+def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
+    """An indexed entry (or prose block), read from the byte span the index recorded, else found in
+    its shard's text (kept in `texts` for the next); call it under the lock the index was loaded under."""
+    shown = memory.shown(memory.shard_path(shard))
+    if not key.startswith(PROSE_PREFIX):
+        entry = _at_span(memory, shard, index.span_of(shard, key), shown)
+        if entry is not None and entry.id == key:
             return entry
-    if hit.shard not in texts:
-        texts[hit.shard] = memory.read_shard(hit.shard)[0]
-    if hit.id.startswith(PROSE_PREFIX):
-        return _prose_entry(memory, hit.shard, int(hit.id[len(PROSE_PREFIX) :]), texts[hit.shard])
-    found = locate(texts[hit.shard], hit.id, shown)
+    if shard not in texts:
+        texts[shard] = memory.read_shard(shard)[0]
+    if key.startswith(PROSE_PREFIX):
+        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
+    found = locate(texts[shard], key, shown)
     return None if found is None else found[2]
 
 

@@ -35,7 +35,7 @@ import sys
 from array import array
 from binascii import crc32
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -264,6 +264,7 @@ class Index:
         self._settings = settings
         self._stem = stem if settings.stem else _same
         self._synonyms: dict[str, tuple[str, ...]] | None = None
+        self._related_terms: dict[str, list[tuple[float, str]]] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -288,14 +289,108 @@ class Index:
 
     def span_of(self, shard: str, key: str) -> tuple[int, int]:
         """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
+        for part, local in self._entries(shard, key):
+            return part.span(local)
+        return 0, 0
+
+    def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int]]:
+        """The segments that hold the entry `key` of `shard`, with its number in each (copies too)."""
         for part in self._segments:
             if shard in part.shards:
                 at = bisect_left(part.ids, key)  # a segment numbers its entries in (id, shard) order
                 while at < len(part) and part.ids[at] == key:
                     if part.shard_of(at) == shard:
-                        return part.span(at)
+                        yield part, at
                     at += 1
-        return 0, 0
+
+    def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
+        """Whether `search(query, limit=limit)` holds the entry `key` of `shard`.
+
+        The answer `search` gives, found without scoring every entry that shares a word with the
+        query: only entries that hold a word whose weight the others cannot make up for can rank
+        above this one, so only they are scored (a max-score bound), one at a time.
+        """
+        bases = {id(part): base for part, base in zip(self._segments, self._postings.bases, strict=True)}
+        mine = [bases[id(part)] + local for part, local in self._entries(shard, key)]
+        if limit <= 0 or not mine:
+            return False
+        asked = self._concepts(query)
+        denominator = self._weight(asked)
+        widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
+        concepts = self._associate(asked) if widen else asked
+        if not denominator:
+            return False
+        scale = 1.0 / denominator
+        factor_of = (self._settings.k1 + 1) / 255
+        factors = [
+            [(self._postings.impacts(t), weight * share * self._idf(t) * factor_of) for t, share in alternatives]
+            for _, weight, _, alternatives in concepts
+        ]
+        own = max(self._score(factors, doc) for doc in mine)
+        if own <= 0:
+            return False
+        # An entry scoring below `floor` rounds to a lower score than this one. Concepts whose bounds
+        # add up to less than it cannot lift an entry there on their own: only entries that hold
+        # another concept's terms are added up, and only those that may reach `floor` scored exactly.
+        floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
+        bounds = [self._bound(alternatives, weight) for _, weight, _, alternatives in concepts]
+        order = sorted(range(len(concepts)), key=bounds.__getitem__)
+        rest, skipped = 0.0, 0
+        while skipped < len(order) and rest + bounds[order[skipped]] < floor:
+            rest += bounds[order[skipped]]
+            skipped += 1
+        partial = self._totals([concepts[n] for n in sorted(order[skipped:])])
+        lesser = [(bounds[n], [m for m, _ in factors[n]]) for n in reversed(order[:skipped])]
+        values = dict.fromkeys(mine, own)
+        for doc, value in partial.items():
+            room = value + rest  # at most what the entry scores; less each lesser concept it lacks
+            for bound, held in lesser:
+                if room * (1 + 1e-9) < floor:
+                    break
+                if not any(doc in impacts for impacts in held):
+                    room -= bound
+            if doc not in values and room * (1 + 1e-9) >= floor:
+                exact = self._score(factors, doc)
+                if exact >= floor and exact > 0:
+                    values[doc] = exact
+        cutoff = -math.inf
+        if len(values) > limit:  # as `search` keeps only what may reach the top `limit`
+            cutoff = sorted(values.values(), reverse=True)[limit - 1] - 1e-9
+            if own < cutoff:
+                return False
+        shard_of = memoryview(self._doc_shards).cast("I")
+        mine_rank = (round(own * scale, 6), self._created[mine[0]])
+        above = 0
+        for doc, value in values.items():
+            if doc in mine or value < cutoff:
+                continue
+            rank = (round(value * scale, 6), self._created[doc])
+            if rank > mine_rank or (
+                rank == mine_rank and (self._ids[doc], self._shard_names[shard_of[doc]]) < (key, shard)
+            ):
+                above += 1
+        return above < limit
+
+    def _score(self, factors: list[list[tuple[dict[int, int], float]]], doc: int) -> float:
+        """One entry's BM25F sum over concepts given as (impacts, factor) lists, added up as `_add` adds it."""
+        total: float | None = None
+        for alternatives in factors:
+            best: float | None = None
+            for impacts, factor in alternatives:
+                impact = impacts.get(doc, 0)
+                if impact and (len(alternatives) == 1 or factor * impact > (best or 0.0)):
+                    best = factor * impact
+            if best is not None:
+                total = best if total is None else total + best
+        return total or 0.0
+
+    def _bound(self, alternatives: list[tuple[str, float]], weight: float) -> float:
+        """The most a concept adds to any entry's sum (a little more, against rounding)."""
+        factor_of = (self._settings.k1 + 1) / 255
+        top = 0.0
+        for term, share in alternatives:
+            top = max(top, weight * share * self._idf(term) * factor_of * self._postings.top(term))
+        return top * (1 + 1e-9)
 
     def search(
         self,
@@ -397,32 +492,43 @@ class Index:
         that always travel together in this memory ("ENOSPC" and "disk") reach each other.
         """
         settings = self._settings
-        most = max(20, int(len(self._ids) * settings.association_common))  # see _forward
         query_terms = {t for _, _, _, alternatives in concepts for t, _ in alternatives}
         widened: list[_Concept] = []
         for label, weight, known, alternatives in concepts:
             if len(alternatives) != 1 or not known:
                 widened.append((label, weight, known, alternatives))
                 continue
-            term = alternatives[0][0]
-            if self._postings.df(term) < 2:
-                widened.append((label, weight, known, alternatives))
-                continue
+            ranked = [(v, t) for v, t in self._related(alternatives[0][0]) if t not in query_terms]
+            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
+            widened.append((label, weight, known, [*alternatives, *extra]))
+        return widened
+
+    def _related(self, term: str) -> list[tuple[float, str]]:
+        """The terms that share at least two of a term's sampled entries, best first, with their share.
+
+        A term of one entry shares nothing; a term of more than the `association_common` share of
+        all entries (and of more than 20) shares too small a part of any word's entries to rank.
+        """
+        found = self._related_terms.get(term)
+        if found is not None:
+            return found
+        settings = self._settings
+        most = max(20, int(len(self._ids) * settings.association_common))
+        ranked: list[tuple[float, str]] = []
+        if self._postings.df(term) >= 2:
             together: dict[str, int] = {}
             sample = self._postings.first(term, settings.association_sample)
             for doc in sample:
                 for other in self._postings.terms_of(doc):
                     together[other] = together.get(other, 0) + 1
-            ranked = []
             for other, shared in together.items():
-                if shared >= 2 and other not in query_terms:
+                if shared >= 2 and other != term:
                     df = self._postings.df(other)
                     if df <= most:
                         ranked.append((shared / len(sample) * shared / df, other))
             ranked.sort(reverse=True)
-            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
-            widened.append((label, weight, known, [*alternatives, *extra]))
-        return widened
+        self._related_terms[term] = ranked
+        return ranked
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
@@ -571,7 +677,8 @@ def segment_of(
 
 def segment_bytes(segments: Sequence[Segment]) -> bytes:
     """Segments as bytes for `segments_from_bytes`; see the module docs."""
-    payload = marshal.dumps([part.to_payload() for part in segments], 4)
+    # Version 2 writes no references between equal objects, so equal segments give equal bytes.
+    payload = marshal.dumps([part.to_payload() for part in segments], 2)
     order = b"L" if sys.byteorder == "little" else b"B"
     return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
 
@@ -626,6 +733,10 @@ class _Postings:
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
         self._impacts = [_Impacts(part.shapes, avg_body, avg_title, settings) for part in segments]
         self._made: dict[str, bytes] = {}
+        self._df: dict[str, int] = {}
+        self._by_doc: dict[str, dict[int, int]] = {}
+        self._top: dict[str, int] = {}
+        self.bases = self._bases
         self._vocabs: dict[int, list[str]] = {}
 
     def __contains__(self, term: object) -> bool:
@@ -645,9 +756,30 @@ class _Postings:
             made = self._made[term] = docs.tobytes() + bytes(impacts)
         return made
 
+    def top(self, term: str) -> int:
+        """The highest impact of a term in any entry."""
+        found = self._top.get(term)
+        if found is None:
+            posting = self[term]
+            found = self._top[term] = max(posting[4 * (len(posting) // 5) :], default=0)
+        return found
+
+    def impacts(self, term: str) -> dict[int, int]:
+        """The impact of a term in each entry that holds it."""
+        found = self._by_doc.get(term)
+        if found is None:
+            posting = self[term]
+            size = len(posting) // 5
+            docs = memoryview(posting)[: 4 * size].cast("I")
+            found = self._by_doc[term] = dict(zip(docs, posting[4 * size :], strict=True))
+        return found
+
     def df(self, term: str) -> int:
         """How many entries hold the term."""
-        return sum(part.df(term) for part in self._segments)
+        found = self._df.get(term)
+        if found is None:
+            found = self._df[term] = sum(part.df(term) for part in self._segments)
+        return found
 
     def first(self, term: str, count: int) -> list[int]:
         """The first `count` entries holding the term in (id, shard) order, as one segment numbers them."""
