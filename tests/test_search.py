@@ -439,6 +439,9 @@ def _with_payload(payload: bytes) -> bytes:
     return b"LHIX" + bytes([3]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
 
 
+CORRUPT = "search index is corrupt (unexpected layout)"
+
+
 def _segment(**changed: object) -> bytes:
     """A blob of one segment of entry "a" (with `changed` values), in the layout of memory/segment.py."""
     values: dict[str, object] = {
@@ -466,15 +469,15 @@ def _segment(**changed: object) -> bytes:
         pytest.param(b"LHIX\x03X" + bytes(20), "search index has another format version or byte order", id="order"),
         pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
         pytest.param(_with_payload(b"x"), "search index is corrupt (EOF read where not expected)", id="marshal"),
-        pytest.param(_with_payload(marshal.dumps({})), "search index is corrupt (unexpected layout)", id="not-a-list"),
-        pytest.param(_with_payload(marshal.dumps([(1, 2)])), "search index is corrupt (unexpected layout)", id="short"),
-        pytest.param(_segment(forward=b"\x00" * 4), "search index is corrupt (unexpected layout)", id="forward-short"),
-        pytest.param(_segment(created=[]), "search index is corrupt (unexpected layout)", id="created-missing"),
-        pytest.param(_segment(doc_shards=b"\x00" * 3), "search index is corrupt (unexpected layout)", id="shards-short"),
-        pytest.param(_segment(tags=[]), "search index is corrupt (unexpected layout)", id="tags-not-a-dict"),
-        pytest.param(_segment(forward="\x00" * 8), "search index is corrupt (unexpected layout)", id="forward-not-bytes"),
-        pytest.param(_segment(spans=b"\x00" * 8), "search index is corrupt (unexpected layout)", id="spans-short"),
-        pytest.param(_segment(body_total=1.5), "search index is corrupt (unexpected layout)", id="total-not-int"),
+        pytest.param(_with_payload(marshal.dumps({})), CORRUPT, id="not-a-list"),
+        pytest.param(_with_payload(marshal.dumps([(1, 2)])), CORRUPT, id="short"),
+        pytest.param(_segment(forward=b"\x00" * 4), CORRUPT, id="forward-short"),
+        pytest.param(_segment(created=[]), CORRUPT, id="created-missing"),
+        pytest.param(_segment(doc_shards=b"\x00" * 3), CORRUPT, id="shards-short"),
+        pytest.param(_segment(tags=[]), CORRUPT, id="tags-not-a-dict"),
+        pytest.param(_segment(forward="\x00" * 8), CORRUPT, id="forward-not-bytes"),
+        pytest.param(_segment(spans=b"\x00" * 8), CORRUPT, id="spans-short"),
+        pytest.param(_segment(body_total=1.5), CORRUPT, id="total-not-int"),
     ],
 )
 def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
