@@ -512,3 +512,46 @@ JOINED = [
 def test_unknown_words_are_rejoined_or_completed(query: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
     hits = Index.build(JOINED).search(query, min_score=0.0)
     assert [(h.id, h.matched) for h in hits] == found
+
+
+def _corpus(count: int, seed: int) -> list[Doc]:
+    """Notes from a small vocabulary, so that many share words, scores tie and titles repeat."""
+    rng = random.Random(seed)
+    words = ["lock", "cache", "retry", "proxy", "token", "windows", "flaky", "timeout", "upload", "retryPolicy"]
+    words += ["sqlite", "disk", "ENOSPC", "fsync", "os.replace", "parse_config", "runner", "merge", "shard", "ci"]
+    docs = []
+    for number in range(count):
+        title = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 7)))
+        body = " ".join(rng.choice(words) for _ in range(rng.randrange(0, 30)))
+        created = f"2026-01-{rng.randrange(1, 4):02d}T00:00:00Z"
+        tags = tuple(rng.sample(["ci", "windows", "db"], rng.randrange(0, 2)))
+        docs.append(Doc(f"e{number:03d}", rng.choice(["failures", "insights"]), created, tags, f"{title}\n{body}"))
+    return docs
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_finds_answers_as_search_does(seed: int) -> None:
+    docs = _corpus(300, seed)
+    index = Index.build(docs)
+    for doc in docs:
+        title = doc.text.splitlines()[0]
+        for limit in (1, 5):
+            hits = index.search(title, limit=limit, min_score=0.0)
+            expected = (doc.shard, doc.id) in [(h.shard, h.id) for h in hits]
+            assert index.finds(title, doc.shard, doc.id, limit) is expected, (doc, limit)
+    assert index.finds("lock", "failures", "missing", 5) is False
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
+    docs = _corpus(200, seed)
+    rng = random.Random(seed)
+    cuts = sorted(rng.sample(range(1, len(docs)), 4))
+    parts = [docs[a:b] for a, b in zip([0, *cuts], [*cuts, len(docs)], strict=True)]
+    whole = Index.build(docs)
+    split = Index([search.segment_of(part) for part in parts])
+    merged = Index([search.segment.merge(split.segments)])
+    assert merged.to_bytes() == whole.to_bytes()
+    for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
+        for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):
+            assert split.search(text, **options) == whole.search(text, **options), (text, options)  # type: ignore[arg-type]
