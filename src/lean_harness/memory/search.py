@@ -279,7 +279,7 @@ class Index:
         return cls([segment_of(docs, settings)], settings)
 
     def to_bytes(self) -> bytes:
-        """The index as bytes for `from_bytes`; equal indexes give equal bytes."""
+        """The index as bytes for `from_bytes` (marshal may share equal values: compare loaded indexes, not bytes)."""
         return segment_bytes(self._segments)
 
     @classmethod
@@ -677,13 +677,12 @@ def segment_of(
 
 def segment_bytes(segments: Sequence[Segment]) -> bytes:
     """Segments as bytes for `segments_from_bytes`; see the module docs."""
-    # Version 2 writes no references between equal objects, so equal segments give equal bytes.
-    payload = marshal.dumps([part.to_payload() for part in segments], 2)
+    payload = marshal.dumps([part.to_payload() for part in segments], 4)
     order = b"L" if sys.byteorder == "little" else b"B"
     return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
 
 
-def segments_from_bytes(data: bytes) -> list[Segment]:
+def segments_from_bytes(data: bytes | memoryview) -> list[Segment]:
     """The segments `segment_bytes` gave; ValueError saying what is wrong when the bytes are not them."""
     order = b"L" if sys.byteorder == "little" else b"B"
     if data[:4] != MAGIC:
@@ -778,7 +777,12 @@ class _Postings:
         """How many entries hold the term."""
         found = self._df.get(term)
         if found is None:
-            found = self._df[term] = sum(part.df(term) for part in self._segments)
+            size = 0
+            for part in self._segments:
+                posting = part.postings.get(term)
+                if posting:
+                    size += len(posting)
+            found = self._df[term] = size // 8  # segment.py: 4 + 4 bytes an entry
         return found
 
     def first(self, term: str, count: int) -> list[int]:

@@ -71,14 +71,14 @@ def read(path: Path) -> Cached | None:
         data = path.read_bytes()
     except OSError:
         return None
-    head, newline, body = data.partition(b"\n")
-    fields = head.split(b" ")
-    if not newline or len(fields) != 4 or fields[0] != _FORMAT.encode() or fields[3] not in (b"0", b"1"):
+    end = data.find(b"\n")
+    fields = data[:end].split(b" ")
+    if end < 0 or len(fields) != 4 or fields[0] != _FORMAT.encode() or fields[3] not in (b"0", b"1"):
         return None
     if len(fields[1]) != 64 or not fields[2].isdigit():
         return None
     try:
-        segments = search.segments_from_bytes(body)
+        segments = search.segments_from_bytes(memoryview(data)[end + 1 :])
     except ValueError:
         return None
     return Cached(fields[1].decode("ascii"), int(fields[2]), fields[3] == b"1", segments)
