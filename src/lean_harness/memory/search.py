@@ -1,8 +1,8 @@
 """Lexical retrieval over memory entries: tokenize, index, score, rank.
 
 The ranking is BM25F over four fields of an entry (its text, its first line, its tags and
-its shard name), computed once at build time into one quantized impact per (term, entry),
-so a query only adds up a few packed posting lists. An identifier is indexed whole and as
+its shard name), as one quantized impact per (term, entry), so a query only adds up a few
+packed posting lists. An identifier is indexed whole and as
 its parts; in a query its parts weigh half of the whole, so the entry that names
 `retryPolicy` outranks one that only says "retry policy". Query words unknown to the index
 are widened with a small table of technical synonyms, rejoined from known parts
@@ -18,11 +18,12 @@ would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops mos
 queries of the generated benchmark but only a fifth to a third of the hand-written questions
 that no note answers, and it loses about a tenth of their found notes (docs/performance.md).
 
-`Index.to_bytes` writes ``MAGIC``, a format version byte, a byte-order byte, the CRC-32 of
-the payload as 4 little-endian bytes, then the payload: a `marshal` dump of plain tuples,
-lists, strings and bytes. Each posting list is the bytes of an `array('I')` of entry
-numbers followed by one impact byte per entry. The forward list is an `array('I')` of
-entry count + 1 offsets, then each entry's shared terms as numbers in the sorted vocabulary.
+An index is a list of segments (memory/segment.py): what it keeps of each entry does not depend
+on any other entry, and the impacts, document frequencies and associations are made from all
+segments when a query needs them, so an index over many segments ranks exactly as one built over
+all their entries (adr/0021-incremental-search-index.md). `segment_bytes` writes ``MAGIC``, a
+format version byte, a byte-order byte, the CRC-32 of the payload as 4 little-endian bytes, then
+the payload: a `marshal` dump of a list of segments, each a tuple of plain values.
 """
 
 from __future__ import annotations
