@@ -341,16 +341,17 @@ class Index:
             rest += bounds[order[skipped]]
             skipped += 1
         partial = self._totals([concepts[n] for n in sorted(order[skipped:])])
-        lesser = [(bounds[n], [m for m, _ in factors[n]]) for n in reversed(order[:skipped])]
+        lesser = [(bounds[n], self._postings.holding(concepts[n][3])) for n in reversed(order[:skipped])]
         values = dict.fromkeys(mine, own)
+        reach = floor / (1 + 1e-9)
         for doc, value in partial.items():
             room = value + rest  # at most what the entry scores; less each lesser concept it lacks
             for bound, held in lesser:
-                if room * (1 + 1e-9) < floor:
+                if room < reach:
                     break
-                if not any(doc in impacts for impacts in held):
+                if doc not in held:
                     room -= bound
-            if doc not in values and room * (1 + 1e-9) >= floor:
+            if doc not in values and room >= reach:
                 exact = self._score(factors, doc)
                 if exact >= floor and exact > 0:
                     values[doc] = exact
@@ -736,6 +737,7 @@ class _Postings:
         self._df: dict[str, int] = {}
         self._by_doc: dict[str, dict[int, int]] = {}
         self._top: dict[str, int] = {}
+        self._holding: dict[tuple[str, ...], frozenset[int]] = {}
         self.bases = self._bases
         self._vocabs: dict[int, list[str]] = {}
 
@@ -755,6 +757,14 @@ class _Postings:
                 raise KeyError(term)
             made = self._made[term] = docs.tobytes() + bytes(impacts)
         return made
+
+    def holding(self, alternatives: list[tuple[str, float]]) -> frozenset[int]:
+        """The entries that hold any of the terms."""
+        terms = tuple(sorted(term for term, _ in alternatives))
+        found = self._holding.get(terms)
+        if found is None:
+            found = self._holding[terms] = frozenset().union(*(self.impacts(term) for term in terms))
+        return found
 
     def top(self, term: str) -> int:
         """The highest impact of a term in any entry."""
