@@ -529,8 +529,10 @@ def _corpus(count: int, seed: int) -> list[Doc]:
     return docs
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_finds_answers_as_search_does(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "small"), [(1, 2000), (2, 2000), (3, 2000), (1, 20), (2, 0)])
+def test_finds_answers_as_search_does(seed: int, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)  # long lists are looked up by binary search, not in dicts
+    monkeypatch.setattr(search, "_KEPT", small * 10)
     docs = _corpus(300, seed)
     index = Index.build(docs)
     for doc in docs:

@@ -36,7 +36,7 @@ import sys
 from array import array
 from binascii import crc32
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -373,7 +373,7 @@ class Index:
                 above += 1
         return above < limit
 
-    def _score(self, factors: list[list[tuple[dict[int, int], float]]], doc: int) -> float:
+    def _score(self, factors: list[list[tuple[_Sorted | dict[int, int], float]]], doc: int) -> float:
         """One entry's BM25F sum over concepts given as (impacts, factor) lists, added up as `_add` adds it."""
         total: float | None = None
         for alternatives in factors:
@@ -715,6 +715,46 @@ class _Impacts(dict[int, int]):
         return value
 
 
+_SMALL = 2000  # entries up to which a posting list is kept as a dict (or a concept's as one set) by `finds`
+_KEPT = 2_000_000  # entries all such dicts hold at most
+
+
+class _Sorted:
+    """A posting list looked up by entry number (a binary search: no copy of a long list)."""
+
+    __slots__ = ("docs", "impacts")
+
+    def __init__(self, posting: bytes) -> None:
+        size = len(posting) // 5
+        self.docs = memoryview(posting)[: 4 * size].cast("I")
+        self.impacts = posting[4 * size :]
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.docs)
+
+    def __contains__(self, doc: object) -> bool:
+        return self.get(doc) > 0 if isinstance(doc, int) else False
+
+    def get(self, doc: int, default: int = 0) -> int:
+        at = bisect_left(self.docs, doc)
+        return self.impacts[at] if at < len(self.docs) and self.docs[at] == doc else default
+
+
+class _AnyOf:
+    """Entries that any of several posting lists holds."""
+
+    __slots__ = ("lists",)
+
+    def __init__(self, lists: list[_Sorted | dict[int, int]]) -> None:
+        self.lists = lists
+
+    def __contains__(self, doc: object) -> bool:
+        return any(doc in held for held in self.lists)
+
+
 class _Postings:
     """The posting lists of all segments as one: entry numbers run on from segment to segment.
 
@@ -735,9 +775,10 @@ class _Postings:
         self._impacts = [_Impacts(part.shapes, avg_body, avg_title, settings) for part in segments]
         self._made: dict[str, bytes] = {}
         self._df: dict[str, int] = {}
-        self._by_doc: dict[str, dict[int, int]] = {}
+        self._sorted: dict[str, _Sorted | dict[int, int]] = {}
+        self._kept = 0  # entries held in dicts
         self._top: dict[str, int] = {}
-        self._holding: dict[tuple[str, ...], frozenset[int]] = {}
+        self._holding: dict[tuple[str, ...], Container[int]] = {}
         self.bases = self._bases
         self._vocabs: dict[int, list[str]] = {}
 
@@ -758,12 +799,15 @@ class _Postings:
             made = self._made[term] = docs.tobytes() + bytes(impacts)
         return made
 
-    def holding(self, alternatives: list[tuple[str, float]]) -> frozenset[int]:
-        """The entries that hold any of the terms."""
+    def holding(self, alternatives: list[tuple[str, float]]) -> Container[int]:
+        """The entries that hold any of the terms: a set when they are few, else a lookup in each list."""
         terms = tuple(sorted(term for term, _ in alternatives))
         found = self._holding.get(terms)
         if found is None:
-            found = self._holding[terms] = frozenset().union(*(self.impacts(term) for term in terms))
+            lists = [self.impacts(term) for term in terms]
+            few = sum(len(held) for held in lists) <= _SMALL
+            found = frozenset().union(*lists) if few else _AnyOf(lists)
+            self._holding[terms] = found
         return found
 
     def top(self, term: str) -> int:
@@ -774,14 +818,16 @@ class _Postings:
             found = self._top[term] = max(posting[4 * (len(posting) // 5) :], default=0)
         return found
 
-    def impacts(self, term: str) -> dict[int, int]:
-        """The impact of a term in each entry that holds it."""
-        found = self._by_doc.get(term)
+    def impacts(self, term: str) -> _Sorted | dict[int, int]:
+        """The impact of a term in each entry that holds it: a dict while they are few, else a binary search."""
+        found = self._sorted.get(term)
         if found is None:
-            posting = self[term]
-            size = len(posting) // 5
-            docs = memoryview(posting)[: 4 * size].cast("I")
-            found = self._by_doc[term] = dict(zip(docs, posting[4 * size :], strict=True))
+            held = _Sorted(self[term])
+            if len(held) <= _SMALL and self._kept < _KEPT:
+                self._kept += len(held)
+                found = self._sorted[term] = dict(zip(held.docs, held.impacts, strict=True))
+            else:
+                found = self._sorted[term] = held
         return found
 
     def df(self, term: str) -> int:
