@@ -266,6 +266,7 @@ class Index:
         self._stem = stem if settings.stem else _same
         self._synonyms: dict[str, tuple[str, ...]] | None = None
         self._related_terms: dict[str, list[tuple[float, str]]] = {}
+        self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -500,7 +501,8 @@ class Index:
             if len(alternatives) != 1 or not known:
                 widened.append((label, weight, known, alternatives))
                 continue
-            ranked = [(v, t) for v, t in self._related(alternatives[0][0]) if t not in query_terms]
+            related = self._related(alternatives[0][0])[: settings.associations + len(query_terms)]
+            ranked = [(v, t) for v, t in related if t not in query_terms]
             extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
@@ -547,8 +549,11 @@ class Index:
         return at < len(docs) and docs[at] == doc
 
     def _idf(self, term: str) -> float:
-        df = self._postings.df(term)
-        return math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
+        found = self._idfs.get(term)
+        if found is None:
+            df = self._postings.df(term)
+            found = self._idfs[term] = math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
+        return found
 
     def _allowed(self, shards: Collection[str], tags: Collection[str]) -> set[int] | None:
         allowed: set[int] | None = None
