@@ -270,3 +270,27 @@ def test_a_hit_is_read_from_its_span_even_when_its_id_appears_in_another_entry(
     assert main(["memory", "get", "--json", "--query", "later uploads"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert (results[0]["id"], results[0]["text"]) == ("later", "the later note about uploads")
+
+
+def test_spans_hold_in_a_crlf_shard_with_a_byte_order_mark_and_non_ascii_text(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for number in range(3):
+        assert main(["memory", "put", "failures", f"lock note {number} über the proxy"]) == 0
+    path = project / MEMORY / "failures.md"
+    text = path.read_text("utf-8").replace("\n", "\r\n")
+    path.write_bytes(("\ufeff" + text).encode())
+    answers(capsys)
+    entry = '\r\n<!-- lh:entry id="crlf" created="2026-01-02T03:04:05Z" -->\r\nlock über proxy, appended\r\n'
+    path.write_bytes(path.read_bytes() + (entry + '<!-- /lh:entry id="crlf" -->\r\n').encode())
+    capsys.readouterr()
+    assert main(["memory", "get", "--json", "--query", "lock über proxy", "--min-score", "0"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert results[0]["text"] == "lock über proxy, appended"
+    assert sorted(r["text"] for r in results[1:]) == [  # equal scores: the order is by time and id
+        "lock note 0 über the proxy",
+        "lock note 1 über the proxy",
+        "lock note 2 über the proxy",
+    ]
+    assert segments(project, "failures") == 2
+    check(project, capsys)
