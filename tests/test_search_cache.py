@@ -68,7 +68,7 @@ def reference(root: Path) -> list[list[search.Hit]]:
     for name in memory.config.shard_names:
         path = memory.shard_path(name)
         if path.exists():
-            shard = parse(path.read_text("utf-8"))
+            shard = parse(path.read_bytes().decode("utf-8").removeprefix("\ufeff"))
             docs += [search.Doc(e.id, name, e.created, e.tags, e.text) for e in shard.entries]
             docs += [search.Doc(f"@{b.line}", name, "", (), b.text) for b in prose.blocks(shard)]
     index = search.Index.build(docs)
