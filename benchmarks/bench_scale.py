@@ -11,7 +11,8 @@ resident memory of each process is read from the kernel (os.wait4).
 Rows (the table of the speed issue):
 
 - put: `lh memory put` of a new note, caches settled, against the bare interpreter, and at the
-  largest size against the smallest;
+  largest size against the smallest; and a put right after it (a burst: the shard's summary is
+  then checked against its bytes, since its file changed within the clock's resolution);
 - warm query: `lh memory get --query` when nothing changed, against the bare interpreter;
 - first query after a write: a put, then the query, against a warm query;
 - doctor: `lh doctor` in a git repository (it exits 1 here: the memories are over budget);
@@ -59,8 +60,8 @@ QUERIES = (
     "unicode decode error locale stdout",
     "kubernetes helm chart rollout",  # matches nothing the generator writes
 )
-MEASURES = ("put", "query", "doctor", "lint", "cold", "import", "hook")
 SETTLE_S = bench_memory.SETTLE_S
+ROW_GROUPS = ("put", "query", "doctor", "lint", "index", "import", "hook")
 TARGETS = {
     "put / bare at 10k": 5.0,
     "put 100k / 1k": 1.3,
@@ -197,51 +198,23 @@ def measure(runner: Runner, work: Path, size: int, args: argparse.Namespace, sma
             build(runner, kept, made)
         shutil.copytree(kept, root, symlinks=True)
         runner.lh("memory", "index", cwd=root)
-    wanted = args.measures
     existing = {n.text for n in made}
     rng = random.Random(SEED + size)
     repeat = args.repeat
 
-    if "put" in wanted:
-        measure_puts(runner, root, figures, rng, existing, repeat)
-    if "query" in wanted:
-        measure_queries(runner, root, figures, rng, existing, repeat)
-    if "doctor" in wanted:
-        log(f"{size}: doctor")
-        runner.lh("doctor", cwd=root, ok=(0, 1))
-        for _ in range(args.doctor_repeat):
-            figures.add("doctor", runner.lh("doctor", cwd=root, ok=(0, 1)))
-    if "lint" in wanted and size <= args.lint_max:
-        log(f"{size}: lint")
-        for _ in range(args.doctor_repeat):
-            figures.add("lint", runner.lh("memory", "lint", cwd=root, ok=(0, 1)))
-    if "cold" in wanted:
-        measure_cold_index(runner, root, figures, made, args.cold_repeat)
-    if "import" in wanted and size <= args.import_max:
-        measure_import(runner, work, size, figures, made)
-    if smallest and "hook" in wanted:
-        measure_hook(runner, root, figures, args.hook_repeat)
-    shutil.rmtree(root, ignore_errors=True)
-    return figures
-
-
-def measure_puts(
-    runner: Runner, root: Path, figures: Figures, rng: random.Random, existing: set[str], repeat: int
-) -> None:
-    log(f"{figures.size}: puts")
+    log(f"{size}: puts")
     runner.lh("memory", "put", *new_note(rng, existing), cwd=root)  # warms the bytecode cache
-    for _ in range(repeat):
+    for _ in range(repeat if "put" in args.only else 0):
         time.sleep(SETTLE_S)  # settled summaries, as for a put that follows the last write by seconds
         figures.add("bare (put)", runner.bare(root))
         figures.add("put", runner.lh("memory", "put", *new_note(rng, existing), cwd=root))
+        # A burst: the shard changed under a second ago, so its cached summary is checked against its bytes.
+        figures.add("put right after a put", runner.lh("memory", "put", *new_note(rng, existing), cwd=root))
 
-
-def measure_queries(
-    runner: Runner, root: Path, figures: Figures, rng: random.Random, existing: set[str], repeat: int
-) -> None:
-    log(f"{figures.size}: queries")
-    runner.lh("memory", "get", "--query", QUERIES[0], cwd=root)  # the index as a memory in use has it
-    for turn in range(repeat):
+    log(f"{size}: queries")
+    if "query" in args.only:
+        runner.lh("memory", "get", "--query", QUERIES[0], cwd=root)  # the index as a memory in use has it
+    for turn in range(repeat if "query" in args.only else 0):
         query = QUERIES[turn % len(QUERIES)]
         runner.lh("memory", "put", *new_note(rng, existing), cwd=root)
         figures.add("first query after write", runner.lh("memory", "get", "--query", query, cwd=root))
@@ -250,48 +223,56 @@ def measure_queries(
         other = QUERIES[(turn + 3) % len(QUERIES)]
         figures.add("warm query", runner.lh("memory", "get", "--query", other, cwd=root))
 
+    log(f"{size}: doctor")
+    if "doctor" in args.only:
+        runner.lh("doctor", cwd=root, ok=(0, 1))
+    for _ in range(args.doctor_repeat if "doctor" in args.only else 0):
+        figures.add("doctor", runner.lh("doctor", cwd=root, ok=(0, 1)))
 
-def measure_cold_index(
-    runner: Runner, root: Path, figures: Figures, made: list[bench_memory.Note], repeat: int
-) -> None:
-    log(f"{figures.size}: cold index")
+    if size <= args.lint_max and "lint" in args.only:
+        log(f"{size}: lint")
+        for _ in range(args.doctor_repeat):
+            figures.add("lint", runner.lh("memory", "lint", cwd=root, ok=(0, 1)))
+
+    log(f"{size}: cold index")
     texts = root / "texts.json"
     texts.write_text(json.dumps([n.text for n in made]), "utf-8")
     raw = [sys.executable, "-c", bench_memory.RAW_TIKTOKEN, str(texts)]
-    runner.run(raw, root)
-    for _ in range(repeat):
+    if "index" in args.only:
+        runner.run(raw, root)
+    for _ in range(args.cold_repeat if "index" in args.only else 0):
         shutil.rmtree(root / ".agents" / ".cache", ignore_errors=True)
         (root / MEMORY_DIR / "INDEX.md").unlink(missing_ok=True)
         figures.add("cold index", runner.lh("memory", "index", cwd=root))
         figures.add("raw tiktoken", runner.run(raw, root))
 
+    if size <= args.import_max and "import" in args.only:
+        log(f"{size}: import")
+        source = work / f"import-{size}.jsonl"
+        with open(source, "w", encoding="utf-8") as handle:
+            for n in made:
+                handle.write(json.dumps({"shard": n.shard, "text": n.text, "tags": list(n.tags)}) + "\n")
+        target = work / f"import-{size}"
+        target.mkdir()
+        runner.lh("init", cwd=target)
+        figures.add("import", runner.lh("memory", "import", str(source), cwd=target, ok=(0, 1)))
+        shutil.rmtree(target)
+        source.unlink()
 
-def measure_import(runner: Runner, work: Path, size: int, figures: Figures, made: list[bench_memory.Note]) -> None:
-    log(f"{size}: import")
-    source = work / f"import-{size}.jsonl"
-    with open(source, "w", encoding="utf-8") as handle:
-        for n in made:
-            handle.write(json.dumps({"shard": n.shard, "text": n.text, "tags": list(n.tags)}) + "\n")
-    target = work / f"import-{size}"
-    target.mkdir()
-    runner.lh("init", cwd=target)
-    figures.add("import", runner.lh("memory", "import", str(source), cwd=target, ok=(0, 1)))
-    shutil.rmtree(target)
-    source.unlink()
-
-
-def measure_hook(runner: Runner, root: Path, figures: Figures, repeat: int) -> None:
-    log(f"{figures.size}: SessionStart hook")
-    runner.lh("memory", "index", cwd=root)
-    event = json.dumps({"session_id": "bench", "cwd": str(root)}).encode()
-    hook = [sys.executable, "-S", str(runner.repo / "hooks" / "run.py"), "session-start"]
-    marker = root / ".agents" / ".cache" / "lh" / "hooks" / "index-clean"
-    runner.run(hook, root, stdin=event)
-    for _ in range(repeat):
-        figures.add("bare (hook)", runner.bare(root))
-        figures.add("SessionStart, warm", runner.run(hook, root, stdin=event))
-        marker.unlink(missing_ok=True)
-        figures.add("SessionStart after INDEX.md changed", runner.run(hook, root, stdin=event))
+    if smallest and "hook" in args.only:
+        log(f"{size}: SessionStart hook")
+        runner.lh("memory", "index", cwd=root)
+        event = json.dumps({"session_id": "bench", "cwd": str(root)}).encode()
+        hook = [sys.executable, "-S", str(runner.repo / "hooks" / "run.py"), "session-start"]
+        marker = root / ".agents" / ".cache" / "lh" / "hooks" / "index-clean"
+        runner.run(hook, root, stdin=event)
+        for _ in range(args.hook_repeat):
+            figures.add("bare (hook)", runner.bare(root))
+            figures.add("SessionStart, warm", runner.run(hook, root, stdin=event))
+            marker.unlink(missing_ok=True)
+            figures.add("SessionStart after INDEX.md changed", runner.run(hook, root, stdin=event))
+    shutil.rmtree(root, ignore_errors=True)
+    return figures
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -309,6 +290,7 @@ def rows(results: list[Figures]) -> list[tuple[str, list[str]]]:
     for name in (
         "bare (put)",
         "put",
+        "put right after a put",
         "bare (query)",
         "warm query",
         "first query after write",
@@ -428,14 +410,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hook-repeat", type=int, default=20, help="runs per hook figure (default 20)")
     parser.add_argument("--lint-max", type=parse_sizes, default=[10_000], help="lint only up to this size (10k)")
     parser.add_argument("--import-max", type=parse_sizes, default=[100_000], help="import only up to this size")
-    parser.add_argument("--json", type=Path, help="also write every sample as JSON to this file")
-    parser.add_argument(
-        "--measures",
-        type=lambda text: set(text.split(",")),
-        default=set(MEASURES),
-        help=f"only these, comma-separated (default all: {','.join(MEASURES)})",
-    )
     parser.add_argument("--memories", type=Path, help="build each memory once into this folder and reuse it")
+    parser.add_argument(
+        "--only",
+        type=lambda text: set(text.split(",")),
+        default=set(ROW_GROUPS),
+        help=f"measure only these groups of rows, comma-separated (default all: {','.join(ROW_GROUPS)})",
+    )
+    parser.add_argument("--json", type=Path, help="also write every sample as JSON to this file")
     args = parser.parse_args(argv)
     args.lint_max, args.import_max = args.lint_max[-1], args.import_max[-1]
     repo = args.repo.resolve()

@@ -32,7 +32,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "memory/shard.py": ("test_shard.py", "test_rules.py"),
     "memory/compact.py": ("test_compact.py",),
     "memory/index.py": ("test_index_render.py",),
-    "memory/search.py": ("test_search.py",),
+    "memory/search.py": ("test_search.py", "test_thesaurus.py"),
+    "memory/thesaurus.py": ("test_thesaurus.py",),
     "secret_scan.py": ("test_secret_scan.py",),
 }
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")

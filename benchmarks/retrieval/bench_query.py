@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -32,9 +33,18 @@ import bench_memory  # noqa: E402
 
 
 def wall(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> float:
+    return timed(argv, cwd, env)[0]
+
+
+def timed(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) ms of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
-    return (time.perf_counter() - start) * 1000
+    elapsed = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return elapsed, cpu
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,8 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     queries = [
         json.loads(line)["query"] for line in (HERE / "heldout" / "queries.jsonl").read_text("utf-8").splitlines()
     ]
-    print("| entries | source | query median ms | bare `python -c pass` median ms | ratio |")
-    print("|---|---|---|---|---|")
+    print("| entries | source | query median ms | bare `python -c pass` median ms | ratio", end="")
+    print(" | CPU ms query / bare | CPU ratio |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         bytecode = Path(folder) / "bytecode"
         for size in (int(s) for s in args.sizes.split(",")):
@@ -65,18 +76,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                 wall([*command, "warm up"], project, env)  # builds the cached search index
                 projects.append(project)
                 envs.append(env)
-            samples: dict[int, list[float]] = {n: [] for n in range(len(sources))}
-            bare: list[float] = []
+            samples: dict[int, list[tuple[float, float]]] = {n: [] for n in range(len(sources))}
+            bare: list[tuple[float, float]] = []
             for turn in range(args.repeat):
                 text = queries[(turn * 7) % len(queries)]
-                bare.append(wall([sys.executable, "-c", "pass"], projects[0], envs[0]))
+                bare.append(timed([sys.executable, "-c", "pass"], projects[0], envs[0]))
                 for number in range(len(sources)):
-                    samples[number].append(wall([*command, text], projects[number], envs[number]))
-            base = statistics.median(bare)
+                    samples[number].append(timed([*command, text], projects[number], envs[number]))
+            base = statistics.median(w for w, _ in bare)
+            base_cpu = statistics.median(c for _, c in bare)
             for number, source in enumerate(sources):
-                value = statistics.median(samples[number])
+                value = statistics.median(w for w, _ in samples[number])
+                cpu = statistics.median(c for _, c in samples[number])
                 label = os.path.relpath(source, ROOT) if source.is_relative_to(ROOT) else str(source)
-                print(f"| {size:,} | {label} | {value:.0f} | {base:.0f} | {value / base:.1f}x |")
+                print(
+                    f"| {size:,} | {label} | {value:.0f} | {base:.0f} | {value / base:.1f}x"
+                    f" | {cpu:.0f} / {base_cpu:.0f} | {cpu / base_cpu:.1f}x |"
+                )
     return 0
 
 

@@ -239,6 +239,9 @@ def abstention(rank: Ranker, queries: list[dict[str, Any]], qrels: dict[str, set
 
 
 ABLATIONS: list[tuple[str, dict[str, Any]]] = [
+    ("no WordNet relations", {"thesaurus": 0.0}),
+    ("WordNet relations at weight 0.4", {"thesaurus": 0.4}),
+    ("WordNet relations also through terms in over 5% of entries", {"thesaurus_common": 1.0}),
     ("no associations learned from the memory", {"associations": 0}),
     ("associations at weight 0.5", {"association_weight": 0.5}),
     ("10 associations per query word", {"associations": 10}),

@@ -79,6 +79,41 @@ def write_atomic(path: Path, data: bytes, *, compare: bool = True, durable: bool
     return True
 
 
+_OPEN_FLAGS = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOINHERIT", 0)
+
+
+def open_existing(path: Path) -> int:
+    """A descriptor of the existing regular file at `path`, open for reading and writing, never through a link."""
+    fd = os.open(path, _OPEN_FLAGS)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+    return fd
+
+
+def read_at(fd: int, offset: int, size: int) -> bytes:
+    """Up to `size` bytes of an open file from `offset` (fewer at its end)."""
+    os.lseek(fd, offset, os.SEEK_SET)
+    parts = []
+    while size > 0:
+        part = os.read(fd, size)
+        if not part:
+            break
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
+
+
+def write_at(fd: int, offset: int, data: bytes) -> None:
+    """Write `data` into an open file at `offset` and sync it: the one in-place write (memory/journal.py)."""
+    os.lseek(fd, offset, os.SEEK_SET)
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+    os.fsync(fd)
+
+
 def stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
     """A temp file beside `path` holding `data`, synced to disk, with the mode `path` has (or would get).
 

@@ -182,7 +182,7 @@ def _nothing(nearest: Hit | None, min_score: float) -> str:
     holds = (
         f"it holds: {', '.join(nearest.matched)}"
         if nearest.matched
-        else "it holds none of the query's words, only words that often go with them"
+        else "it holds none of the query's words, only words related to them"
     )
     return (
         f"nothing matched well: the closest entry, {nearest.shard}/{nearest.id}, scores {nearest.score:.2f},"

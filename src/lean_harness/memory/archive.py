@@ -22,7 +22,6 @@ Both moves write the shard, the archive and INDEX.md in one journalled commit
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,7 @@ from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
 from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
-from lean_harness.memory.summary import Summary, summarize
+from lean_harness.memory.summary import Summary, fingerprint, summarize
 
 HEAD = (
     "# {shard}: archive\n\nEntries `lh memory compact` merged into digests, kept here verbatim:"
@@ -231,7 +230,7 @@ def _blank(text: str) -> bool:
 
 def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None, Summary | None, str]:
     data = render(shard, close_id=True).encode("utf-8")
-    summary, ids = summarize(name, hashlib.sha256(data).hexdigest(), shard, memory.counter)
+    summary, ids = summarize(name, fingerprint(data), shard, memory.counter)
     return data, summary, ids
 
 

@@ -7,7 +7,6 @@ its lock with `writing()`, readers with `reading()` (adr/0007-writes-and-locking
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from lean_harness.lock import locked
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules
 from lean_harness.memory.shard import Entry, entry_at, parse, refuse_conflicting_ids
-from lean_harness.memory.summary import Summary, SummaryCache, build, text_key
+from lean_harness.memory.summary import Summary, SummaryCache, build, shard_digest, text_key
 from lean_harness.memory.tokens import TokenCounter
 
 INDEX_NAME = "INDEX.md"
@@ -82,16 +81,19 @@ class Memory:
         path = self.shard_path(name)
         refuse_symlink(path, self.root)
         try:
-            size = path.stat().st_size
+            self.check_size(name, path.stat().st_size)
         except FileNotFoundError:
             return "", b""
-        if size > MAX_SHARD_BYTES:
-            raise LhError(
-                f"{self.shown(path)} is {size} bytes, over the {MAX_SHARD_BYTES} byte limit for a shard;"
-                ' split it or run "lh memory compact"'
-            )
         text = read_text(path, self.root)
         return text, text.encode("utf-8")
+
+    def check_size(self, name: str, size: int) -> None:
+        """Raise when shard `name`, `size` bytes long, is past the size limit of a shard."""
+        if size > MAX_SHARD_BYTES:
+            raise LhError(
+                f"{self.shown(self.shard_path(name))} is {size} bytes, over the {MAX_SHARD_BYTES} byte limit"
+                ' for a shard; split it or run "lh memory compact"'
+            )
 
     def entries(self, name: str) -> list[Entry]:
         """The parsed entries of one shard."""
@@ -138,7 +140,7 @@ class Memory:
 
     def ids(self, name: str, text: str, data: bytes) -> str:
         """The ids listing of a shard ("text-hash id" lines), from the cache or from the text."""
-        listing = self.cache.ids(name, hashlib.sha256(data).hexdigest())
+        listing = self.cache.ids(name, shard_digest(data))
         if listing is None:
             entries = parse(text, self.shown(self.shard_path(name))).entries
             listing = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)

@@ -8,7 +8,9 @@ its parts; in a query its parts weigh half of the whole, so the entry that names
 are widened with a small table of technical synonyms, rejoined from known parts
 ("lockfile"), or completed as prefixes ("timeoutSec"). A query word the index knows also
 reaches, at a fraction of its weight, the terms that most often share its entries in this
-memory, so words that travel together in one team's notes find each other (adr/0016).
+memory, so words that travel together in one team's notes find each other (adr/0016). Any
+plain query word also reaches, at a smaller fraction, the words general English relates to
+it (WordNet 3.0, `thesaurus.py`, adr/0024).
 
 A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
 the share of the query the entry matches: 1.0 is every query word found once in an entry
@@ -40,7 +42,7 @@ from collections.abc import Callable, Collection, Container, Iterable, Iterator,
 from dataclasses import dataclass
 from itertools import islice
 
-from lean_harness.memory import segment
+from lean_harness.memory import segment, thesaurus
 from lean_harness.memory.segment import Segment, Shape
 
 MAGIC = b"LHIX"
@@ -74,6 +76,9 @@ class Settings:
     association_sample: int = 50  # learned from at most this many of the word's entries
     association_words: int = 16  # only for queries of at most this many words (not pasted logs)
     association_common: float = 0.02  # a term in more than this share of entries is never one
+    thesaurus: float = 0.2  # a word WordNet relates to a query word counts this much of the word's match
+    thesaurus_words: int = 12  # at most this many related words per query word
+    thesaurus_common: float = 0.05  # a related term in more than this share of entries (and 20) is skipped
 
 
 DEFAULT_SETTINGS = Settings()
@@ -265,7 +270,7 @@ class Index:
         self._settings = settings
         self._stem = stem if settings.stem else _same
         self._synonyms: dict[str, tuple[str, ...]] | None = None
-        self._related_terms: dict[str, list[tuple[float, str]]] = {}
+        self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
         self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -319,7 +324,7 @@ class Index:
         asked = self._concepts(query)
         denominator = self._weight(asked)
         widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
-        concepts = self._associate(asked) if widen else asked
+        concepts = self._related(self._associate(asked)) if widen else asked
         if not denominator:
             return False
         scale = 1.0 / denominator
@@ -418,7 +423,7 @@ class Index:
         asked = self._concepts(query)
         denominator = self._weight(asked)
         widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
-        totals = self._totals(self._associate(asked) if widen else asked)
+        totals = self._totals(self._related(self._associate(asked)) if widen else asked)
         if not totals or not denominator:
             return []
         scale = 1.0 / denominator
@@ -501,19 +506,19 @@ class Index:
             if len(alternatives) != 1 or not known:
                 widened.append((label, weight, known, alternatives))
                 continue
-            related = self._related(alternatives[0][0])[: settings.associations + len(query_terms)]
+            related = self._sharing(alternatives[0][0])[: settings.associations + len(query_terms)]
             ranked = [(v, t) for v, t in related if t not in query_terms]
             extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
 
-    def _related(self, term: str) -> list[tuple[float, str]]:
+    def _sharing(self, term: str) -> list[tuple[float, str]]:
         """The terms that share at least two of a term's sampled entries, best first, with their share.
 
         A term of one entry shares nothing; a term of more than the `association_common` share of
         all entries (and of more than 20) shares too small a part of any word's entries to rank.
         """
-        found = self._related_terms.get(term)
+        found = self._sharing_terms.get(term)
         if found is not None:
             return found
         settings = self._settings
@@ -531,8 +536,29 @@ class Index:
                     if df <= most:
                         ranked.append((shared / len(sample) * shared / df, other))
             ranked.sort(reverse=True)
-        self._related_terms[term] = ranked
+        self._sharing_terms[term] = ranked
         return ranked
+
+    def _related(self, concepts: list[_Concept]) -> list[_Concept]:
+        """Each plain word's concept widened with index terms of the words WordNet relates to it."""
+        share, most = self._settings.thesaurus, self._settings.thesaurus_words
+        if not share or most <= 0:
+            return concepts
+        common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
+        widened: list[_Concept] = []
+        for label, weight, known, alternatives in concepts:
+            if not label.isalpha():
+                widened.append((label, weight, known, alternatives))
+                continue
+            have = {term for term, _ in alternatives}
+            extra: list[tuple[str, float]] = []
+            for word in thesaurus.related(label)[:most]:
+                term = self._stem(word)
+                if term in self._postings and term not in have and self._postings.df(term) <= common:
+                    have.add(term)
+                    extra.append((term, share))
+            widened.append((label, weight, known, [*alternatives, *extra]))
+        return widened
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""

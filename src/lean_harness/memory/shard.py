@@ -110,8 +110,9 @@ def written(entry: Entry) -> str:
     sort as newest for ever and reach INDEX.md and digests as a date.
     """
     updated = entry.attr("updated")
-    valid = updated is not None and CREATED_RE.fullmatch(updated) is not None
-    return updated if valid and updated > entry.created else entry.created
+    if updated is None or CREATED_RE.fullmatch(updated) is None:
+        return entry.created
+    return updated if updated > entry.created else entry.created
 
 
 def by_writing(entries: Sequence[Entry]) -> list[int]:

@@ -5,8 +5,12 @@ included: memory/view.py), the tokens and lines of its loose prose, and its newe
 order of writing (`shard.by_writing`: last write time, then position in the file). It lives in
 `<cacheDir>/lh/shards/<name>.json` beside `<name>.ids`, one line per entry: a short hash of the
 normalized text and the entry id, which lets a write find duplicates without parsing the shard.
-Both carry the SHA-256 of the shard bytes they describe and are rebuilt from the Markdown
+Both carry the digest of the shard bytes they describe and are rebuilt from the Markdown
 whenever that no longer matches: the truth is always the shard file.
+
+The digest (`Summary.sha256`) is the SHA-256 of the SHA-256s of the file's 1 MiB blocks
+(`fingerprint`), so that an entry appended in place is hashed with the last block only, not the
+whole shard (adr/0022-appends-in-place.md); the block hashes are kept in the summary.
 """
 
 from __future__ import annotations
@@ -18,13 +22,14 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lean_harness.files import write_atomic, write_text
-from lean_harness.memory import prose, view
+from lean_harness.files import write_atomic
+from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
 
 NEWEST_KEPT = 64
-_FORMAT = 5
+BLOCK_BYTES = 1 << 20
+_FORMAT = 6
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,37 @@ class Summary:
     refs: tuple[tuple[str, str], ...] = ()  # (id, refs attribute) of each entry that cites files
     prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
     prose_lines: tuple[tuple[int, int], ...] = ()  # first and last line of each block of loose prose
+    blocks: tuple[str, ...] = ()  # SHA-256 of each BLOCK_BYTES block of the file; `sha256` is their digest
+
+
+def fingerprint(data: bytes | memoryview) -> tuple[str, ...]:
+    """The SHA-256 of each BLOCK_BYTES block of a file's bytes."""
+    view = memoryview(data)
+    return tuple(hashlib.sha256(view[at : at + BLOCK_BYTES]).hexdigest() for at in range(0, len(view), BLOCK_BYTES))
+
+
+def digest_of(blocks: tuple[str, ...]) -> str:
+    """The digest of a file from its block hashes: what `Summary.sha256` and journals hold."""
+    return hashlib.sha256("".join(blocks).encode("ascii")).hexdigest()
+
+
+def shard_digest(data: bytes | memoryview) -> str:
+    """The digest of a shard's bytes."""
+    return digest_of(fingerprint(data))
+
+
+def appended_blocks(blocks: tuple[str, ...], size: int, last: bytes, data: bytes) -> tuple[str, ...] | None:
+    """The block hashes of a file of `size` bytes with `blocks` after `data` is appended.
+
+    `last` is the file's last partial block (its bytes from the last multiple of BLOCK_BYTES);
+    None when `blocks` cannot describe a file of that size.
+    """
+    whole, part = divmod(size, BLOCK_BYTES)
+    if len(last) != part or len(blocks) != whole + (1 if part else 0):
+        return None
+    if part and hashlib.sha256(last).hexdigest() != blocks[-1]:
+        return None
+    return blocks[:whole] + fingerprint(last + data)
 
 
 def text_key(text: str) -> str:
@@ -64,9 +100,11 @@ def entry_cost(entry: Entry, counter: TokenCounter) -> int:
     return view.costs([view.entry_block(entry)], counter.counts)[0]
 
 
-def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
-    """A shard's summary and its ids listing, counting tokens through the cache."""
+def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
+    """A shard's summary and its ids listing, counting tokens through the cache; `blocks` fingerprint its bytes."""
     entries = list(shard.entries)
+    from lean_harness.memory import prose  # only a shard read whole has prose to find: a put needs none
+
     loose = prose.blocks(shard)
     counts = view.costs([view.entry_block(e) for e in entries], counter.counts)
     prose_counts = view.costs([view.prose_block(b) for b in loose], counter.counts)
@@ -79,7 +117,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
         (repeated if entry.id in seen else seen).add(entry.id)
     summary = Summary(
         name,
-        sha256,
+        digest_of(blocks),
         len(entries),
         sum(counts) + sum(prose_counts),
         tuple(newest),
@@ -88,6 +126,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
         refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
         prose_tokens=sum(prose_counts),
         prose_lines=tuple((b.line, b.end) for b in loose),
+        blocks=blocks,
     )
     return summary, ids
 
@@ -103,7 +142,7 @@ def _safe_title(title: str) -> str:
 
 def with_entry(
     summary: Summary,
-    sha256: str,
+    blocks: tuple[str, ...],
     entry: Entry,
     tokens: int,
     exact: bool,
@@ -122,13 +161,42 @@ def with_entry(
     value = entry.attr("refs")
     return replace(
         summary,
-        sha256=sha256,
+        sha256=digest_of(blocks),
+        blocks=blocks,
         count=summary.count + (1 if replaced is None else 0),
         tokens=summary.tokens - (replaced or 0) + tokens,
         newest=tuple(newest),
         exists=True,
         exact=summary.exact and exact,
         refs=(*refs, (entry.id, value)) if value else tuple(refs),
+    )
+
+
+def with_entries(
+    summary: Summary, blocks: tuple[str, ...], entries: list[Entry], costs: list[int], exact: bool
+) -> Summary:
+    """The summary after appending `entries` (each costing its `costs` tokens) to the end of the shard.
+
+    Only the entries that make the newest kept get a title, so a large batch scans few titles.
+    """
+    old: list[tuple[str, int, Newest | Entry]] = [(n.written, n.position, n) for n in summary.newest]
+    new: list[tuple[str, int, Newest | Entry]] = [(written(e), summary.count + i, e) for i, e in enumerate(entries)]
+    ranked = sorted([*old, *new], key=lambda item: (_inverted(item[0]), -item[1]))[:NEWEST_KEPT]
+    newest = tuple(
+        item if isinstance(item, Newest) else Newest(stamp, item.id, _safe_title(item.title), at)
+        for stamp, at, item in ranked
+    )
+    refs = tuple((e.id, value) for e in entries if (value := e.attr("refs")))
+    return replace(
+        summary,
+        sha256=digest_of(blocks),
+        blocks=blocks,
+        count=summary.count + len(entries),
+        tokens=summary.tokens + sum(costs),
+        newest=newest,
+        exists=True,
+        exact=summary.exact and exact,
+        refs=(*summary.refs, *refs),
     )
 
 
@@ -158,12 +226,19 @@ class SummaryCache:
         if record is not None and record.get("stat") == _stat_key(stat) and _settled(stat, record):
             return _from_record(name, record), None
         data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if record is not None and record.get("sha256") == digest:
+        if record is not None and record.get("sha256") == shard_digest(data):
             summary = _from_record(name, record)
             self.store(summary, path, None)
             return summary, data
         return None, data
+
+    def forget(self, name: str) -> None:
+        """Drop what is cached of a shard, so that it is summarized from its bytes again."""
+        for suffix in (".json", ".ids"):
+            try:
+                (self.folder / f"{name}{suffix}").unlink()
+            except OSError:
+                pass
 
     def ids(self, name: str, sha256: str) -> str | None:
         """The ids listing of a shard, when it matches the given file hash."""
@@ -192,10 +267,13 @@ class SummaryCache:
                 "refs": [list(pair) for pair in summary.refs],
                 "prose_tokens": summary.prose_tokens,
                 "prose_lines": [list(pair) for pair in summary.prose_lines],
+                "blocks": list(summary.blocks),
             }
+            # Not synced: a cache lost to a power cut is rebuilt from the shard, which is (adr/0022).
             if ids is not None:
-                write_text(self.folder / f"{summary.name}.ids", f"{summary.sha256}\n{ids}")
-            write_atomic(self.folder / f"{summary.name}.json", json.dumps(record).encode())
+                listing = f"{summary.sha256}\n{ids}".encode()
+                write_atomic(self.folder / f"{summary.name}.ids", listing, compare=False, durable=False)
+            write_atomic(self.folder / f"{summary.name}.json", json.dumps(record).encode(), durable=False)
         except OSError:
             pass  # an unwritable cache costs the next command a re-read, nothing more
 
@@ -219,6 +297,9 @@ class SummaryCache:
             isinstance(r, list) and len(r) == 2 and all(isinstance(v, str) for v in r) for r in refs
         ):
             return None
+        blocks = record.get("blocks")
+        if not isinstance(blocks, list) or not all(isinstance(b, str) for b in blocks):
+            return None
         lines = record.get("prose_lines")
         if not isinstance(lines, list) or not all(
             isinstance(n, list) and len(n) == 2 and all(type(v) is int for v in n) for n in lines
@@ -231,8 +312,7 @@ def build(
     name: str, path: Path, shown: str, data: bytes, text: str, counter: TokenCounter, cache: SummaryCache
 ) -> Summary:
     """Parse a shard's text, summarize it and remember the summary."""
-    digest = hashlib.sha256(data).hexdigest()
-    summary, ids = summarize(name, digest, parse(text, shown), counter)
+    summary, ids = summarize(name, fingerprint(data), parse(text, shown), counter)
     cache.store(summary, path, ids)
     return summary
 
@@ -254,6 +334,7 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
     count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
     refs = record.get("refs")
     prose_tokens, prose_lines = record.get("prose_tokens"), record.get("prose_lines")
+    blocks = record.get("blocks")
     lines = tuple((int(a), int(b)) for a, b in prose_lines) if isinstance(prose_lines, list) else ()
     return Summary(
         name,
@@ -265,4 +346,5 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
         refs=tuple((str(k), str(v)) for k, v in refs) if isinstance(refs, list) else (),
         prose_tokens=prose_tokens if isinstance(prose_tokens, int) else 0,
         prose_lines=lines,
+        blocks=tuple(str(b) for b in blocks) if isinstance(blocks, list) else (),
     )

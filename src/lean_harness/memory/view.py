@@ -13,9 +13,12 @@ they are what an agent pays to read it with `get` (adr/0020-prose-and-reading-co
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from lean_harness.memory.prose import Block
 from lean_harness.memory.shard import Entry
+
+if TYPE_CHECKING:
+    from lean_harness.memory.prose import Block
 
 SEPARATOR = "\n\n"
 

@@ -1,0 +1,296 @@
+"""Entries appended in place (adr/0022-appends-in-place.md): what is there is never rewritten,
+a kill at any step leaves the old shard or the old shard and the whole entry, and summaries
+kept up to date by appends match a count from scratch.
+
+Every case runs `lh` as a real process on real files; the kill cases stop it with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lean_harness.memory.shard import parse
+from support import lh
+
+MEMORY = ".agents/memory"
+JOURNAL = ".agents/.cache/lh/journal"
+POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
+
+# How a shard may end before a put appends to it: lh's own ending, loose prose typed without a
+# final newline, Windows line endings, and Windows line endings cut after a CR.
+SHAPES = {
+    "lf": b"# failures\n\nFailures seen here.\n",
+    "no-final-newline": b"# failures\n\nFailures seen here.\n\nprose typed by hand, no newline at the end",
+    "crlf": b"# failures\r\n\r\nFailures seen here.\r\n\r\nprose with windows endings\r\n",
+    "crlf-cut": b"# failures\r\n\r\nFailures seen here.\r\n\r\nprose cut after its CR\r",
+}
+
+
+def entry_texts(root: Path) -> list[str]:
+    """The texts of every entry in the shards and the archive."""
+    found = []
+    for path in sorted((root / MEMORY).rglob("*.md")):
+        if path.name != "INDEX.md" and ".pending" not in path.parts:
+            found += [e.text for e in parse(path.read_text("utf-8"), str(path)).entries]
+    return found
+
+
+def cold_index(root: Path) -> str:
+    """INDEX.md as a count from scratch makes it: every cache deleted, every shard read again."""
+    copy = root.parent / f"{root.name}-cold"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy)
+    shutil.rmtree(copy / ".agents" / ".cache")
+    assert lh("memory", "index", cwd=copy).returncode == 0
+    return (copy / MEMORY / "INDEX.md").read_text("utf-8")
+
+
+def shaped(root: Path, shape: str) -> bytes:
+    """The failures shard given `shape`, then two notes put into it; its bytes after them."""
+    (root / MEMORY / "failures.md").write_bytes(SHAPES[shape])
+    for text in ("earlier note: the lock file stays after a crash", "earlier note: fsync the folder too"):
+        assert lh("memory", "put", "failures", text, cwd=root).returncode == 0
+    return (root / MEMORY / "failures.md").read_bytes()
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_put_appends_after_the_bytes_that_were_there(project: Path, shape: str) -> None:
+    before = shaped(project, shape)
+    path = project / MEMORY / "failures.md"
+    inode = path.stat().st_ino
+    env = {"SOURCE_DATE_EPOCH": "1767225600"}
+    result = lh("memory", "put", "failures", "a new note\nwith two lines", cwd=project, env=env)
+    assert result.returncode == 0, result.stderr
+    after = path.read_bytes()
+    assert path.stat().st_ino == inode  # the same file, written in place
+    assert after.startswith(before)
+    key = result.stdout.split()[1]
+    lines = [
+        f'<!-- lh:entry id="{key}" created="2026-01-01T00:00:00Z" -->',
+        "a new note",
+        "with two lines",
+        f'<!-- /lh:entry id="{key}" -->',
+    ]
+    newline = "\r\n" if shape.startswith("crlf") else "\n"
+    added = after[len(before) :].decode("utf-8")
+    assert added == newline + "".join(line + newline for line in lines)
+    assert entry_texts(project)[-1] == "a new note\nwith two lines"
+    assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project)
+
+
+def test_a_shard_edited_by_hand_between_two_puts_keeps_the_edit(project: Path) -> None:
+    assert lh("memory", "put", "quirks", "first: git on windows turns LF into CRLF", cwd=project).returncode == 0
+    path = project / MEMORY / "quirks.md"
+    edited = path.read_bytes().replace(b"# quirks", b"# quirks\n\nA paragraph added by hand.") + b"tail typed by hand"
+    path.write_bytes(edited)
+    assert lh("memory", "put", "quirks", "second: the CI image has no git-lfs", cwd=project).returncode == 0
+    assert path.read_bytes().startswith(edited + b"\n\n")
+    assert entry_texts(project) == ["first: git on windows turns LF into CRLF", "second: the CI image has no git-lfs"]
+    assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project)
+
+
+def test_puts_on_two_branches_then_a_switch_keep_the_summary_true(project: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    assert lh("memory", "put", "insights", "on main: retries need jitter", cwd=project).returncode == 0
+    git("add", "-A")
+    git("commit", "-q", "-m", "main")
+    git("checkout", "-q", "-b", "other")
+    for text in ("on other: the cache key needs the python version", "on other: pin the runner image"):
+        assert lh("memory", "put", "insights", text, cwd=project).returncode == 0
+    git("add", "-A")
+    git("commit", "-q", "-m", "other")
+    git("checkout", "-q", "main")
+    assert lh("memory", "put", "insights", "on main again: logs rotate at 10 MB", cwd=project).returncode == 0
+    assert entry_texts(project) == ["on main: retries need jitter", "on main again: logs rotate at 10 MB"]
+    assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project)
+
+
+def test_a_shard_changed_without_its_stat_showing_it_is_read_again_before_the_append(project: Path) -> None:
+    assert lh("memory", "put", "seed", "first: the build needs python 3.11", cwd=project).returncode == 0
+    path = project / MEMORY / "seed.md"
+    os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    assert lh("memory", "status", cwd=project).returncode == 0  # the summary now trusts the file's stat
+    info = path.stat()
+    same_size = path.read_bytes().replace(b"python 3.11", b"python 3.12")
+    path.write_bytes(same_size)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert [path.stat().st_size, path.stat().st_mtime_ns, path.stat().st_ino] == [
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ino,
+    ]
+    assert lh("memory", "put", "seed", "second: the tests need git", cwd=project).returncode == 0
+    assert path.read_bytes().startswith(same_size)
+    assert entry_texts(project) == ["first: the build needs python 3.12", "second: the tests need git"]
+    assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project)
+
+
+# -- kills at every step --------------------------------------------------------------------------
+
+# Runs lh, killing it with SIGKILL at its KILL_AT-th rename, link, unlink, fsync or write; a
+# write it is killed at is torn first: half of its bytes reach the file.
+KILLER = """
+import os, signal, sys, runpy
+limit, count = int(os.environ["KILL_AT"]), [0]
+def due():
+    count[0] += 1
+    return count[0] == limit
+def wrap(call):
+    def killing(*args, **kwargs):
+        if due():
+            os.kill(os.getpid(), signal.SIGKILL)
+        return call(*args, **kwargs)
+    return killing
+write = os.write
+def torn(fd, data):
+    if due():
+        write(fd, bytes(data[: len(data) // 2]))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return write(fd, data)
+os.replace, os.rename, os.link, os.unlink, os.fsync = map(wrap, (os.replace, os.rename, os.link, os.unlink, os.fsync))
+os.write = torn
+sys.argv = ["lh", *sys.argv[1:]]
+runpy.run_module("lean_harness", run_name="__main__")
+"""
+
+
+def killed_at(step: int, root: Path, *args: str, killer: str = KILLER) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", killer, *args],
+        cwd=root,
+        env={**os.environ, "KILL_AT": str(step)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done.returncode
+
+
+@POSIX_ONLY
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_kill_at_any_step_of_a_put_leaves_the_old_shard_or_the_whole_entry(
+    project: Path, tmp_path: Path, shape: str
+) -> None:
+    assert lh("config", "set", "memory.keepNewest", "1", cwd=project).returncode == 0
+    before = shaped(project, shape)
+    pristine = tmp_path / "pristine"
+    shutil.copytree(project, pristine)
+    note = "lesson: a torn append must never parse as something else"
+    path = project / MEMORY / "failures.md"
+    step = 0
+    while True:
+        step += 1
+        shutil.rmtree(project)
+        shutil.copytree(pristine, project)
+        if killed_at(step, project, "memory", "put", "failures", note) != -9:
+            break  # the put ran to the end before its step-th change: every step was tried
+        status = lh("memory", "status", cwd=project)  # finishes what the kill left, if anything
+        assert status.returncode == 0, (step, status.stderr)
+        after = path.read_bytes()
+        assert after.startswith(before), step
+        added = parse(after[len(before) :].decode("utf-8"), "added")
+        assert [e.text for e in added.entries] in ([], [note]), step
+        assert not "".join(b for b in added.blocks if isinstance(b, str)).strip(), step
+        assert lh("memory", "compact", "--force", cwd=project).returncode in (0, 1), step
+        again = lh("memory", "put", "failures", note, cwd=project)
+        assert again.returncode == 0, (step, again.stderr)
+        stored = entry_texts(project)
+        assert stored.count(note) == 1 or (stored.count(note) == 0 and note in "\n".join(stored)), (step, stored)
+        # INDEX.md is fresh, or stale and said to be (a kill before it was written): `index` repairs it.
+        assert lh("memory", "index", "--check", cwd=project).returncode in (0, 1), step
+        assert lh("memory", "index", cwd=project).returncode == 0, step
+        assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project), step
+    assert step > 8
+
+
+# Kills lh in the middle of writing an entry into a shard, after half of its bytes.
+TEARING = """
+import os, signal, sys, runpy
+write = os.write
+def torn(fd, data):
+    if b"<!-- lh:entry" in bytes(data):
+        write(fd, bytes(data[: len(data) // 2]))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return write(fd, data)
+os.write = torn
+sys.argv = ["lh", *sys.argv[1:]]
+runpy.run_module("lean_harness", run_name="__main__")
+"""
+
+
+@POSIX_ONLY
+def test_a_torn_append_is_completed_by_the_next_command(project: Path) -> None:
+    before = shaped(project, "lf")
+    path = project / MEMORY / "failures.md"
+    assert killed_at(0, project, "memory", "put", "failures", "a note cut in half", killer=TEARING) == -9
+    assert len(before) < len(path.read_bytes()) < len(before) + 100  # half an entry
+    assert lh("memory", "get", "failures", cwd=project).returncode == 0
+    assert path.read_bytes().startswith(before)
+    assert entry_texts(project)[-1] == "a note cut in half"
+    assert not (project / JOURNAL).exists()
+
+
+@POSIX_ONLY
+def test_a_torn_append_to_a_shard_changed_since_is_reported_not_applied(project: Path) -> None:
+    shaped(project, "lf")
+    path = project / MEMORY / "failures.md"
+    assert killed_at(0, project, "memory", "put", "failures", "a note cut in half", killer=TEARING) == -9
+    path.write_bytes(path.read_bytes().replace(b"Failures seen here.", b"Failures seen here, edited."))
+    edited = path.read_bytes()
+    result = lh("memory", "status", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"{JOURNAL} records an entry being added to {MEMORY}/failures.md when lh was stopped, but the file"
+        " changed since (an edit or another branch); its end may hold part of that entry:"
+        f" check it (git diff {MEMORY}/failures.md), then delete {JOURNAL}\n"
+    )
+    assert path.read_bytes() == edited
+    record = json.loads((project / JOURNAL).read_text("utf-8"))
+    assert [item[0] for item in record["append"]] == ["failures.md"]
+
+
+@pytest.mark.parametrize(
+    "append",
+    [
+        ["archive/failures.md", 0, "0" * 64, "x"],
+        ["../lh.toml", 0, "0" * 64, "x"],
+        ["failures.md", -1, "0" * 64, "x"],
+        ["failures.md", 0, "not a digest", "x"],
+        ["failures.md", 0, "0" * 64],
+    ],
+    ids=["archive", "outside", "negative-length", "digest", "short"],
+)
+def test_a_journal_append_lh_would_not_write_stops_every_command(project: Path, append: list[object]) -> None:
+    info = (project / MEMORY).stat()
+    record = {"version": 3, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [], "append": [append]}
+    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    (project / JOURNAL).write_text(json.dumps(record), "utf-8")
+    before = (project / MEMORY / "failures.md").read_bytes()
+    for args in (("memory", "status"), ("memory", "put", "failures", "x")):
+        result = lh(*args, cwd=project)
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"{JOURNAL} is not a journal lh wrote; a write may have been interrupted."
+            " Check the memory files with git diff, then delete the journal\n"
+        )
+    assert (project / MEMORY / "failures.md").read_bytes() == before
+
+
+def test_a_journal_of_an_older_version_with_appends_is_refused(project: Path) -> None:
+    info = (project / MEMORY).stat()
+    record = {"version": 2, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [], "append": []}
+    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    (project / JOURNAL).write_text(json.dumps(record), "utf-8")
+    assert lh("memory", "status", cwd=project).returncode == 2
