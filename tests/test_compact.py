@@ -830,17 +830,17 @@ PLANNED = tuple(
 
 
 @pytest.mark.parametrize(
-    ("at_percent", "target_percent", "force", "due"),
+    ("at_percent", "target_percent", "force", "due", "limits"),
     [
-        pytest.param(100, 50, False, False, id="total-exactly-at-the-threshold"),
-        pytest.param(99, 50, False, True, id="one-over-the-threshold"),
-        pytest.param(100, 100, True, False, id="forced-total-exactly-at-the-target"),
-        pytest.param(100, 99, True, True, id="forced-one-over-the-target"),
-        pytest.param(100, 50, True, True, id="forced-between-target-and-threshold"),
+        pytest.param(100, 50, False, False, (66, 33), id="total-exactly-at-the-threshold"),
+        pytest.param(99, 50, False, True, (65, 33), id="one-over-the-threshold"),
+        pytest.param(100, 100, True, False, (66, 66), id="forced-total-exactly-at-the-target"),
+        pytest.param(100, 99, True, True, (66, 65), id="forced-one-over-the-target"),
+        pytest.param(100, 50, True, True, (66, 33), id="forced-between-target-and-threshold"),
     ],
 )
 def test_the_plan_starts_only_above_the_threshold_and_stops_at_the_target(
-    at_percent: int, target_percent: int, force: bool, due: bool
+    at_percent: int, target_percent: int, force: bool, due: bool, limits: tuple[int, int]
 ) -> None:
     shard = ShardInput("failures", PLANNED, tuple(_words([e.text for e in PLANNED])))
     planned = plan(
@@ -852,11 +852,7 @@ def test_the_plan_starts_only_above_the_threshold_and_stops_at_the_target(
         counts=_words,
         force=force,
     )
-    assert (planned.threshold, planned.target, planned.total_before) == (
-        66 * at_percent // 100,
-        66 * target_percent // 100,
-        66,
-    )
+    assert (planned.threshold, planned.target, planned.total_before) == (*limits, 66)  # whole tokens, rounded down
     if not due:
         assert (planned.digests, planned.total_after) == ((), 66)
         return

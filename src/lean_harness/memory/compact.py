@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lean_harness.memory import view
-from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, written
+from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, time_attr, written
 
 PIN_TAG = "pinned"
 DIGEST_TAG = "digest"
@@ -165,8 +165,9 @@ def plan(
         by_name = {s.name: s for s in shards}
         made: dict[tuple[str, int], Digest] = {}  # digests counted so far, by shard and group size
         pending = _order(shards, candidates)
-        while pending:
-            # Grow the groups on estimates (line counts add up), then count the digests exactly.
+        while True:
+            # Grow the groups on estimates (line counts add up), then count the digests exactly;
+            # an entry taken because the count was short is counted before the loop can end.
             while pending and total - sum(g.saving() for g in groups.values()) > target:
                 name, index, superseded = pending.pop(0)
                 if not groups[name].add(index, force=superseded):
@@ -364,12 +365,12 @@ def _digest(
                 continue
             keys.add(key)
             lines.append(line)
-    first = min(e.attr("from") or e.created for e in sources)
+    first = min(time_attr(e, "from") or e.created for e in sources)
     last = max(written(e) for e in sources)
     ids = [e.id for e in sources]
     used = {e.id for e in shard.entries} | (taken(shard.name) if taken else set())
     key = derive_id(shard.name, "\n".join([DIGEST_TAG, *ids]), used)
-    count = sum(int(e.attr("entries") or 1) if is_digest(e) else 1 for e in sources)
+    count = sum(_stands_for(e) for e in sources)
     text = "\n".join([_intro(count, first, last, key, dropped), *(f"- {line}" for line in lines)])
     tags = sorted({DIGEST_TAG, *(t for e in sources for t in e.tags)})
     allowed = sorted({r for e in sources for r in (e.attr("allow-secret") or "").split(",") if r})
@@ -390,6 +391,19 @@ def _digest(
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
     printed = view.costs([view.entry_block(entry)], counts)[0]  # what get prints for it (adr/0020)
     return Digest(shard.name, entry, tuple(sources), before, printed, dropped)
+
+
+def _stands_for(entry: Entry) -> int:
+    """How many original entries `entry` stands for: a digest's `entries`, else one.
+
+    A digest whose `entries` was edited into something other than a count stands for its sources.
+    """
+    if not is_digest(entry):
+        return 1
+    value = entry.attr("entries")
+    if value and value.isascii() and value.isdigit() and int(value) > 0:
+        return int(value)
+    return max(1, len((entry.attr("sources") or "").split()))
 
 
 def _gathered(sources: Sequence[Entry], inside: set[str]) -> list[tuple[str, str]]:

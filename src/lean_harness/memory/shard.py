@@ -109,10 +109,14 @@ def written(entry: Entry) -> str:
     An `updated` that is not a time in lh's form (a hand edit) is ignored: it would otherwise
     sort as newest for ever and reach INDEX.md and digests as a date.
     """
-    updated = entry.attr("updated")
-    if updated is None or CREATED_RE.fullmatch(updated) is None:
-        return entry.created
-    return updated if updated > entry.created else entry.created
+    updated = time_attr(entry, "updated")
+    return updated if updated is not None and updated > entry.created else entry.created
+
+
+def time_attr(entry: Entry, name: str) -> str | None:
+    """The entry's attribute `name` when it is a time in lh's form, else None (absent or hand-edited)."""
+    value = entry.attr(name)
+    return value if value is not None and CREATED_RE.fullmatch(value) else None
 
 
 def by_writing(entries: Sequence[Entry]) -> list[int]:
