@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from lean_harness.memory import search
+from lean_harness.memory import search, thesaurus
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 
 MEMORY = [
@@ -79,6 +79,7 @@ def cold_caches() -> None:
     search._STEMS.clear()
     for cache in search._CHUNKS.values():
         cache.clear()
+    thesaurus.related.cache_clear()
 
 
 @pytest.fixture(scope="module")
