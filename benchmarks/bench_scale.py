@@ -26,8 +26,8 @@ Rows (the table of the speed issue):
   after a put (a shard and lh's caches changed since the last run).
 
 `--baseline DIR` measures a second source tree in the same loops, each sample taken from both
-trees in turn, so a busy machine slows both alike; `--only` picks groups of rows; `--memories DIR` keeps
-the generated memories and reuses them in later runs (a 100k memory takes a while to build).
+trees in turn, so a busy machine slows both alike; `--only` picks groups of rows; `--memories DIR`
+builds each memory once and copies it for later runs (a 100k memory takes a while to build).
 
 Queries are taken from a fixed list of phrasings an engineer would type, some matching the
 generated notes closely and some not, so the figures do not depend on one lucky query.
@@ -196,28 +196,22 @@ def new_note(rng: random.Random, existing: set[str]) -> tuple[str, str]:
 ROW_GROUPS = ("put", "query", "doctor", "lint", "index", "import", "hook")
 
 
-def memory_root(work: Path, size: int, args: argparse.Namespace, runner: Runner) -> Path:
-    """The memory of `size` entries: built in `work`, or kept in --memories and reused from there."""
-    if args.memories is None:
-        root = work / f"memory-{size}"
-        log(f"{size}: building")
-        build(runner, root, notes(size))
-        return root
-    root = args.memories / f"memory-{size}"
-    if not root.exists():
-        log(f"{size}: building in {root} (kept for later runs)")
-        args.memories.mkdir(parents=True, exist_ok=True)
-        build(runner, root, notes(size))
-    return root
-
-
 def measure(runners: list[Runner], work: Path, size: int, args: argparse.Namespace, smallest: bool) -> list[Figures]:
     """Figures for each source tree; every sample is taken from each tree in turn, in the same loop."""
     every = [Figures(size) for _ in runners]
     pairs = list(zip(runners, every, strict=True))
     runner = runners[0]
-    root = memory_root(work, size, args, runner)
+    root = work / f"memory-{size}"
     made = notes(size)
+    log(f"{size}: building")
+    if args.memories is None:
+        build(runner, root, made)
+    else:  # built once, then copied: a 100k memory takes minutes to build
+        kept = args.memories / f"memory-{size}"
+        if not kept.exists():
+            build(runner, kept, made)
+        shutil.copytree(kept, root, symlinks=True)
+        runner.lh("memory", "index", cwd=root)
     existing = {n.text for n in made}
     rng = random.Random(SEED + size)
     repeat = args.repeat
@@ -237,6 +231,8 @@ def measure(runners: list[Runner], work: Path, size: int, args: argparse.Namespa
 
     if "query" in groups:
         log(f"{size}: queries")
+        for each, _ in pairs:
+            each.lh("memory", "get", "--query", QUERIES[0], cwd=root)  # the index as a memory in use has it
         for turn in range(repeat):
             query = QUERIES[turn % len(QUERIES)]
             for each, figures in pairs:
@@ -318,8 +314,7 @@ def measure(runners: list[Runner], work: Path, size: int, args: argparse.Namespa
                 figures.add("SessionStart after a hand edit of INDEX.md", each.run(hook, copy, stdin=event))
         for copy in copies:
             shutil.rmtree(copy, ignore_errors=True)
-    if args.memories is None:
-        shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(root, ignore_errors=True)
     return every
 
 
@@ -471,14 +466,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--baseline", type=Path, help="another source tree, measured in the same loops (e.g. a checkout of main)"
     )
+    parser.add_argument("--memories", type=Path, help="build each memory once into this folder and reuse it")
     parser.add_argument(
         "--only",
         type=parse_groups,
         default=ROW_GROUPS,
         help=f"measure only these groups of rows, comma-separated (default all: {','.join(ROW_GROUPS)})",
-    )
-    parser.add_argument(
-        "--memories", type=Path, help="keep the generated memories in this folder and reuse them in later runs"
     )
     args = parser.parse_args(argv)
     args.lint_max, args.import_max = args.lint_max[-1], args.import_max[-1]

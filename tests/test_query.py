@@ -135,8 +135,10 @@ def test_a_hand_edit_is_seen_by_the_next_query(memory: Path, capsys: pytest.Capt
 
 def test_a_corrupt_search_cache_is_rebuilt(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert ids(query("--query", "tomllib yaml", capsys=capsys)) == ["parse"]
-    cache = memory / ".agents/.cache/lh/search.idx"
-    cache.write_bytes(cache.read_bytes()[:100] + b"\xff" * 50)
+    cache = memory / ".agents/.cache/lh/search/insights.idx"
+    cache.write_bytes(cache.read_bytes()[:300] + b"\xff" * 50)
+    assert ids(query("--query", "tomllib yaml", capsys=capsys)) == ["parse"]
+    cache.write_bytes(cache.read_bytes()[:-1])
     assert ids(query("--query", "tomllib yaml", capsys=capsys)) == ["parse"]
 
 

@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from lean_harness.memory import search
+from lean_harness.memory import search, thesaurus
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 
 MEMORY = [
@@ -79,6 +79,7 @@ def cold_caches() -> None:
     search._STEMS.clear()
     for cache in search._CHUNKS.values():
         cache.clear()
+    thesaurus.related.cache_clear()
 
 
 @pytest.fixture(scope="module")
@@ -443,41 +444,48 @@ def test_synonyms_can_be_switched_off() -> None:
 def _with_payload(payload: bytes) -> bytes:
     """A blob with a valid header and checksum around `payload`."""
     order = b"L" if sys.byteorder == "little" else b"B"
-    return b"LHIX" + bytes([2]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+    return b"LHIX" + bytes([3]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+
+
+CORRUPT = "search index is corrupt (unexpected layout)"
+
+
+def _segment(**changed: object) -> bytes:
+    """A blob of one segment of entry "a" (with `changed` values), in the layout of memory/segment.py."""
+    values: dict[str, object] = {
+        "ids": ["a"],
+        "created": ["t"],
+        "shards": ["s"],
+        "doc_shards": b"\x00" * 4,
+        "tags": {},
+        "body_total": 0,
+        "title_total": 0,
+        "shapes": [],
+        "postings": {},
+        "forward": b"\x00" * 8,
+        "spans": b"",
+    }
+    values.update(changed)
+    return _with_payload(marshal.dumps([tuple(values.values())]))
 
 
 @pytest.mark.parametrize(
     ("blob", "message"),
     [
         pytest.param(b"LHIY" + bytes(20), "not a search index (bad magic bytes)", id="magic"),
-        pytest.param(b"LHIX\x01L" + bytes(20), "search index has another format version or byte order", id="version"),
-        pytest.param(b"LHIX\x02X" + bytes(20), "search index has another format version or byte order", id="order"),
+        pytest.param(b"LHIX\x02L" + bytes(20), "search index has another format version or byte order", id="version"),
+        pytest.param(b"LHIX\x03X" + bytes(20), "search index has another format version or byte order", id="order"),
         pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
-        pytest.param(
-            _with_payload(marshal.dumps(([], [], [], b"", {}, {}, b""))),
-            "search index is corrupt (unexpected layout)",
-            id="forward-too-short",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], [], [], b"\x00" * 4, {}, {}, b"\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="created-missing",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 3, {}, {}, b"\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="shards-short",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, [], {}, b"\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="tags-not-a-dict",
-        ),
-        pytest.param(
-            _with_payload(marshal.dumps((["a"], ["t"], [], b"\x00" * 4, {}, {}, "\x00" * 8))),
-            "search index is corrupt (unexpected layout)",
-            id="forward-not-bytes",
-        ),
+        pytest.param(_with_payload(b"x"), "search index is corrupt (EOF read where not expected)", id="marshal"),
+        pytest.param(_with_payload(marshal.dumps({})), CORRUPT, id="not-a-list"),
+        pytest.param(_with_payload(marshal.dumps([(1, 2)])), CORRUPT, id="short"),
+        pytest.param(_segment(forward=b"\x00" * 4), CORRUPT, id="forward-short"),
+        pytest.param(_segment(created=[]), CORRUPT, id="created-missing"),
+        pytest.param(_segment(doc_shards=b"\x00" * 3), CORRUPT, id="shards-short"),
+        pytest.param(_segment(tags=[]), CORRUPT, id="tags-not-a-dict"),
+        pytest.param(_segment(forward="\x00" * 8), CORRUPT, id="forward-not-bytes"),
+        pytest.param(_segment(spans=b"\x00" * 8), CORRUPT, id="spans-short"),
+        pytest.param(_segment(body_total=1.5), CORRUPT, id="total-not-int"),
     ],
 )
 def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
@@ -487,7 +495,7 @@ def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
 
 
 def test_a_well_formed_blob_of_one_entry_loads() -> None:
-    loaded = Index.from_bytes(_with_payload(marshal.dumps((["a"], ["t"], ["s"], b"\x00" * 4, {}, {}, b"\x00" * 8))))
+    loaded = Index.from_bytes(_segment())
     assert len(loaded) == 1
     assert loaded.search("anything") == []
 
@@ -512,3 +520,48 @@ JOINED = [
 def test_unknown_words_are_rejoined_or_completed(query: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
     hits = Index.build(JOINED).search(query, min_score=0.0)
     assert [(h.id, h.matched) for h in hits] == found
+
+
+def _corpus(count: int, seed: int) -> list[Doc]:
+    """Notes from a small vocabulary, so that many share words, scores tie and titles repeat."""
+    rng = random.Random(seed)
+    words = ["lock", "cache", "retry", "proxy", "token", "windows", "flaky", "timeout", "upload", "retryPolicy"]
+    words += ["sqlite", "disk", "ENOSPC", "fsync", "os.replace", "parse_config", "runner", "merge", "shard", "ci"]
+    docs = []
+    for number in range(count):
+        title = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 7)))
+        body = " ".join(rng.choice(words) for _ in range(rng.randrange(0, 30)))
+        created = f"2026-01-{rng.randrange(1, 4):02d}T00:00:00Z"
+        tags = tuple(rng.sample(["ci", "windows", "db"], rng.randrange(0, 2)))
+        docs.append(Doc(f"e{number:03d}", rng.choice(["failures", "insights"]), created, tags, f"{title}\n{body}"))
+    return docs
+
+
+@pytest.mark.parametrize(("seed", "small"), [(1, 2000), (2, 2000), (3, 2000), (1, 20), (2, 0)])
+def test_finds_answers_as_search_does(seed: int, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)  # long lists are looked up by binary search, not in dicts
+    monkeypatch.setattr(search, "_KEPT", small * 10)
+    docs = _corpus(300, seed)
+    index = Index.build(docs)
+    for doc in docs:
+        title = doc.text.splitlines()[0]
+        for limit in (1, 5):
+            hits = index.search(title, limit=limit, min_score=0.0)
+            expected = (doc.shard, doc.id) in [(h.shard, h.id) for h in hits]
+            assert index.finds(title, doc.shard, doc.id, limit) is expected, (doc, limit)
+    assert index.finds("lock", "failures", "missing", 5) is False
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
+    docs = _corpus(200, seed)
+    rng = random.Random(seed)
+    cuts = sorted(rng.sample(range(1, len(docs)), 4))
+    parts = [docs[a:b] for a, b in zip([0, *cuts], [*cuts, len(docs)], strict=True)]
+    whole = Index.build(docs)
+    split = Index([search.segment_of(part) for part in parts])
+    merged = Index([search.segment.merge(split.segments)])
+    assert [s.to_payload() for s in merged.segments] == [s.to_payload() for s in whole.segments]
+    for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
+        for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):
+            assert split.search(text, **options) == whole.search(text, **options), (text, options)  # type: ignore[arg-type]

@@ -10,13 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lean_harness import config as config_mod
 from lean_harness.doctor import Check, Verdict
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
-from lean_harness.memory.handle import Memory, locate, open_memory
+from lean_harness.memory.handle import Memory, open_memory
+
+if TYPE_CHECKING:
+    from lean_harness.memory.search import Index
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
@@ -283,12 +287,8 @@ def reachability(p: Project) -> Verdict:
         if not every:
             return Verdict("ok", "no entries yet")
         step = max(1, len(every) // REACH_SAMPLE)
-        sample = _titled(memory, every[::step][:REACH_SAMPLE])
-    lost = [
-        f"{name}/{key}: {title}"
-        for name, key, title in sample
-        if (name, key) not in [(h.shard, h.id) for h in search_index.search(title, limit=5, min_score=0.0)]
-    ]
+        sample = _titled(memory, search_index, every[::step][:REACH_SAMPLE])
+    lost = [f"{name}/{key}: {title}" for name, key, title in sample if not search_index.finds(title, name, key, 5)]
     scope = f"{len(sample)} entries sampled from {len(every)}" if len(sample) < len(every) else _entries(len(every))
     if lost:
         return Verdict(
@@ -339,16 +339,16 @@ def _ids(memory: Memory, name: str) -> list[str]:
     return [line.partition(" ")[2] for line in listing.splitlines()]
 
 
-def _titled(memory: Memory, picked: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(shard, id, first line) of the picked entries, each found in its shard's text by id."""
+def _titled(memory: Memory, index: Index, picked: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(shard, id, first line) of the picked entries, each read where the search index found it."""
+    from lean_harness.memory.query import entry_of
+
     texts: dict[str, str] = {}
     found = []
     for name, key in picked:
-        if name not in texts:
-            texts[name] = memory.read_shard(name)[0]
-        located = locate(texts[name], key, memory.shown(memory.shard_path(name)))
-        if located is not None:
-            found.append((name, key, located[2].title))
+        entry = entry_of(memory, index, name, key, texts)
+        if entry is not None:
+            found.append((name, key, entry.title))
     return found
 
 

@@ -1,21 +1,22 @@
 """`lh memory get --query`: ranked whole entries packed into a token budget, and reachability.
 
-The search index is derived data: `<cacheDir>/lh/search.idx` starts with a key made of every
-shard's content hash and is rebuilt from the Markdown whenever that key no longer matches or the
-file does not load; the shards stay the truth.
+The search index is derived data, cached per shard and kept in step with each shard's bytes
+(memory/search_cache.py); the shards stay the truth. A hit is read back from the byte span the
+index recorded for it, not found by scanning its shard.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lean_harness.files import write_atomic
-from lean_harness.memory import search
+from lean_harness.errors import LhError
+from lean_harness.files import refuse_symlink
+from lean_harness.memory import search, search_cache
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import mask_entry
-from lean_harness.memory.shard import Entry
+from lean_harness.memory.search_cache import PROSE_PREFIX
+from lean_harness.memory.shard import Entry, entry_at
 
 CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 
@@ -64,43 +65,12 @@ def load_index(memory: Memory) -> search.Index:
 
 
 def _load_index(memory: Memory) -> search.Index:
-    names = memory.config.shard_names
-    key = hashlib.sha256(
-        "\n".join(f"{name} {memory.summary(name).sha256}" for name in names).encode()
-        + f"\nformat {search.FORMAT_VERSION}".encode()
-    ).hexdigest()
-    path = memory.config.cache_dir / "lh" / "search.idx"
-    try:
-        data = path.read_bytes()
-        if data[:64] == key.encode():
-            return search.Index.from_bytes(data[64:])
-    except (OSError, ValueError):
-        pass  # a missing, stale or corrupt cache is rebuilt, never trusted
-    docs = [doc for name in names for doc in _docs(memory, name)]
-    docs += _prose_docs(memory, names)
-    index = search.Index.build(docs)
-    try:
-        write_atomic(path, key.encode() + index.to_bytes())
-    except OSError:
-        pass
-    return index
-
-
-def _docs(memory: Memory, name: str) -> list[search.Doc]:
-    """A shard's entries as the index sees them: the cache on disk never holds a credential, so
-    flagged values are indexed masked, and an entry whose id or tags hold one is left out."""
-    from lean_harness.secret_scan import mask, scan
-
-    entries = memory.entries(name)
-    if not scan(memory.read_shard(name)[0]):  # one scan of the whole file clears every entry in it
-        return [search.Doc(e.id, name, e.created, e.tags, e.text) for e in entries]
-    docs = []
-    for entry in entries:
-        findings = scan(entry.text)  # allowed or not: the cache is no place for a flagged value
-        if not scan(" ".join([entry.id, *entry.tags])):
-            text = mask(entry.text, findings) if findings else entry.text
-            docs.append(search.Doc(entry.id, name, entry.created, entry.tags, text))
-    return docs
+    segments = []
+    for name in memory.config.shard_names:
+        summary = memory.summary(name)  # refuses a shard whose entries conflict
+        if summary.exists:
+            segments += search_cache.shard_segments(memory, name, summary.sha256)
+    return search.Index(segments)
 
 
 def ask(
@@ -124,7 +94,7 @@ def ask(
         used = 0
         texts: dict[str, str] = {}
         for hit in hits:
-            entry = _entry(memory, hit.shard, hit.id, texts)
+            entry = entry_of(memory, index, hit.shard, hit.id, texts)
             if entry is None:
                 continue
             body, findings = mask_entry(entry)
@@ -148,47 +118,52 @@ def ask(
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     """Entries that their own first line does not retrieve within the top `top` results."""
     memory.check_dir()
-    index = load_index(memory)
-    found: list[Unreachable] = []
-    for name in memory.config.shard_names:
-        for entry in memory.entries(name):
-            hits = index.search(entry.title, limit=top, min_score=0.0)
-            ids = [(h.shard, h.id) for h in hits]
-            if (name, entry.id) not in ids:
-                found.append(Unreachable(entry.id, name, entry.title))
+    with memory.reading():
+        index = _load_index(memory)
+        found: list[Unreachable] = []
+        for name in memory.config.shard_names:
+            for entry in memory.entries(name):
+                if not index.finds(entry.title, name, entry.id, top):
+                    found.append(Unreachable(entry.id, name, entry.title))
     return found
 
 
-def _entry(memory: Memory, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
+def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
+    """An indexed entry (or prose block), read from the byte span the index recorded, else found in
+    its shard's text (kept in `texts` for the next); call it under the lock the index was loaded under."""
+    shown = memory.shown(memory.shard_path(shard))
+    if not key.startswith(PROSE_PREFIX):
+        entry = _at_span(memory, shard, index.span_of(shard, key), shown)
+        if entry is not None and entry.id == key:
+            return entry
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
     if key.startswith(PROSE_PREFIX):
         return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
-    found = locate(texts[shard], key, memory.shown(memory.shard_path(shard)))
+    found = locate(texts[shard], key, shown)
     return None if found is None else found[2]
 
 
+def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> Entry | None:
+    """The entry whose text fills bytes `span` of a shard file, or None when they hold no whole entry."""
+    start, end = span
+    if end <= start:
+        return None
+    path = memory.shard_path(name)
+    refuse_symlink(path, memory.root)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            text = handle.read(end - start).decode("utf-8")
+        entry, stop = entry_at(text, 0, shown)
+    except (OSError, UnicodeDecodeError, LhError):
+        return None
+    return entry if stop == len(text) else None
+
+
 # --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
-# A block of prose is indexed under the id "@LINE" (no entry id starts with "@") and answered as
-# an entry-like value whose `line` is the block's first line and whose id is empty.
-PROSE_PREFIX = "@"
-
-
-def _prose_docs(memory: Memory, names: Sequence[str]) -> list[search.Doc]:
-    from lean_harness.memory import prose
-    from lean_harness.memory.shard import parse
-    from lean_harness.secret_scan import mask, scan
-
-    docs: list[search.Doc] = []
-    for name in names:
-        if not memory.summary(name).prose_lines:
-            continue
-        shard = parse(memory.read_shard(name)[0], memory.shown(memory.shard_path(name)))
-        for block in prose.blocks(shard):
-            findings = scan(block.text)  # the cache is no place for a flagged value, as for entries
-            text = mask(block.text, findings) if findings else block.text
-            docs.append(search.Doc(f"{PROSE_PREFIX}{block.line}", name, "", (), text))
-    return docs
+# A block of prose is indexed under the id "@LINE" (memory/search_cache.py) and answered as an
+# entry-like value whose `line` is the block's first line and whose id is empty.
 
 
 def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:

@@ -1,8 +1,8 @@
 """Lexical retrieval over memory entries: tokenize, index, score, rank.
 
 The ranking is BM25F over four fields of an entry (its text, its first line, its tags and
-its shard name), computed once at build time into one quantized impact per (term, entry),
-so a query only adds up a few packed posting lists. An identifier is indexed whole and as
+its shard name), as one quantized impact per (term, entry), so a query only adds up a few
+packed posting lists. An identifier is indexed whole and as
 its parts; in a query its parts weigh half of the whole, so the entry that names
 `retryPolicy` outranks one that only says "retry policy". Query words unknown to the index
 are widened with a small table of technical synonyms, rejoined from known parts
@@ -20,29 +20,33 @@ would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops mos
 queries of the generated benchmark but only a fifth to a third of the hand-written questions
 that no note answers, and it loses about a tenth of their found notes (docs/performance.md).
 
-`Index.to_bytes` writes ``MAGIC``, a format version byte, a byte-order byte, the CRC-32 of
-the payload as 4 little-endian bytes, then the payload: a `marshal` dump of plain tuples,
-lists, strings and bytes. Each posting list is the bytes of an `array('I')` of entry
-numbers followed by one impact byte per entry. The forward list is an `array('I')` of
-entry count + 1 offsets, then each entry's shared terms as numbers in the sorted vocabulary.
+An index is a list of segments (memory/segment.py): what it keeps of each entry does not depend
+on any other entry, and the impacts, document frequencies and associations are made from all
+segments when a query needs them, so an index over many segments ranks exactly as one built over
+all their entries (adr/0021-incremental-search-index.md). `segment_bytes` writes ``MAGIC``, a
+format version byte, a byte-order byte, the CRC-32 of the payload as 4 little-endian bytes, then
+the payload: a `marshal` dump of a list of segments, each a tuple of plain values.
 """
 
 from __future__ import annotations
 
+import heapq
 import marshal
 import math
 import re
 import sys
 from array import array
 from binascii import crc32
-from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
-from lean_harness.memory import thesaurus
+from lean_harness.memory import segment, thesaurus
+from lean_harness.memory.segment import Segment, Shape
 
 MAGIC = b"LHIX"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 DEFAULT_MIN_SCORE = 0.35
 
 
@@ -241,132 +245,160 @@ def _split_parts(chunk: str) -> list[str]:
 
 
 class Index:
-    """An immutable inverted index over entries, built once and cached as bytes."""
+    """An immutable inverted index over entries: segments (memory/segment.py) combined when queried.
 
-    def __init__(
-        self,
-        *,
-        ids: list[str],
-        created: list[str],
-        shard_names: list[str],
-        doc_shards: bytes,
-        tags: dict[str, bytes],
-        postings: dict[str, bytes],
-        forward: bytes,
-        settings: Settings = DEFAULT_SETTINGS,
-    ) -> None:
-        self._ids = ids
-        self._created = created
-        self._shard_names = shard_names
-        self._doc_shards = doc_shards
-        self._tags = tags
-        self._postings = postings
-        self._forward = forward
+    Impacts, document frequencies and associations depend on every entry, so they are made from
+    all segments when a query first needs them; the ranking is the one of a single segment built
+    over every entry (adr/0021-incremental-search-index.md).
+    """
+
+    def __init__(self, segments: Sequence[Segment], settings: Settings = DEFAULT_SETTINGS) -> None:
+        self._segments = tuple(segments)
+        self._ids = [key for part in self._segments for key in part.ids]
+        self._created = [stamp for part in self._segments for stamp in part.created]
+        self._shard_names = sorted({name for part in self._segments for name in part.shards})
+        number = {name: n for n, name in enumerate(self._shard_names)}
+        doc_shards = array("I")
+        for part in self._segments:
+            if len(part.shards) == 1:
+                doc_shards.extend(array("I", [number[part.shards[0]]]) * len(part))
+            else:
+                renumber = [number[name] for name in part.shards]
+                doc_shards.extend(renumber[n] for n in memoryview(part.doc_shards).cast("I"))
+        self._doc_shards = doc_shards.tobytes()
+        self._postings = _Postings(self._segments, settings)
         self._settings = settings
         self._stem = stem if settings.stem else _same
-        self._vocab: list[str] | None = None
         self._synonyms: dict[str, tuple[str, ...]] | None = None
+        self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
+        self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
 
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return self._segments
+
     @classmethod
     def build(cls, docs: Iterable[Doc], settings: Settings = DEFAULT_SETTINGS) -> Index:
-        """Index entries; the result does not depend on their order."""
-        ordered = sorted(docs, key=lambda d: (d.id, d.shard))
-        fields = [_fields(doc, settings) for doc in ordered]
-        k1, b = settings.k1, settings.b
-        count = len(fields) or 1
-        avg_body = sum(f[0] for f in fields) / count or 1.0
-        avg_title = sum(f[1] for f in fields) / count or 1.0
-        lists: dict[str, tuple[list[int], list[int]]] = {}
-        for number, (body_len, title_len, weights) in enumerate(fields):
-            body_norm = settings.w_body / (1 - b + b * body_len / avg_body)
-            title_norm = settings.w_title / (1 - b + b * title_len / avg_title)
-            for term, (body, title, other) in weights.items():
-                tf = body * body_norm + title * title_norm + other
-                impact = tf * (k1 + 1) / (k1 + tf)
-                entry = lists.setdefault(term, ([], []))
-                entry[0].append(number)
-                entry[1].append(max(1, min(255, round(impact * 255 / (k1 + 1)))))
-        postings = {t: array("I", lists[t][0]).tobytes() + bytes(lists[t][1]) for t in sorted(lists)}
-        forward = _forward(lists, len(ordered), settings.association_common)
-        shard_names = sorted({d.shard for d in ordered})
-        shard_number = {name: n for n, name in enumerate(shard_names)}
-        tag_docs: dict[str, list[int]] = {}
-        for number, doc in enumerate(ordered):
-            for tag in sorted({t.lower() for t in doc.tags}):
-                tag_docs.setdefault(tag, []).append(number)
-        return cls(
-            ids=[d.id for d in ordered],
-            created=[d.created for d in ordered],
-            shard_names=shard_names,
-            doc_shards=array("I", [shard_number[d.shard] for d in ordered]).tobytes(),
-            tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
-            postings=postings,
-            forward=forward,
-            settings=settings,
-        )
+        """Index entries in one segment; the result does not depend on their order."""
+        return cls([segment_of(docs, settings)], settings)
 
     def to_bytes(self) -> bytes:
-        """The index as bytes for `from_bytes`; equal indexes give equal bytes."""
-        payload = marshal.dumps(
-            (
-                self._ids,
-                self._created,
-                self._shard_names,
-                self._doc_shards,
-                self._tags,
-                self._postings,
-                self._forward,
-            ),
-            4,
-        )
-        order = b"L" if sys.byteorder == "little" else b"B"
-        return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
+        """The index as bytes for `from_bytes` (marshal may share equal values: compare loaded indexes, not bytes)."""
+        return segment_bytes(self._segments)
 
     @classmethod
     def from_bytes(cls, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> Index:
-        """An index from `to_bytes` output of an index built with `settings`.
+        """The index `to_bytes` gave; ValueError when the bytes are not one."""
+        return cls(segments_from_bytes(data), settings)
 
-        ValueError for anything else, so a bad cache is rebuilt.
+    def span_of(self, shard: str, key: str) -> tuple[int, int]:
+        """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
+        for part, local in self._entries(shard, key):
+            return part.span(local)
+        return 0, 0
+
+    def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int]]:
+        """The segments that hold the entry `key` of `shard`, with its number in each (copies too)."""
+        for part in self._segments:
+            if shard in part.shards:
+                at = bisect_left(part.ids, key)  # a segment numbers its entries in (id, shard) order
+                while at < len(part) and part.ids[at] == key:
+                    if part.shard_of(at) == shard:
+                        yield part, at
+                    at += 1
+
+    def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
+        """Whether `search(query, limit=limit)` holds the entry `key` of `shard`.
+
+        The answer `search` gives, found without scoring every entry that shares a word with the
+        query: only entries that hold a word whose weight the others cannot make up for can rank
+        above this one, so only they are scored (a max-score bound), one at a time.
         """
-        order = b"L" if sys.byteorder == "little" else b"B"
-        if data[:4] != MAGIC:
-            raise ValueError("not a search index (bad magic bytes)")
-        if data[4:5] != bytes([FORMAT_VERSION]) or data[5:6] != order:
-            raise ValueError("search index has another format version or byte order")
-        payload = memoryview(data)[10:]
-        if crc32(payload) != int.from_bytes(data[6:10], "little"):
-            raise ValueError("search index is corrupt (checksum mismatch)")
-        try:
-            ids, created, shard_names, doc_shards, tags, postings, forward = marshal.loads(payload)
-        except (EOFError, ValueError, TypeError) as error:
-            raise ValueError(f"search index is corrupt ({error})") from None
-        count = len(ids)
-        if not (
-            isinstance(ids, list)
-            and isinstance(created, list)
-            and isinstance(shard_names, list)
-            and isinstance(doc_shards, bytes)
-            and isinstance(tags, dict)
-            and isinstance(postings, dict)
-            and isinstance(forward, bytes)
-            and len(forward) >= 4 * (count + 1)
-            and len(created) == count
-            and len(doc_shards) == 4 * count
-        ):
-            raise ValueError("search index is corrupt (unexpected layout)")
-        return cls(
-            ids=ids,
-            created=created,
-            shard_names=shard_names,
-            doc_shards=doc_shards,
-            tags=tags,
-            postings=postings,
-            forward=forward,
-            settings=settings,
-        )
+        bases = {id(part): base for part, base in zip(self._segments, self._postings.bases, strict=True)}
+        mine = [bases[id(part)] + local for part, local in self._entries(shard, key)]
+        if limit <= 0 or not mine:
+            return False
+        asked = self._concepts(query)
+        denominator = self._weight(asked)
+        widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
+        concepts = self._related(self._associate(asked)) if widen else asked
+        if not denominator:
+            return False
+        scale = 1.0 / denominator
+        factor_of = (self._settings.k1 + 1) / 255
+        factors = [
+            [(self._postings.impacts(t), weight * share * self._idf(t) * factor_of) for t, share in alternatives]
+            for _, weight, _, alternatives in concepts
+        ]
+        own = max(self._score(factors, doc) for doc in mine)
+        if own <= 0:
+            return False
+        # An entry scoring below `floor` rounds to a lower score than this one. Concepts whose bounds
+        # add up to less than it cannot lift an entry there on their own: only entries that hold
+        # another concept's terms are added up, and only those that may reach `floor` scored exactly.
+        floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
+        bounds = [self._bound(alternatives, weight) for _, weight, _, alternatives in concepts]
+        order = sorted(range(len(concepts)), key=bounds.__getitem__)
+        rest, skipped = 0.0, 0
+        while skipped < len(order) and rest + bounds[order[skipped]] < floor:
+            rest += bounds[order[skipped]]
+            skipped += 1
+        partial = self._totals([concepts[n] for n in sorted(order[skipped:])])
+        lesser = [(bounds[n], self._postings.holding(concepts[n][3])) for n in reversed(order[:skipped])]
+        values = dict.fromkeys(mine, own)
+        reach = floor / (1 + 1e-9)
+        for doc, value in partial.items():
+            room = value + rest  # at most what the entry scores; less each lesser concept it lacks
+            for bound, held in lesser:
+                if room < reach:
+                    break
+                if doc not in held:
+                    room -= bound
+            if doc not in values and room >= reach:
+                exact = self._score(factors, doc)
+                if exact >= floor and exact > 0:
+                    values[doc] = exact
+        cutoff = -math.inf
+        if len(values) > limit:  # as `search` keeps only what may reach the top `limit`
+            cutoff = sorted(values.values(), reverse=True)[limit - 1] - 1e-9
+            if own < cutoff:
+                return False
+        shard_of = memoryview(self._doc_shards).cast("I")
+        mine_rank = (round(own * scale, 6), self._created[mine[0]])
+        above = 0
+        for doc, value in values.items():
+            if doc in mine or value < cutoff:
+                continue
+            rank = (round(value * scale, 6), self._created[doc])
+            if rank > mine_rank or (
+                rank == mine_rank and (self._ids[doc], self._shard_names[shard_of[doc]]) < (key, shard)
+            ):
+                above += 1
+        return above < limit
+
+    def _score(self, factors: list[list[tuple[_Sorted | dict[int, int], float]]], doc: int) -> float:
+        """One entry's BM25F sum over concepts given as (impacts, factor) lists, added up as `_add` adds it."""
+        total: float | None = None
+        for alternatives in factors:
+            best: float | None = None
+            for impacts, factor in alternatives:
+                impact = impacts.get(doc, 0)
+                if impact and (len(alternatives) == 1 or factor * impact > (best or 0.0)):
+                    best = factor * impact
+            if best is not None:
+                total = best if total is None else total + best
+        return total or 0.0
+
+    def _bound(self, alternatives: list[tuple[str, float]], weight: float) -> float:
+        """The most a concept adds to any entry's sum (a little more, against rounding)."""
+        factor_of = (self._settings.k1 + 1) / 255
+        top = 0.0
+        for term, share in alternatives:
+            top = max(top, weight * share * self._idf(term) * factor_of * self._postings.top(term))
+        return top * (1 + 1e-9)
 
     def search(
         self,
@@ -405,10 +437,10 @@ class Index:
             cutoff = sorted((v for v, _ in scored), reverse=True)[limit - 1] - 1e-9
             scored = [item for item in scored if item[0] >= cutoff]
         ranked = [(round(value * scale, 6), doc) for value, doc in scored]
-        ranked.sort(key=lambda item: self._ids[item[1]])
+        shard_of = memoryview(self._doc_shards).cast("I")
+        ranked.sort(key=lambda item: (self._ids[item[1]], self._shard_names[shard_of[item[1]]]))
         ranked.sort(key=lambda item: self._created[item[1]], reverse=True)
         ranked.sort(key=lambda item: item[0], reverse=True)
-        shard_of = memoryview(self._doc_shards).cast("I")
         return [
             Hit(
                 self._ids[doc],
@@ -468,37 +500,44 @@ class Index:
         that always travel together in this memory ("ENOSPC" and "disk") reach each other.
         """
         settings = self._settings
-        offsets = memoryview(self._forward).cast("I")
-        count = len(self._ids)
-        numbers = offsets[count + 1 :]
-        vocab = self._terms()
         query_terms = {t for _, _, _, alternatives in concepts for t, _ in alternatives}
         widened: list[_Concept] = []
         for label, weight, known, alternatives in concepts:
             if len(alternatives) != 1 or not known:
                 widened.append((label, weight, known, alternatives))
                 continue
-            term = alternatives[0][0]
-            posting = self._postings[term]
-            docs = memoryview(posting)[: 4 * (len(posting) // 5)].cast("I")
-            if len(docs) < 2:
-                widened.append((label, weight, known, alternatives))
-                continue
-            together: dict[int, int] = {}
-            sample = docs[: settings.association_sample]
-            for doc in sample:
-                for number in numbers[offsets[doc] : offsets[doc + 1]]:
-                    together[number] = together.get(number, 0) + 1
-            ranked = []
-            for number, shared in together.items():
-                other = vocab[number]
-                if shared >= 2 and other not in query_terms:
-                    df = len(self._postings[other]) // 5
-                    ranked.append((shared / len(sample) * shared / df, other))
-            ranked.sort(reverse=True)
+            related = self._sharing(alternatives[0][0])[: settings.associations + len(query_terms)]
+            ranked = [(v, t) for v, t in related if t not in query_terms]
             extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
+
+    def _sharing(self, term: str) -> list[tuple[float, str]]:
+        """The terms that share at least two of a term's sampled entries, best first, with their share.
+
+        A term of one entry shares nothing; a term of more than the `association_common` share of
+        all entries (and of more than 20) shares too small a part of any word's entries to rank.
+        """
+        found = self._sharing_terms.get(term)
+        if found is not None:
+            return found
+        settings = self._settings
+        most = max(20, int(len(self._ids) * settings.association_common))
+        ranked: list[tuple[float, str]] = []
+        if self._postings.df(term) >= 2:
+            together: dict[str, int] = {}
+            sample = self._postings.first(term, settings.association_sample)
+            for doc in sample:
+                for other in self._postings.terms_of(doc):
+                    together[other] = together.get(other, 0) + 1
+            for other, shared in together.items():
+                if shared >= 2 and other != term:
+                    df = self._postings.df(other)
+                    if df <= most:
+                        ranked.append((shared / len(sample) * shared / df, other))
+            ranked.sort(reverse=True)
+        self._sharing_terms[term] = ranked
+        return ranked
 
     def _related(self, concepts: list[_Concept]) -> list[_Concept]:
         """Each plain word's concept widened with index terms of the words WordNet relates to it."""
@@ -515,16 +554,11 @@ class Index:
             extra: list[tuple[str, float]] = []
             for word in thesaurus.related(label)[:most]:
                 term = self._stem(word)
-                if term in self._postings and term not in have and len(self._postings[term]) // 5 <= common:
+                if term in self._postings and term not in have and self._postings.df(term) <= common:
                     have.add(term)
                     extra.append((term, share))
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
-
-    def _terms(self) -> list[str]:
-        if self._vocab is None:
-            self._vocab = list(self._postings)  # built in sorted order
-        return self._vocab
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
@@ -541,8 +575,11 @@ class Index:
         return at < len(docs) and docs[at] == doc
 
     def _idf(self, term: str) -> float:
-        df = len(self._postings[term]) // 5
-        return math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
+        found = self._idfs.get(term)
+        if found is None:
+            df = self._postings.df(term)
+            found = self._idfs[term] = math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
+        return found
 
     def _allowed(self, shards: Collection[str], tags: Collection[str]) -> set[int] | None:
         allowed: set[int] | None = None
@@ -551,8 +588,7 @@ class Index:
             shard_of = memoryview(self._doc_shards).cast("I")
             allowed = {doc for doc in range(len(self._ids)) if shard_of[doc] in wanted}
         for tag in tags:
-            docs = array("I")
-            docs.frombytes(self._tags.get(tag.lower(), b""))
+            docs = self._postings.tagged(tag.lower())
             allowed = set(docs) if allowed is None else allowed.intersection(docs)
         return allowed
 
@@ -615,14 +651,7 @@ class Index:
         """Index terms that start with an unknown, possibly truncated, query term."""
         if len(prefix) < 4 or not self._settings.expand_unknown:
             return []
-        vocab = self._terms()
-        start = bisect_left(vocab, prefix)
-        found: list[tuple[str, float]] = []
-        for term in vocab[start : start + 50]:
-            if not term.startswith(prefix):
-                break
-            found.append((term, 1.0))
-        return found
+        return [(term, 1.0) for term in self._postings.prefixed(prefix, 50)]
 
     def _synonyms_of(self, term: str) -> tuple[str, ...]:
         if self._synonyms is None:
@@ -654,23 +683,237 @@ def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[floa
     return body_len, title_len, weights
 
 
-def _forward(lists: dict[str, tuple[list[int], list[int]]], count: int, common: float) -> bytes:
-    """Each entry's shared terms as numbers in the sorted vocabulary, after `count + 1` offsets.
+def _impact(shape: Shape, avg_body: float, avg_title: float, settings: Settings) -> int:
+    """The quantized BM25F impact of a term in an entry: its field frequencies and lengths (`shape`),
+    normalized by the memory's average lengths and saturated by k1, as one byte."""
+    body, title, other, body_len, title_len = shape
+    k1, b = settings.k1, settings.b
+    body_norm = settings.w_body / (1 - b + b * body_len / avg_body)
+    title_norm = settings.w_title / (1 - b + b * title_len / avg_title)
+    tf = body * body_norm + title * title_norm + other
+    impact = tf * (k1 + 1) / (k1 + tf)
+    return max(1, min(255, round(impact * 255 / (k1 + 1))))
 
-    A term of one entry shares nothing, so it is left out: associations need two entries. So is a
-    term of more than the `common` share of all entries (and of more than 20), whose share of
-    any word's entries is too small to rank among its associations.
+
+def segment_of(
+    docs: Iterable[Doc], settings: Settings = DEFAULT_SETTINGS, spans: Sequence[tuple[int, int]] | None = None
+) -> Segment:
+    """A segment of entries (with each one's byte span in its shard file, if given)."""
+    rows = []
+    for number, doc in enumerate(docs):
+        body_len, title_len, weights = _fields(doc, settings)
+        span = spans[number] if spans is not None else (0, 0)
+        terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
+        rows.append(segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span))
+    return segment.build(rows, spans=spans is not None)
+
+
+def segment_bytes(segments: Sequence[Segment]) -> bytes:
+    """Segments as bytes for `segments_from_bytes`; see the module docs."""
+    payload = marshal.dumps([part.to_payload() for part in segments], 4)
+    order = b"L" if sys.byteorder == "little" else b"B"
+    return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
+
+
+def segments_from_bytes(data: bytes | memoryview) -> list[Segment]:
+    """The segments `segment_bytes` gave; ValueError saying what is wrong when the bytes are not them."""
+    order = b"L" if sys.byteorder == "little" else b"B"
+    if data[:4] != MAGIC:
+        raise ValueError("not a search index (bad magic bytes)")
+    if data[4:5] != bytes([FORMAT_VERSION]) or data[5:6] != order:
+        raise ValueError("search index has another format version or byte order")
+    payload = memoryview(data)[10:]
+    if crc32(payload) != int.from_bytes(data[6:10], "little"):
+        raise ValueError("search index is corrupt (checksum mismatch)")
+    try:
+        parts = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError) as error:
+        raise ValueError(f"search index is corrupt ({error})") from None
+    if not isinstance(parts, list):
+        raise ValueError("search index is corrupt (unexpected layout)")
+    return [segment.from_payload(part) for part in parts]
+
+
+class _Impacts(dict[int, int]):
+    """One segment's quantized impact per shape, computed on first use."""
+
+    def __init__(self, shapes: list[Shape], avg_body: float, avg_title: float, settings: Settings) -> None:
+        super().__init__()
+        self._shapes, self._avg_body, self._avg_title, self._settings = shapes, avg_body, avg_title, settings
+
+    def __missing__(self, shape: int) -> int:
+        value = self[shape] = _impact(self._shapes[shape], self._avg_body, self._avg_title, self._settings)
+        return value
+
+
+_SMALL = 2000  # entries up to which a posting list is kept as a dict (or a concept's as one set) by `finds`
+_KEPT = 2_000_000  # entries all such dicts hold at most
+
+
+class _Sorted:
+    """A posting list looked up by entry number (a binary search: no copy of a long list)."""
+
+    __slots__ = ("docs", "impacts")
+
+    def __init__(self, posting: bytes) -> None:
+        size = len(posting) // 5
+        self.docs = memoryview(posting)[: 4 * size].cast("I")
+        self.impacts = posting[4 * size :]
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.docs)
+
+    def __contains__(self, doc: object) -> bool:
+        return self.get(doc) > 0 if isinstance(doc, int) else False
+
+    def get(self, doc: int, default: int = 0) -> int:
+        at = bisect_left(self.docs, doc)
+        return self.impacts[at] if at < len(self.docs) and self.docs[at] == doc else default
+
+
+class _AnyOf:
+    """Entries that any of several posting lists holds."""
+
+    __slots__ = ("lists",)
+
+    def __init__(self, lists: list[_Sorted | dict[int, int]]) -> None:
+        self.lists = lists
+
+    def __contains__(self, doc: object) -> bool:
+        return any(doc in held for held in self.lists)
+
+
+class _Postings:
+    """The posting lists of all segments as one: entry numbers run on from segment to segment.
+
+    `postings[term]` is the term's list as `Index` reads it: the bytes of an `array('I')` of entry
+    numbers, then one impact byte per entry. Each is made on first use, from the segments' shapes
+    and the averages over every segment.
     """
-    most = max(20, int(count * common))
-    per_doc: list[list[int]] = [[] for _ in range(count)]
-    for number, term in enumerate(sorted(lists)):
-        docs = lists[term][0]
-        if 1 < len(docs) <= most:
-            for doc in docs:
-                per_doc[doc].append(number)
-    offsets = array("I", [0])
-    numbers = array("I")
-    for terms in per_doc:
-        numbers.extend(terms)
-        offsets.append(len(numbers))
-    return offsets.tobytes() + numbers.tobytes()
+
+    def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
+        self._segments = segments
+        self._bases = array("I")
+        count = 0
+        for part in segments:
+            self._bases.append(count)
+            count += len(part)
+        avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
+        avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
+        self._impacts = [_Impacts(part.shapes, avg_body, avg_title, settings) for part in segments]
+        self._made: dict[str, bytes] = {}
+        self._df: dict[str, int] = {}
+        self._sorted: dict[str, _Sorted | dict[int, int]] = {}
+        self._kept = 0  # entries held in dicts
+        self._top: dict[str, int] = {}
+        self._holding: dict[tuple[str, ...], Container[int]] = {}
+        self.bases = self._bases
+        self._vocabs: dict[int, list[str]] = {}
+
+    def __contains__(self, term: object) -> bool:
+        return any(term in part.postings for part in self._segments)
+
+    def __getitem__(self, term: str) -> bytes:
+        made = self._made.get(term)
+        if made is None:
+            docs, impacts = array("I"), bytearray()
+            for part, base, table in zip(self._segments, self._bases, self._impacts, strict=True):
+                if term in part.postings:
+                    local, shapes = part.docs(term)
+                    docs.extend(local if not base else array("I", [base + d for d in local]))
+                    impacts += bytes(map(table.__getitem__, shapes))
+            if not docs:
+                raise KeyError(term)
+            made = self._made[term] = docs.tobytes() + bytes(impacts)
+        return made
+
+    def holding(self, alternatives: list[tuple[str, float]]) -> Container[int]:
+        """The entries that hold any of the terms: a set when they are few, else a lookup in each list."""
+        terms = tuple(sorted(term for term, _ in alternatives))
+        found = self._holding.get(terms)
+        if found is None:
+            lists = [self.impacts(term) for term in terms]
+            few = sum(len(held) for held in lists) <= _SMALL
+            found = frozenset().union(*lists) if few else _AnyOf(lists)
+            self._holding[terms] = found
+        return found
+
+    def top(self, term: str) -> int:
+        """The highest impact of a term in any entry."""
+        found = self._top.get(term)
+        if found is None:
+            posting = self[term]
+            found = self._top[term] = max(posting[4 * (len(posting) // 5) :], default=0)
+        return found
+
+    def impacts(self, term: str) -> _Sorted | dict[int, int]:
+        """The impact of a term in each entry that holds it: a dict while they are few, else a binary search."""
+        found = self._sorted.get(term)
+        if found is None:
+            held = _Sorted(self[term])
+            if len(held) <= _SMALL and self._kept < _KEPT:
+                self._kept += len(held)
+                found = self._sorted[term] = dict(zip(held.docs, held.impacts, strict=True))
+            else:
+                found = self._sorted[term] = held
+        return found
+
+    def df(self, term: str) -> int:
+        """How many entries hold the term."""
+        found = self._df.get(term)
+        if found is None:
+            size = 0
+            for part in self._segments:
+                posting = part.postings.get(term)
+                if posting:
+                    size += len(posting)
+            found = self._df[term] = size // 8  # segment.py: 4 + 4 bytes an entry
+        return found
+
+    def first(self, term: str, count: int) -> list[int]:
+        """The first `count` entries holding the term in (id, shard) order, as one segment numbers them."""
+        runs = []
+        for part, base in zip(self._segments, self._bases, strict=True):
+            if term in part.postings:
+                local, _ = part.docs(term)
+                runs.append([(part.ids[d], part.shard_of(d), base + d) for d in local[:count]])
+        if len(runs) == 1:
+            return [doc for _, _, doc in runs[0]]
+        return [doc for _, _, doc in islice(heapq.merge(*runs), count)]
+
+    def terms_of(self, doc: int) -> list[str]:
+        """The terms entry number `doc` holds."""
+        number = bisect_right(self._bases, doc) - 1
+        part, local = self._segments[number], doc - self._bases[number]
+        vocab = self._vocabs.get(number)
+        if vocab is None:
+            vocab = self._vocabs[number] = list(part.postings)  # built in sorted order
+        offsets = memoryview(part.forward).cast("I")
+        numbers = offsets[len(part) + 1 :]
+        return [vocab[n] for n in numbers[offsets[local] : offsets[local + 1]]]
+
+    def tagged(self, tag: str) -> array[int]:
+        """The entries carrying a tag (lowercase)."""
+        docs = array("I")
+        for part, base in zip(self._segments, self._bases, strict=True):
+            local = array("I")
+            local.frombytes(part.tags.get(tag, b""))
+            docs.extend(local if not base else array("I", [base + d for d in local]))
+        return docs
+
+    def prefixed(self, prefix: str, count: int) -> list[str]:
+        """The first `count` terms, in sorted order, that start with `prefix`."""
+        found: set[str] = set()
+        for number, part in enumerate(self._segments):
+            vocab = self._vocabs.get(number)
+            if vocab is None:
+                vocab = self._vocabs[number] = list(part.postings)
+            start = bisect_left(vocab, prefix)
+            for term in vocab[start : start + count]:
+                if not term.startswith(prefix):
+                    break
+                found.add(term)
+        return sorted(found)[:count]

@@ -24,8 +24,11 @@ def _table() -> bytes:
         return b""
 
 
+@cache
 def related(word: str) -> tuple[str, ...]:
-    """Words WordNet relates to a lowercase word or to its base form, commonest sense first."""
+    """Words WordNet relates to a lowercase word or to its base form, commonest sense first.
+
+    Remembered per process: `lh memory lint` and doctor ask for the same words many times."""
     data = _table()
     found: list[str] = []
     for form in base_forms(word):

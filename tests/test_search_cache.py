@@ -1,0 +1,296 @@
+"""The search index cached per shard: appends indexed alone, other changes rebuilt, exactly as a full build ranks."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lean_harness.cli import main
+from lean_harness.config import load
+from lean_harness.memory import handle, prose, query, search, search_cache
+from lean_harness.memory.shard import parse
+from support import lh
+from test_secrets_cli import github_token, hand_write
+
+MEMORY = ".agents/memory"
+CACHE = ".agents/.cache/lh/search"
+SUBJECTS = ["lock", "cache", "retry", "fsync", "proxy", "token", "upload", "scheduler", "windows", "sqlite"]
+VERBS = ["hangs", "fails", "times out", "leaks", "retries", "crashes", "slows down", "corrupts"]
+CAUSES = ["the CI runner", "a stale temp file", "HttpClient.retryPolicy", "parse_config", "os.replace", "the proxy"]
+QUERIES = [
+    "why does the lock hang on windows",
+    "retryPolicy timeout",
+    "sqlite database is locked",
+    "stale temp file after os.replace",
+    "parse config",
+    "uploads",
+    "schedul",  # completed as a prefix
+    "lockfile",  # rejoined from known parts
+    "kubernetes helm",  # nothing holds it
+]
+
+
+def note(rng: random.Random) -> str:
+    subject, verb, cause = rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(CAUSES)
+    extra = " ".join(rng.choice(SUBJECTS + VERBS) for _ in range(rng.randrange(0, 12)))
+    return f"{subject} {verb} because of {cause}\nseen {rng.randrange(1, 99)} times; {extra}"
+
+
+def put(rng: random.Random, count: int) -> None:
+    for _ in range(count):
+        shard = rng.choice(["failures", "insights", "quirks"])
+        tags = [f"--tag={rng.choice(SUBJECTS)}"] if rng.random() < 0.5 else []
+        assert main(["memory", "put", shard, note(rng), *tags]) == 0
+
+
+def answers(capsys: pytest.CaptureFixture[str]) -> list[object]:
+    """Every query's hits with their scores, and the shard and tag filters."""
+    found: list[object] = []
+    for text in QUERIES:
+        for extra in ([], ["--shard", "failures"], ["--tag", "lock"]):
+            capsys.readouterr()
+            args = ["memory", "get", "--json", "--query", text, "--min-score", "0", "--limit", "40"]
+            assert main([*args, "--max-tokens", "100000", *extra]) == 0
+            data = json.loads(capsys.readouterr().out)
+            found.append([(r["shard"], r["id"], r["score"], r["matched"], r["text"]) for r in data["results"]])
+    return found
+
+
+def reference(root: Path) -> list[list[search.Hit]]:
+    """The hits of one index built over every entry and prose block at once, from a parse of each shard."""
+    memory = handle.open_memory(load(root))
+    docs = []
+    for name in memory.config.shard_names:
+        path = memory.shard_path(name)
+        if path.exists():
+            shard = parse(path.read_bytes().decode("utf-8").removeprefix("\ufeff"))
+            docs += [search.Doc(e.id, name, e.created, e.tags, e.text) for e in shard.entries]
+            docs += [search.Doc(f"@{b.line}", name, "", (), b.text) for b in prose.blocks(shard)]
+    index = search.Index.build(docs)
+    return [index.search(text, limit=40) for text in QUERIES]
+
+
+def incremental(root: Path) -> list[list[search.Hit]]:
+    index = query.load_index(handle.open_memory(load(root)))
+    return [index.search(text, limit=40) for text in QUERIES]
+
+
+def check(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cached index answers as one rebuilt from nothing, and ranks as a single full build."""
+    assert incremental(root) == reference(root)
+    cached = answers(capsys)
+    shutil.rmtree(root / CACHE)
+    assert answers(capsys) == cached
+
+
+def segments(root: Path, shard: str) -> int:
+    cached = search_cache.read(root / CACHE / f"{shard}.idx")
+    assert cached is not None
+    return len(cached.segments)
+
+
+@pytest.fixture
+def memory(project: Path) -> Path:
+    put(random.Random(7), 30)
+    return project
+
+
+def test_puts_are_indexed_as_appended_segments_that_rank_as_a_full_build(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers(capsys)
+    assert segments(memory, "failures") == 1
+    rng = random.Random(8)
+    for _ in range(3):
+        assert main(["memory", "put", "failures", note(rng)]) == 0
+        assert incremental(memory) == reference(memory)
+    assert main(["memory", "put", "failures", "Tests of the scheduler hang on Windows", "--tag", "lock"]) == 0
+    assert main(["memory", "put", "failures", note(rng)]) == 0  # two puts, one query: one segment for both
+    assert incremental(memory) == reference(memory)
+    assert segments(memory, "failures") == 5
+    check(memory, capsys)
+
+
+def test_many_appends_are_merged_and_still_rank_as_a_full_build(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers(capsys)
+    rng = random.Random(9)
+    counts = []
+    for number in range(search_cache.DELTAS + 3):
+        assert main(["memory", "put", "quirks", note(rng)]) == 0
+        assert incremental(memory) == reference(memory), number
+        counts.append(segments(memory, "quirks"))
+    assert counts == [2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3]  # the ninth: nine entries, over a quarter of the first
+    check(memory, capsys)
+
+
+def test_a_hand_edit_rebuilds_only_its_shard(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answers(capsys)
+    path = memory / MEMORY / "insights.md"
+    others = {p.name: p.read_bytes() for p in (memory / CACHE).iterdir() if p.name != "insights.idx"}
+    text = path.read_text("utf-8")
+    path.write_text(text.replace(" because of ", " since ", 3) + "\nA loose paragraph about the lock proxy.\n", "utf-8")
+    assert incremental(memory) == reference(memory)
+    assert {p.name: p.read_bytes() for p in (memory / CACHE).iterdir() if p.name != "insights.idx"} == others
+    check(memory, capsys)
+
+
+ENTRY = '\n<!-- lh:entry id="{key}" created="2026-01-02T03:04:05Z" -->\nthe {key} proxy lock\n<!-- /lh:entry -->\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "tail"),
+    [
+        pytest.param("", "\nA loose paragraph about the windows lock.\n", id="prose"),
+        pytest.param("", ENTRY.format(key="a") + "\nthen a loose paragraph\n", id="entry-then-prose"),
+        pytest.param("Loose prose at the end.\n", ENTRY.format(key="b"), id="entry-after-prose"),
+        pytest.param("Loose prose, no newline.", "\n" + ENTRY.format(key="c"), id="line-completed"),
+        pytest.param(ENTRY.format(key="d").rstrip("\n"), ENTRY.format(key="g"), id="after-no-newline"),
+    ],
+)
+def test_an_append_of_anything_but_whole_entries_rebuilds_the_shard(
+    memory: Path, capsys: pytest.CaptureFixture[str], before: str, tail: str
+) -> None:
+    path = memory / MEMORY / "failures.md"
+    path.write_text(path.read_text("utf-8") + before, "utf-8")
+    answers(capsys)
+    path.write_text(path.read_text("utf-8") + tail, "utf-8")
+    assert incremental(memory) == reference(memory)
+    assert segments(memory, "failures") == 1
+    check(memory, capsys)
+
+
+def test_a_broken_append_is_told_as_a_full_read_tells_it(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answers(capsys)
+    path = memory / MEMORY / "failures.md"
+    lines = path.read_text("utf-8").count("\n")
+    path.write_text(path.read_text("utf-8") + '\n<!-- lh:entry id="cut" created="2026-01-02T03:04:05Z" -->\nno end\n')
+    capsys.readouterr()
+    assert main(["memory", "get", "--query", "lock"]) == 2
+    assert capsys.readouterr().err == (
+        f".agents/memory/failures.md:{lines + 2}: entry cut is not closed;"
+        ' add <!-- /lh:entry id="cut" --> after its text\n'
+    )
+
+
+def test_an_appended_entry_after_an_unchanged_prefix_is_one_more_segment(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers(capsys)
+    path = memory / MEMORY / "failures.md"
+    path.write_text(path.read_text("utf-8") + ENTRY.format(key="e") + ENTRY.format(key="f"), "utf-8")
+    assert incremental(memory) == reference(memory)
+    assert segments(memory, "failures") == 2
+    check(memory, capsys)
+
+
+def test_compaction_and_a_branch_switch_rank_as_a_full_build(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=memory, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-qm", "memory")
+    answers(capsys)
+    git("checkout", "-qb", "other")
+    put(random.Random(10), 6)
+    answers(capsys)
+    git("add", "-A")
+    git("commit", "-qm", "more")
+    git("checkout", "-q", "main")  # the shards shrink back: no longer an append of the cached bytes
+    assert incremental(memory) == reference(memory)
+    check(memory, capsys)
+    git("checkout", "-q", "other")
+    assert incremental(memory) == reference(memory)
+    assert main(["config", "set", "memory.tokenBudget", "400"]) == 0
+    assert main(["config", "set", "memory.keepNewest", "2"]) == 0
+    assert main(["memory", "compact"]) in (0, 1)  # 1: still above the target, digests kept
+    assert (memory / MEMORY / "archive").is_dir()
+    assert incremental(memory) == reference(memory)
+    check(memory, capsys)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
+        pytest.param(lambda data: data[:-1], id="last-byte-cut"),
+        pytest.param(lambda data: data[:200] + b"\xff" * 40 + data[240:], id="overwritten"),
+        pytest.param(lambda data: b"", id="empty"),
+        pytest.param(lambda data: b"lh-search/1/x " + data.partition(b" ")[2], id="other-format"),
+        pytest.param(lambda data: data.replace(b" 1\n", b" 2\n", 1), id="bad-header"),
+    ],
+)
+def test_a_damaged_cache_file_is_rebuilt(memory: Path, capsys: pytest.CaptureFixture[str], damage: object) -> None:
+    fresh = answers(capsys)
+    for path in (memory / CACHE).iterdir():
+        path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
+    assert answers(capsys) == fresh
+    for path in (memory / CACHE).iterdir():
+        assert search_cache.read(path) is not None, path.name
+
+
+def test_the_cache_never_holds_a_flagged_credential(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answers(capsys)
+    token, tagged = github_token(5), github_token(6)
+    hand_write(memory, "quirks", "pasted", f"deploy token {token} for the proxy")  # an append: one more segment
+    path = memory / MEMORY / "quirks.md"
+    path.write_text(
+        path.read_text("utf-8")
+        + f'\n<!-- lh:entry id="tagged" created="2026-01-02T03:04:05Z" tags="{tagged.lower()}" -->\n'
+        + "proxy note\n<!-- /lh:entry -->\n",
+        "utf-8",
+    )
+    result = lh("memory", "get", "--query", "deploy token proxy", "--json", cwd=memory)
+    assert result.returncode == 0, result.stderr
+    assert token[4:] not in result.stdout + result.stderr
+    assert json.loads(result.stdout)["results"][0]["text"] == "deploy token ghp_******** for the proxy"
+    assert segments(memory, "quirks") == 2
+    for rebuilt in (False, True):
+        if rebuilt:
+            shutil.rmtree(memory / CACHE)
+            answers(capsys)
+        data = b"".join(p.read_bytes() for p in (memory / CACHE).iterdir())
+        assert token[4:].encode() not in data
+        assert tagged[4:].lower().encode() not in data
+
+
+def test_a_hit_is_read_from_its_span_even_when_its_id_appears_in_another_entry(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["memory", "put", "failures", 'an earlier note that quotes id="later" in its text']) == 0
+    assert main(["memory", "put", "failures", "the later note about uploads", "--id", "later"]) == 0
+    capsys.readouterr()
+    assert main(["memory", "get", "--json", "--query", "later uploads"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert (results[0]["id"], results[0]["text"]) == ("later", "the later note about uploads")
+
+
+def test_spans_hold_in_a_crlf_shard_with_a_byte_order_mark_and_non_ascii_text(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for number in range(3):
+        assert main(["memory", "put", "failures", f"lock note {number} über the proxy"]) == 0
+    path = project / MEMORY / "failures.md"
+    text = path.read_text("utf-8").replace("\n", "\r\n")
+    path.write_bytes(("\ufeff" + text).encode())
+    answers(capsys)
+    entry = '\r\n<!-- lh:entry id="crlf" created="2026-01-02T03:04:05Z" -->\r\nlock über proxy, appended\r\n'
+    path.write_bytes(path.read_bytes() + (entry + '<!-- /lh:entry id="crlf" -->\r\n').encode())
+    capsys.readouterr()
+    assert main(["memory", "get", "--json", "--query", "lock über proxy", "--min-score", "0"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert results[0]["text"] == "lock über proxy, appended"
+    assert sorted(r["text"] for r in results[1:]) == [  # equal scores: the order is by time and id
+        "lock note 0 über the proxy",
+        "lock note 1 über the proxy",
+        "lock note 2 über the proxy",
+    ]
+    assert segments(project, "failures") == 2
+    check(project, capsys)
