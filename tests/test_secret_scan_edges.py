@@ -755,3 +755,162 @@ def test_a_dotenv_name_may_be_the_secret_word_alone(name: str) -> None:
     text = "DEBUG=1\n" + name + "=" + "qwzrtypsdfgh" + "\n"
     assert rules(text) == ["env-assignment"]
     assert masked(text) == "DEBUG=1\n" + name + "=qw********\n"
+
+
+# --- URL-encoded lines ---------------------------------------------------------------------
+
+VALUE = "1a2b" + "3c4d" + "9x"  # keyword-assignment reports it as `1a********`
+
+
+def test_a_line_that_starts_with_an_escape_is_read_decoded() -> None:
+    text = "%70ass" + "word%3D" + VALUE
+    assert masked(text) == "%70ass" + "word%3D1a********"
+
+
+@pytest.mark.parametrize("escape", ["%77", "%57"])
+def test_escapes_are_decoded_in_either_case(escape: str) -> None:
+    text = "a pass" + escape + "ord%3d" + VALUE
+    assert place(text) == [("keyword-assignment", 1, 16)]
+
+
+def test_every_encoded_line_is_read_decoded_where_it_is() -> None:
+    lines = ["x=1", "pass%77" + "ord%3D" + VALUE + "&y", "tok%65" + "n%3D" + VALUE, "s%65" + "cret%3D" + VALUE, "end"]
+    text = "\n".join(lines)
+    assert place(text) == [("keyword-assignment", 2, 14), ("keyword-assignment", 3, 11), ("keyword-assignment", 4, 12)]
+    assert masked(text) == ("x=1\npass%77ord%3D1a********&y\ntok%65n%3D1a********\ns%65cret%3D1a********\nend")
+
+
+def test_an_encoded_line_before_other_lines() -> None:
+    text = "pass%77" + "ord%3D" + VALUE + "\nnext\n"
+    assert masked(text) == "pass%77ord%3D1a********\nnext\n"
+
+
+def test_an_encoded_line_that_starts_after_a_line_break() -> None:
+    text = "first\n%70ass" + "word%3D" + VALUE + "\nlast"
+    assert place(text) == [("keyword-assignment", 2, 14)]
+
+
+# --- values cut in two: adjacent string literals and wrapped lines -------------------------
+
+LETTERS = string.ascii_uppercase
+
+
+def cut_key() -> tuple[str, str]:
+    """An access key id in two parts that each mix letters and digits (14 + 6 characters)."""
+    return "AK" + "IA" + rnd(9, LETTERS) + "7", "3" + rnd(5, LETTERS)
+
+
+@pytest.mark.parametrize(
+    ("glue", "quote"),
+    [
+        pytest.param('" "', '"', id="double-quotes"),
+        pytest.param("' '", "'", id="single-quotes"),
+        pytest.param('" + "', '"', id="plus"),
+        pytest.param('" .\n  "', '"', id="dot-across-lines"),
+    ],
+)
+def test_adjacent_literals_are_read_joined(glue: str, quote: str) -> None:
+    first, second = cut_key()
+    text = "x = " + quote + first + glue + second + quote + ";"
+    assert rules(text) == ["aws-access-key-id"]
+    assert masked(text) == "x = " + quote + "AKIA********" + quote + ";"
+
+
+def test_a_value_cut_into_three_literals() -> None:
+    first, second = cut_key()
+    text = 'x = "' + first[:8] + '" "' + first[8:] + '" "' + second + '"'
+    assert masked(text) == 'x = "AKIA********"'
+
+
+def test_a_value_cut_into_three_literals_far_into_the_text() -> None:
+    first, second = cut_key()
+    text = "# " + "padding " * 60 + '\nx = "' + first[:8] + '" "' + first[8:] + '" "' + second + '"'
+    assert place(text) == [("aws-access-key-id", 2, 6)]
+
+
+def test_two_cut_values_far_apart() -> None:
+    one, two = cut_key(), cut_key()
+    text = (
+        'a = "' + one[0] + '" "' + one[1] + '"\n' + "# " + "padding " * 60 + '\nb = "' + two[0] + '" "' + two[1] + '"'
+    )
+    assert place(text) == [("aws-access-key-id", 1, 6), ("aws-access-key-id", 3, 6)]
+
+
+@pytest.mark.parametrize("line_break", ["\n", "\r\n", "\\\n"], ids=["LF", "CRLF", "backslash"])
+def test_a_token_wrapped_at_a_line_end(line_break: str) -> None:
+    first, second = cut_key()
+    text = "key " + first + line_break + second + " end"
+    assert place(text) == [("aws-access-key-id", 1, 5)]
+    assert masked(text) == "key AKIA******** end"
+
+
+def test_a_wrapped_token_on_a_later_line() -> None:
+    first, second = cut_key()
+    text = "one\ntwo\nkey " + first + "\n" + second + " end\nlast"
+    assert masked(text) == "one\ntwo\nkey AKIA******** end\nlast"
+
+
+def test_a_wrap_needs_twelve_characters_before_and_four_after() -> None:
+    whole = "AK" + "IA" + "7" + rnd(10, LETTERS) + "3" + rnd(2, LETTERS) + "9Q"  # digits at 4, 15, 18
+    twelve, eight = whole[:12], whole[12:]
+    assert masked(twelve + "\n" + eight + " end") == "AKIA******** end"
+    assert masked("x " + twelve + "\n" + eight + " end") == "x AKIA******** end"
+    sixteen, four = whole[:16], whole[16:]
+    assert masked("x " + sixteen + "\n" + four + " end") == "x AKIA******** end"
+
+
+def test_a_short_run_before_a_line_break_is_prose() -> None:
+    """`AKIA` ends a line of prose that holds a digit; the next line is not its tail."""
+    text = "id 7 is AK" + "IA\n" + "Q7" + rnd(13, LETTERS) + "3 x"
+    assert rules(text) == []
+
+
+def test_a_mixed_head_shorter_than_twelve_is_not_wrapped() -> None:
+    whole = "AK" + "IA" + "7" + rnd(7, LETTERS) + "3" + rnd(7, LETTERS)
+    assert rules("x " + whole[:6] + "\n" + whole[6:] + " y") == []
+
+
+def test_a_wrapped_tail_of_letters_only_is_prose() -> None:
+    first = "AK" + "IA" + rnd(9, LETTERS) + "7Q7"
+    assert rules("key " + first + "\n" + rnd(4, LETTERS) + " end") == []
+
+
+def test_a_wrapped_head_of_letters_only_is_prose() -> None:
+    first = "AK" + "IA" + rnd(12, LETTERS)
+    assert rules("key " + first + "\n" + "3Q7Z" + rnd(2, LETTERS) + " end") == []
+
+
+# --- overlapping candidates ----------------------------------------------------------------
+
+
+def by_id(rule_id: str) -> secret_scan.Rule:
+    return next(rule for rule in secret_scan.RULES if rule.id == rule_id)
+
+
+def best(*candidates: tuple[int, int, str]) -> list[tuple[int, int, str]]:
+    rows = [(start, end, by_id(rule).rank, by_id(rule)) for start, end, rule in candidates]
+    return [(start, end, rule.id) for start, end, rule in secret_scan._best(rows)]
+
+
+def test_the_best_ranked_candidate_wins_then_the_longest_then_the_first_listed() -> None:
+    assert best((0, 10, "named-secret"), (2, 8, "github-pat")) == [(2, 8, "github-pat")]
+    assert best((3, 12, "named-secret"), (5, 15, "keyword-assignment")) == [(5, 15, "keyword-assignment")]
+    assert best((5, 15, "named-secret"), (3, 12, "keyword-assignment")) == [(5, 15, "named-secret")]
+    assert best((5, 15, "named-secret"), (5, 15, "keyword-assignment")) == [(5, 15, "keyword-assignment")]
+    assert best((5, 15, "keyword-assignment"), (5, 15, "named-secret")) == [(5, 15, "keyword-assignment")]
+
+
+def test_candidates_that_only_touch_are_both_kept() -> None:
+    assert best((0, 5, "github-pat"), (5, 10, "named-secret")) == [(0, 5, "github-pat"), (5, 10, "named-secret")]
+    assert best((5, 10, "github-pat"), (0, 5, "named-secret")) == [(0, 5, "named-secret"), (5, 10, "github-pat")]
+
+
+def test_a_candidate_overlapping_a_kept_neighbour_is_dropped() -> None:
+    kept = [(0, 5, "github-pat"), (10, 15, "github-pat")]
+    assert best(*kept, (12, 20, "named-secret")) == kept
+    assert best(*kept, (3, 8, "named-secret"), (20, 30, "named-secret")) == [*kept, (20, 30, "named-secret")]
+    assert best(*kept, (6, 9, "named-secret")) == [(0, 5, "github-pat"), (6, 9, "named-secret"), (10, 15, "github-pat")]
+
+
+def test_a_finding_right_after_a_leading_line_break() -> None:
+    assert place("\n" + aws_id()) == [("aws-access-key-id", 2, 1)]
