@@ -15,6 +15,7 @@ import base64
 import random
 import re
 import string
+import zlib
 
 import pytest
 
@@ -192,13 +193,15 @@ KEYWORD_VALUES = [
     pytest.param("qwzRtypSdfgh", False, id="12-letters-capitals-apart"),
     pytest.param("qwzRTypsdfg", False, id="11-letters-two-capitals"),
     pytest.param("Qwzrtypsdfgh", False, id="12-letters-one-capital"),
-    pytest.param("my.conf1g.k3y", False, id="dotted-identifier"),
+    pytest.param("my.Conf1g.K3y9x", False, id="dotted-identifier"),
+    pytest.param("Zq8w(Lm3vR2kP", False, id="parenthesis"),
+    pytest.param("!#%&*+?~^", False, id="symbols-only"),
     pytest.param("some-name-here", False, id="slug"),
     pytest.param("SOME-NAME-TAGS", False, id="upper-slug"),
     pytest.param("9837465.2", False, id="number"),
     pytest.param("abc-defghijk", False, id="slug-lowercase"),
-    pytest.param("zq-wl-mv-rk-pt", False, id="one-kind"),
-    pytest.param("zq-wl-m3-rk-pt", True, id="two-kinds"),
+    pytest.param("zq-wl-mv-rk-pt", False, id="slug-of-pairs"),
+    pytest.param("zq-wl-m3-rk-pt", True, id="dashed-with-digit"),
 ]
 
 
@@ -256,6 +259,7 @@ def test_named_secret_wants_a_literal(value: str, reported: bool) -> None:
 
 SPOKEN_VALUES = [
     pytest.param("Zq8wLm", True, id="6-chars-with-digit"),
+    pytest.param("Zq8wLX", True, id="ends-in-capital-x"),
     pytest.param("Zq8wLm.", True, id="trailing-period-dropped"),
     pytest.param("Zq8wL.", False, id="5-chars-and-a-period"),
     pytest.param("mvkeRTbnwqjslpCx", True, id="lower-upper-twice"),
@@ -290,6 +294,9 @@ DOTENV_VALUES = [
     pytest.param("qwz7t", False, id="5-chars"),
     pytest.param("https://h/x", False, id="url"),
     pytest.param("~/qwz7ty", False, id="path"),
+    pytest.param("~qwz7tyz", False, id="leading-tilde"),
+    pytest.param("Xqwz7tyz", True, id="leading-capital-x"),
+    pytest.param("q~wz7tyz", True, id="inner-tilde"),
     pytest.param("12345678", False, id="number"),
 ]
 
@@ -718,6 +725,8 @@ def test_an_encoded_secret_decodes_to_a_literal() -> None:
     assert rules(encoded(b"\nq7zW" + b"9xLm!2")) == []
     assert rules(encoded(b"q7zW" + b"9xLm!2\t")) == []
     assert rules(encoded(b"hunter2")) == []
+    assert rules(encoded(b"Zq8wLm3v" + b"XXXXXX")) == []  # a stand-in once decoded
+    assert rules(encoded(b"q7zW" + b"9xLm!2\x01")) == []  # not text
 
 
 def test_encoded_key_material_needs_sixteen_bytes_and_entropy_four() -> None:
@@ -914,3 +923,55 @@ def test_a_candidate_overlapping_a_kept_neighbour_is_dropped() -> None:
 
 def test_a_finding_right_after_a_leading_line_break() -> None:
     assert place("\n" + aws_id()) == [("aws-access-key-id", 2, 1)]
+
+
+def test_a_valid_checksum_padded_with_zeros_proves_a_token() -> None:
+    """A checksum of five base62 digits is padded with a leading zero to six."""
+    body = "e" * 30
+    number, digits = zlib.crc32(body.encode()), ""
+    while number:
+        number, rest = divmod(number, 62)
+        digits = (string.digits + string.ascii_uppercase + string.ascii_lowercase)[rest] + digits
+    assert len(digits) == 5
+    assert rules("gh" + "p_" + body + "0" + digits) == ["github-pat"]
+    assert rules("gh" + "p_" + body + digits + "0") == []
+
+
+def test_a_wrong_checksum_leaves_the_entropy_check() -> None:
+    """Without a valid checksum a token needs letters, digits and an entropy of 3.0."""
+    assert rules("gh" + "p_" + ("a1b2c3d4e5" * 4)[:36]) == ["github-pat"]
+    assert rules("gh" + "p_" + ("a1b2" * 9)) == []
+
+
+def test_the_jwt_io_sample_is_found_whatever_the_payload_encodes_to() -> None:
+    """The sample's payload names John Doe; URL-safe characters before it must decode too."""
+    header = '{"alg":"HS256","typ":"JWT"}'
+    payload = '{"a":">>>???","b":"?>?>?>","name":"John Doe"}'
+    token = jwt(header, payload)
+    middle = token.split(".")[1]
+    assert "-" in middle
+    assert "_" in middle
+    assert rules("cookie " + token) == []
+
+
+def test_storage_key_of_lowercase_and_digits_spread_evenly() -> None:
+    """Three kinds (lowercase, digits, the padding) and entropy 5.18: a key."""
+    counts = [3] * 14 + [2] * 22
+    chars = [c for c, k in zip(string.ascii_lowercase + string.digits, counts, strict=True) for _ in range(k)]
+    R.shuffle(chars)
+    value = "".join(chars) + "=="
+    assert rules(storage(value)) == ["storage-account-key"]
+
+
+def test_storage_key_below_entropy_five_is_not_a_key() -> None:
+    alphabet = "qwertzuiopasdfghjklyxcvbnmQWER"  # 30 kinds: entropy under 5
+    value = "".join(R.choice(alphabet) for _ in range(86)) + "=="
+    assert rules(storage(value)) == []
+
+
+def test_private_key_material_of_39_characters_across_lines_is_too_short() -> None:
+    body = (TWENTY * 2)[:39]
+    assert rules(pem(body[:20] + "\n" + body[20:])) == []
+    assert rules(pem(body[:20] + "\n" + body[20:] + "0")) == ["private-key"]
+    assert rules(pem(body[:20] + "\n" + body[20:30] + "\r\n" + body[30:])) == []
+    assert rules(pem(body[:20] + "\n" + body[20:30] + "\n" + body[30:])) == []
