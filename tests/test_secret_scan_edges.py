@@ -566,11 +566,11 @@ def test_prefixed_rules_are_bounded_provider_rules() -> None:
     def check(value: str) -> bool:
         return value == "ok"
 
-    rule = secret_scan._prefixed("demo", "a demo token", "dm_[a-z]{4}", keys=("dm_",), validate=check)
+    rule = secret_scan._prefixed("demo", "a demo format", "dm_[a-z]{4}", keys=("dm_",), validate=check)
     assert rule == secret_scan.Rule(
-        "demo", "a demo token", "dm_[a-z]{4}" + secret_scan._E, ("dm_",), check, secret_scan.PROVIDER, bounded=True
+        "demo", "a demo format", "dm_[a-z]{4}" + secret_scan._E, ("dm_",), check, secret_scan.PROVIDER, bounded=True
     )
-    plain = secret_scan._prefixed("demo", "a demo token", "dm_", end="")
+    plain = secret_scan._prefixed("demo", "a demo format", "dm_", end="")
     assert (plain.pattern, plain.keywords, plain.validate, plain.bounded) == (
         "dm_",
         (),
