@@ -232,6 +232,7 @@ NAMED_VALUES = [
     pytest.param("Load7Kx2Qm(b4)", False, id="call-capital"),
     pytest.param("_load7Kx2Qm(b4)", False, id="call-underscore"),
     pytest.param("(Zq8wLm3v)", True, id="parentheses"),
+    pytest.param("(12345678)", False, id="number-in-parentheses"),
     pytest.param("Zq8(wLm3)v", False, id="looks-like-a-call"),
     pytest.param(".Zq8wLm3v", True, id="leading-dot"),
     pytest.param("/Zq8wLm3v", False, id="leading-slash"),
@@ -540,6 +541,13 @@ def test_non_ascii_letters_do_not_continue_a_token() -> None:
         pytest.param("%3a", True, id="percent-lower"),
         pytest.param("%2F", True, id="percent-slash"),
         pytest.param("%GA", False, id="percent-not-hex"),
+        pytest.param("%0A", True, id="encoded-LF"),
+        pytest.param("%0a", True, id="encoded-LF-lower"),
+        pytest.param("%C2", True, id="encoded-high-byte"),
+        pytest.param("%c2", True, id="encoded-high-byte-lower"),
+        pytest.param("%XA", False, id="percent-X"),
+        pytest.param("%0X", False, id="percent-digit-X"),
+        pytest.param("x%0", False, id="percent-too-late"),
         pytest.param("%A", False, id="percent-one-digit"),
         pytest.param("x3A", False, id="no-percent"),
         pytest.param("%%3", False, id="percent-percent-digit"),
@@ -727,6 +735,17 @@ def test_an_encoded_secret_decodes_to_a_literal() -> None:
     assert rules(encoded(b"hunter2")) == []
     assert rules(encoded(b"Zq8wLm3v" + b"XXXXXX")) == []  # a stand-in once decoded
     assert rules(encoded(b"q7zW" + b"9xLm!2\x01")) == []  # not text
+    assert rules(encoded(b"q7zW" + b"9xLm!2a\x17")) == []  # not text, and its base64 ends in X
+
+
+def test_encoded_key_material_at_its_thresholds() -> None:
+    """Base64 of bytes that are not text: 16 bytes or more, at an entropy of 4.0 or more."""
+    fifteen = "gHiJkLmNoPqRsTuVwXyZ"  # 20 kinds: entropy 4.32, 15 bytes
+    assert rules("the pass" + "word printed " + fifteen) == []
+    at_four = "gHiJkLmNoPqRsTuV" * 2  # 16 kinds twice: entropy exactly 4.0, 24 bytes
+    assert rules("the pass" + "word printed " + at_four) == ["encoded-secret"]
+    below = "gHiJkLmNoPqRsTuu" * 2  # 15 kinds
+    assert rules("the pass" + "word printed " + below) == []
 
 
 def test_encoded_key_material_needs_sixteen_bytes_and_entropy_four() -> None:
@@ -776,9 +795,9 @@ def test_a_line_that_starts_with_an_escape_is_read_decoded() -> None:
     assert masked(text) == "%70ass" + "word%3D1a********"
 
 
-@pytest.mark.parametrize("escape", ["%77", "%57"])
+@pytest.mark.parametrize("escape", ["%6f", "%6F", "%4f"])
 def test_escapes_are_decoded_in_either_case(escape: str) -> None:
-    text = "a pass" + escape + "ord%3d" + VALUE
+    text = "a passw" + escape + "rd%3d" + VALUE
     assert place(text) == [("keyword-assignment", 1, 16)]
 
 
