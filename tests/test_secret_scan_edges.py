@@ -989,8 +989,14 @@ def test_storage_key_below_entropy_five_is_not_a_key() -> None:
 
 
 def test_private_key_material_of_39_characters_across_lines_is_too_short() -> None:
+    """Escaped line breaks (JSON's `\\n`, `\\r\\n`) and real ones are not key material."""
     body = (TWENTY * 2)[:39]
-    assert rules(pem(body[:20] + "\n" + body[20:])) == []
-    assert rules(pem(body[:20] + "\n" + body[20:] + "0")) == ["private-key"]
-    assert rules(pem(body[:20] + "\n" + body[20:30] + "\r\n" + body[30:])) == []
+    assert rules(pem(body[:20] + "\\n" + body[20:])) == []
+    assert rules(pem(body[:20] + "\\n" + body[20:] + "0")) == ["private-key"]
+    assert rules(pem(body[:20] + "\\n" + body[20:30] + "\\r\\n" + body[30:])) == []
     assert rules(pem(body[:20] + "\n" + body[20:30] + "\n" + body[30:])) == []
+
+
+@pytest.mark.parametrize("start", ["aaaaa", "bcdef", "56789"])
+def test_a_run_of_five_at_the_start_is_no_stand_in(start: str) -> None:
+    assert rules(url(start + "7q9Z")) == ["url-credentials"]
