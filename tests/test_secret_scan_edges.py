@@ -962,6 +962,15 @@ def test_a_wrong_checksum_leaves_the_entropy_check() -> None:
     assert rules("gh" + "p_" + ("a1b2" * 9)) == []
 
 
+def test_a_jwt_whose_payload_encodes_to_url_safe_characters() -> None:
+    header = '{"alg":"HS256","typ":"JWT"}'
+    token = jwt(header, '{"a":">>>???","sub":"' + rnd(10) + '"}')
+    middle = token.split(".")[1]
+    assert "-" in middle
+    assert "_" in middle
+    assert rules("cookie " + token) == ["jwt"]
+
+
 def test_the_jwt_io_sample_is_found_whatever_the_payload_encodes_to() -> None:
     """The sample's payload names John Doe; URL-safe characters before it must decode too."""
     header = '{"alg":"HS256","typ":"JWT"}'
