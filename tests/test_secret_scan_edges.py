@@ -900,7 +900,7 @@ def test_a_mixed_head_shorter_than_twelve_is_not_wrapped() -> None:
 
 def test_a_wrapped_tail_of_letters_only_is_prose() -> None:
     first = "AK" + "IA" + rnd(9, LETTERS) + "7Q7"
-    assert rules("key " + first + "\n" + rnd(4, LETTERS) + " end") == []
+    assert rules("key " + first + "\n" + rnd(4, LETTERS) + " end 7") == []
 
 
 def test_a_wrapped_head_of_letters_only_is_prose() -> None:
@@ -937,6 +937,7 @@ def test_a_candidate_overlapping_a_kept_neighbour_is_dropped() -> None:
     kept = [(0, 5, "github-pat"), (10, 15, "github-pat")]
     assert best(*kept, (12, 20, "named-secret")) == kept
     assert best(*kept, (3, 8, "named-secret"), (20, 30, "named-secret")) == [*kept, (20, 30, "named-secret")]
+    assert best(*kept, (3, 8, "named-secret"), (20, 23, "named-secret")) == [*kept, (20, 23, "named-secret")]
     assert best(*kept, (6, 9, "named-secret")) == [(0, 5, "github-pat"), (6, 9, "named-secret"), (10, 15, "github-pat")]
 
 
@@ -1009,3 +1010,14 @@ def test_private_key_material_of_39_characters_across_lines_is_too_short() -> No
 @pytest.mark.parametrize("start", ["aaaaa", "bcdef", "56789"])
 def test_a_run_of_five_at_the_start_is_no_stand_in(start: str) -> None:
     assert rules(url(start + "7q9Z")) == ["url-credentials"]
+
+
+def test_a_keyword_value_cut_across_literals() -> None:
+    text = "pass" + 'word = "1a2b3c" "4d9xQz";'
+    assert rules(text) == ["keyword-assignment"]
+    assert masked(text) == 'password = "1a2********";'  # the span holds the glue: 15 characters
+
+
+def test_a_wrapped_token_whose_first_part_ends_in_x() -> None:
+    first = "AK" + "IA" + rnd(8, LETTERS) + "7X"
+    assert masked("key " + first + "\n" + "3" + rnd(5, LETTERS) + " end") == "key AKIA******** end"
