@@ -311,6 +311,23 @@ def test_an_entry_over_the_whole_budget_is_cut_with_a_marker(root: Path) -> None
     )
 
 
+@pytest.mark.parametrize(
+    ("budget", "shown"),
+    [
+        # "…" is 3 bytes, 1 token; 2 tokens are left: "alpha on" (8 bytes), 11 bytes with it, 3 tokens.
+        ("3", "[build/b1] score 1.37, 3 tokens, 2026-11-01\nalpha on…\n"),
+        ("1", "[build/b1] score 1.37, 1 tokens, 2026-11-01\n…\n"),
+    ],
+)
+def test_a_budget_smaller_than_the_marker_gets_a_short_one_and_never_more_than_asked(
+    root: Path, budget: str, shown: str
+) -> None:
+    text = "alpha one two three four five six seven eight nine ten eleven twelve"
+    _shard(root, "build", "# build\n\nHow to build.\n\n" + _entry("b1", "2026-11-01T10:00:00Z", text) + "\n")
+    done = lh("memory", "get", "--query", "alpha", "--max-tokens", budget, cwd=root)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", shown)
+
+
 def test_query_masks_credentials_and_says_where(queried: Path) -> None:
     token = _github_token(13)
     _shard(

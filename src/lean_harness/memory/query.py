@@ -19,6 +19,7 @@ from lean_harness.memory.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 
 CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
+SHORT_CUT_MARKER = "…"
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,8 @@ def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | Non
 
 def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
     marker = CUT_MARKER.format(shard=shard)
+    if memory.counter.measure(marker) > budget:
+        marker = SHORT_CUT_MARKER  # a budget smaller than the marker still gets no more than it asked for
     room = max(0, budget - memory.counter.measure(marker))
     low, high = 0, len(body)
     while low < high:  # the longest prefix that fits, by bisection on characters
