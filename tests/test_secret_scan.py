@@ -432,14 +432,14 @@ def test_prose_without_key_shapes_finds_nothing(words: list[str]) -> None:
     assert scan(" ".join(words) + ".") == []
 
 
-def test_a_64_kib_entry_scans_quickly() -> None:
+def test_a_64_kib_entry_does_not_hang_the_scanner() -> None:
     note = "\n\n".join(str(p.values[0]) for p in BENIGN) + "\n"
     text = (note * (65536 // len(note) + 1))[:65536]
-    scan(text)
     start = time.perf_counter()
     scan(text)
-    # A guard against catastrophic backtracking (seconds), not a speed figure: the benchmark measures speed.
-    assert time.perf_counter() - start < 0.5
+    # A guard against catastrophic backtracking, which takes minutes, with a bound far above any
+    # machine's load (about 0.1 s idle): speed itself is measured in benchmarks/secrets.
+    assert time.perf_counter() - start < 20
 
 
 def test_url_encoded_values_are_read_decoded() -> None:
