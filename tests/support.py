@@ -31,3 +31,18 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and ".cache" not in p.relative_to(root).parts
     }
+
+
+def killed_at(step: int, root: Path, killer: str, *args: str) -> int:
+    """The exit status of `lh ARGS` run in `root` through `killer`, a script that kills its own
+    process at the step numbered KILL_AT (-9 when it got there)."""
+    done = subprocess.run(
+        [sys.executable, "-c", killer, *args],
+        cwd=root,
+        env={**os.environ, "KILL_AT": str(step)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done.returncode

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from lean_harness.memory.shard import parse
-from support import lh
+from support import killed_at, lh
 
 MEMORY = ".agents/memory"
 JOURNAL = ".agents/.cache/lh/journal"
@@ -164,19 +164,6 @@ runpy.run_module("lean_harness", run_name="__main__")
 """
 
 
-def killed_at(step: int, root: Path, *args: str, killer: str = KILLER) -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", killer, *args],
-        cwd=root,
-        env={**os.environ, "KILL_AT": str(step)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return done.returncode
-
-
 @POSIX_ONLY
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -194,7 +181,7 @@ def test_a_kill_at_any_step_of_a_put_leaves_the_old_shard_or_the_whole_entry(
         step += 1
         shutil.rmtree(project)
         shutil.copytree(pristine, project)
-        if killed_at(step, project, "memory", "put", "failures", note) != -9:
+        if killed_at(step, project, KILLER, "memory", "put", "failures", note) != -9:
             break  # the put ran to the end before its step-th change: every step was tried
         status = lh("memory", "status", cwd=project)  # finishes what the kill left, if anything
         assert status.returncode == 0, (step, status.stderr)
@@ -234,7 +221,7 @@ runpy.run_module("lean_harness", run_name="__main__")
 def test_a_torn_append_is_completed_by_the_next_command(project: Path) -> None:
     before = shaped(project, "lf")
     path = project / MEMORY / "failures.md"
-    assert killed_at(0, project, "memory", "put", "failures", "a note cut in half", killer=TEARING) == -9
+    assert killed_at(0, project, TEARING, "memory", "put", "failures", "a note cut in half") == -9
     assert len(before) < len(path.read_bytes()) < len(before) + 100  # half an entry
     assert lh("memory", "get", "failures", cwd=project).returncode == 0
     assert path.read_bytes().startswith(before)
@@ -246,7 +233,7 @@ def test_a_torn_append_is_completed_by_the_next_command(project: Path) -> None:
 def test_a_torn_append_to_a_shard_changed_since_is_reported_not_applied(project: Path) -> None:
     shaped(project, "lf")
     path = project / MEMORY / "failures.md"
-    assert killed_at(0, project, "memory", "put", "failures", "a note cut in half", killer=TEARING) == -9
+    assert killed_at(0, project, TEARING, "memory", "put", "failures", "a note cut in half") == -9
     path.write_bytes(path.read_bytes().replace(b"Failures seen here.", b"Failures seen here, edited."))
     edited = path.read_bytes()
     result = lh("memory", "status", cwd=project)

@@ -7,7 +7,6 @@ before each of its filesystem changes in turn, then compact, then run the comman
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from lean_harness.memory.shard import parse
-from support import lh, snapshot
+from support import killed_at, lh, snapshot
 
 MEMORY = ".agents/memory"
 BREAKS = ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\r"]
@@ -262,19 +261,6 @@ runpy.run_module("lean_harness", run_name="__main__")
 """
 
 
-def killed_at(step: int, root: Path, *args: str) -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", KILLER, *args],
-        cwd=root,
-        env={**os.environ, "KILL_AT": str(step)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return done.returncode
-
-
 def prepared(root: Path, tmp_path: Path, kind: str) -> tuple[list[str], Path]:
     """Twelve notes waiting (pending, or in a jsonl source), and the project copied aside as it is."""
     assert lh("config", "set", "memory.keepNewest", "1", cwd=root).returncode == 0
@@ -303,7 +289,7 @@ def test_a_kill_at_any_step_then_a_compaction_never_applies_a_note_twice(
         step += 1
         shutil.rmtree(project)
         shutil.copytree(tmp_path / "pristine", project)
-        if killed_at(step, project, *args) != -9:
+        if killed_at(step, project, KILLER, *args) != -9:
             break  # the command ran to the end before its step-th change: every step was tried
         assert lh("memory", "compact", "--force", cwd=project).returncode in (0, 1)
         again = lh(*args, cwd=project)
