@@ -26,12 +26,13 @@ from lean_harness.memory import search, segment
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.segment import Segment
 from lean_harness.memory.shard import Entry, Shard, parse
+from lean_harness.memory.summary import shard_digest
 
 DELTAS = 8  # appended segments a shard keeps before they are merged
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
 _BOM = b"\xef\xbb\xbf"
 _SETTINGS = hashlib.sha256(repr(search.DEFAULT_SETTINGS).encode()).hexdigest()[:16]
-_FORMAT = f"lh-search/{search.FORMAT_VERSION}/{_SETTINGS}"  # segments depend on how entries are analyzed
+_FORMAT = f"lh-search/{search.FORMAT_VERSION}.1/{_SETTINGS}"  # segments depend on how entries are analyzed
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def shard_segments(memory: Memory, name: str, sha256: str) -> list[Segment]:
     if cached is not None and cached.sha256 == sha256:
         return cached.segments
     text, data = memory.read_shard(name)
-    digest = hashlib.sha256(data).hexdigest()
+    digest = shard_digest(data)  # the shard's digest as its summary holds it (Summary.sha256)
     if cached is not None and cached.sha256 == digest:
         return cached.segments
     fresh = _appended(memory, name, cached, data, digest) if cached is not None else None
@@ -105,7 +106,7 @@ def _built(memory: Memory, name: str, text: str, data: bytes, digest: str) -> Ca
 def _appended(memory: Memory, name: str, cached: Cached, data: bytes, digest: str) -> Cached | None:
     """The cached segments and one for the entries appended since, if whole entries are all that changed."""
     size = cached.size
-    if not cached.open_end or len(data) <= size or hashlib.sha256(data[:size]).hexdigest() != cached.sha256:
+    if not cached.open_end or len(data) <= size or shard_digest(memoryview(data)[:size]) != cached.sha256:
         return None
     try:
         tail = data[size:].decode("utf-8")
