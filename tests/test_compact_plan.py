@@ -175,6 +175,22 @@ def test_a_target_out_of_reach_merges_every_candidate_and_says_so() -> None:
     assert (planned.total_after, planned.due, planned.reached) == (129, True, False)
 
 
+def test_text_outside_entries_counts_toward_the_threshold_and_is_never_merged() -> None:
+    # 255 tokens of entries and 30 of loose prose: 285, over a threshold of 260 the entries alone
+    # stay under; merging the first four (129 left of the entries) ends at 159, above a target of 140.
+    loose = ShardInput("s", tuple(e for e, _ in SIX), tuple(t for _, t in SIX), loose=30)
+    planned = run([loose], 140, threshold=260)
+    assert planned.digests == (six_digest(4),)
+    assert (planned.total_before, planned.total_after, planned.loose_tokens) == (285, 159, 30)
+    assert planned.shards == (ShardPlan("s", 6, 3, 285, 159, 2),)
+    assert (planned.due, planned.reached) == (True, False)
+
+
+def test_loose_text_over_the_threshold_alone_makes_the_plan_due() -> None:
+    planned = run([ShardInput("s", (), (), loose=120)], 50, threshold=100)
+    assert (planned.due, planned.digests, planned.total_after, planned.loose_tokens) == (True, (), 120, 120)
+
+
 @pytest.mark.parametrize(
     ("threshold", "target", "force", "merged"),
     [

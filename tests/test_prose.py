@@ -301,3 +301,26 @@ def test_every_command_that_changes_the_index_regenerates_it(deploys: Path, comm
     assert done.returncode == 0, done.stderr
     check = lh("memory", "index", "--check", cwd=deploys)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_compaction_counts_prose_as_the_index_does(deploys: Path) -> None:
+    # Prose holds most of the shard: the entries alone stay under the threshold, the total does not.
+    with (deploys / MEMORY / "deploys.md").open("a", encoding="utf-8") as handle:
+        handle.write("\n" + "The release train leaves on Tuesdays and waits for nobody. " * 30 + "\n")
+    status = json.loads(lh("memory", "status", "--json", cwd=deploys).stdout)
+    row = next(s for s in status["shards"] if s["name"] == "deploys")
+    entries = row["tokens"] - row["prose_tokens"]
+    budget = (entries + row["tokens"]) * 5 // 8  # a threshold (80%) halfway from the entries alone to the total
+    assert lh("config", "set", "memory.tokenBudget", str(budget), cwd=deploys).returncode == 0
+    status = json.loads(lh("memory", "status", "--json", cwd=deploys).stdout)
+    assert status["compaction_due"] is True
+
+    done = lh("memory", "compact", "--dry-run", "--json", cwd=deploys)
+    plan = json.loads(done.stdout)
+    assert (plan["due"], plan["total_before"]) == (True, status["total_tokens"])
+    assert plan["loose_tokens"] == row["prose_tokens"]
+    assert plan["total_after"] == status["total_tokens"]  # two entries, both among the newest: nothing merged
+
+    done = lh("memory", "compact", cwd=deploys)
+    assert done.returncode == 1
+    assert f"text outside entries {row['prose_tokens']} (`lh memory adopt` makes entries of it)" in done.stderr

@@ -103,6 +103,8 @@ def _problems(plan: Any) -> list[str]:
         parts.append(
             f"{plan.whole} single-line entries {plan.whole_tokens} (a digest line would cost over 3/4 of each)"
         )
+    if plan.loose_tokens:
+        parts.append(f"text outside entries {plan.loose_tokens} (`lh memory adopt` makes entries of it)")
     largest = ", ".join(f"{h.shard}/{h.id} {h.tokens} ({h.why})" for h in plan.holders)
     return [
         f"memory stays at {plan.total_after} tokens, above the target of {plan.target}: {'; '.join(parts)};"
@@ -128,6 +130,7 @@ def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
         "protected_tokens": plan.protected_tokens,
         "whole_entries": plan.whole,
         "whole_tokens": plan.whole_tokens,
+        "loose_tokens": plan.loose_tokens,
         "largest": [{"shard": h.shard, "id": h.id, "tokens": h.tokens, "why": h.why} for h in plan.holders],
         "shards": [
             {

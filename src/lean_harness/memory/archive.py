@@ -35,7 +35,7 @@ from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
 from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
-from lean_harness.memory.summary import Summary, fingerprint, summarize
+from lean_harness.memory.summary import Summary, fingerprint, loose_costs, summarize
 
 HEAD = (
     "# {shard}: archive\n\nEntries `lh memory compact` merged into digests, kept here verbatim:"
@@ -81,6 +81,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
                 name,
                 shard.entries,
                 tuple(view.costs([view.entry_block(e) for e in shard.entries], memory.counter.counts)),
+                sum(loose_costs(shard, memory.counter.counts)[1]),
             )
             for name, shard in shards.items()
         ]

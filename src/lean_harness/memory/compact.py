@@ -15,7 +15,8 @@ last write, so nothing in it depends on the clock.
 
 Order of writing (`shard.by_writing`): last write time, then position in the shard.
 Never merged: the last `keep_newest` entries of each shard in that order (all of them when the
-shard holds no more) and entries tagged `pinned`. Merged first: superseded entries (named by
+shard holds no more) and entries tagged `pinned`. Text outside entries (memory/prose.py) counts
+toward the total, as it does in INDEX.md, but is never merged: `lh memory adopt` makes entries of it. Merged first: superseded entries (named by
 another entry's `supersedes` attribute); then the first written. Largest shards go first; an
 entry whose line would cost more than `LINE_SHARE` of it is left alone (one-line notes, mostly);
 a shard gives at most one digest per run, and only a group of two or more entries that saves
@@ -58,6 +59,7 @@ class ShardInput:
     name: str
     entries: tuple[Entry, ...]
     tokens: tuple[int, ...]
+    loose: int = 0  # tokens of text outside entries (memory/prose.py): counted, never merged
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class Plan:
     whole_tokens: int = 0  # held by entries a digest would hardly shrink (their line costs nearly as much)
     whole: int = 0  # how many such entries
     holders: tuple[Holder, ...] = ()  # the largest entries left after the plan
+    loose_tokens: int = 0  # held by text outside entries, which no digest can shrink
 
     @property
     def due(self) -> bool:
@@ -155,7 +158,7 @@ def plan(
     """The compaction of `shards` down to `target_percent` of `budget` (only when due, or forced)."""
     threshold = budget * at_percent // 100
     target = budget * target_percent // 100
-    total = sum(sum(s.tokens) for s in shards)
+    total = sum(sum(s.tokens) + s.loose for s in shards)
     kept = {s.name: protected(s.entries, keep_newest) for s in shards}
     candidates = {s.name: _candidates(s, kept[s.name]) for s in shards}
     groups: dict[str, _Group] = {s.name: _Group(s, counts) for s in shards}
@@ -186,7 +189,7 @@ def plan(
     rows = []
     for shard in shards:
         digest = digests.get(shard.name)
-        tokens = sum(shard.tokens)
+        tokens = sum(shard.tokens) + shard.loose
         merged = len(digest.sources) if digest else 0
         after = tokens - (digest.tokens_before - digest.tokens if digest else 0)
         entries_after = len(shard.entries) - merged + (1 if digest else 0)
@@ -209,6 +212,7 @@ def plan(
         whole_tokens,
         len(whole),
         holders,
+        sum(s.loose for s in shards),
     )
 
 

@@ -20,12 +20,17 @@ import json
 import os
 import time
 from dataclasses import dataclass, replace
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lean_harness.files import write_atomic
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from lean_harness.memory.prose import Block
 
 NEWEST_KEPT = 64
 BLOCK_BYTES = 1 << 20
@@ -100,14 +105,19 @@ def entry_cost(entry: Entry, counter: TokenCounter) -> int:
     return view.costs([view.entry_block(entry)], counter.counts)[0]
 
 
-def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
-    """A shard's summary and its ids listing, counting tokens through the cache; `blocks` fingerprint its bytes."""
-    entries = list(shard.entries)
+def loose_costs(shard: Shard, counts: Callable[[list[str]], list[int]]) -> tuple[tuple[Block, ...], list[int]]:
+    """A shard's blocks of loose prose and the tokens of each as `get` prints it."""
     from lean_harness.memory import prose  # only a shard read whole has prose to find: a put needs none
 
     loose = prose.blocks(shard)
+    return loose, view.costs([view.prose_block(b) for b in loose], counts)
+
+
+def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
+    """A shard's summary and its ids listing, counting tokens through the cache; `blocks` fingerprint its bytes."""
+    entries = list(shard.entries)
+    loose, prose_counts = loose_costs(shard, counter.counts)
     counts = view.costs([view.entry_block(e) for e in entries], counter.counts)
-    prose_counts = view.costs([view.prose_block(b) for b in loose], counter.counts)
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
