@@ -15,12 +15,12 @@ last write, so nothing in it depends on the clock.
 
 Order of writing (`shard.by_writing`): last write time, then position in the shard.
 Never merged: the last `keep_newest` entries of each shard in that order (all of them when the
-shard holds no more) and entries tagged `pinned`. Text outside entries (memory/prose.py) counts
-toward the total, as it does in INDEX.md, but is never merged: `lh memory adopt` makes entries of it. Merged first: superseded entries (named by
+shard holds no more) and entries tagged `pinned`. Merged first: superseded entries (named by
 another entry's `supersedes` attribute); then the first written. Largest shards go first; an
 entry whose line would cost more than `LINE_SHARE` of it is left alone (one-line notes, mostly);
 a shard gives at most one digest per run, and only a group of two or more entries that saves
-tokens.
+tokens. Text outside entries (memory/prose.py) counts toward the total, as it does in INDEX.md,
+but is never merged: `lh memory adopt` makes entries of it.
 """
 
 from __future__ import annotations
