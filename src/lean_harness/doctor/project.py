@@ -203,6 +203,37 @@ def secrets(p: Project) -> Verdict:
     )
 
 
+def directives(p: Project) -> Verdict:
+    """No memory file holds text that speaks as the system or the user, unless its entry allows it."""
+    from lean_harness.memory.directives import in_files
+
+    skipped = _skip_without_config(p)
+    if skipped or p.config is None:
+        return skipped or Verdict("skip", "skipped")
+    folder = p.config.memory_dir
+    files = [
+        path
+        for path in sorted(folder.rglob("*"))
+        if folder.is_dir()
+        if ".cache" not in path.relative_to(folder).parts and path.is_file() and not path.is_symlink()
+    ]
+    found = in_files(files, {path: p.shown(path) for path in files}, p.config.cache_dir)
+    if not found:
+        return Verdict("ok", f"no text in {p.shown(folder)} speaks as the system or the user")
+    lines = [
+        f'{d.path}:{d.line}:{d.column}: {d.description} ("{d.preview}"{f", entry {d.entry}" if d.entry else ""})'
+        f" [rule {d.rule}]"
+        for d in found
+    ]
+    return Verdict(
+        "fail",
+        lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""),
+        "memory holds notes, not instructions to the agent: remove it from the file;"
+        " if the entry only quotes such text: lh memory put --id ID --allow-directive RULE",
+        tuple(lines[1:]),
+    )
+
+
 def symlinks(p: Project) -> Verdict:
     """No managed path, nor a folder between it and the root, is a symbolic link."""
     paths = [p.root / config_mod.CONFIG_PATH, p.root / ".gitignore", p.root / ".gitattributes"]
@@ -425,6 +456,7 @@ CHECKS: tuple[Check[Project], ...] = (
     index,
     budget,
     secrets,
+    directives,
     git_checks.git_ignore,
     git_checks.git_merge,
     symlinks,

@@ -12,8 +12,6 @@ verdict, so they are not scanned again (adr/0023). Only digests of clean content
 
 from __future__ import annotations
 
-import hashlib
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from lean_harness import secret_scan
 from lean_harness.errors import LhError
-from lean_harness.files import write_text
 from lean_harness.memory.shard import Entry, ShardError, parse
 
 if TYPE_CHECKING:
@@ -108,48 +105,13 @@ def flagged(paths: Sequence[Path], cache_dir: Path | None = None) -> list[Path]:
     """The files in which a scan of the whole text (read as Latin-1) finds a credential.
 
     With `cache_dir`, contents found clean before under the same scanner are not scanned again,
-    and the digests of the contents found clean now replace the record.
+    and the digests of the contents found clean now replace the record (memory/verdicts.py).
     """
-    stamp = _scanner_stamp()
-    record = cache_dir / "lh" / CLEAN_NAME if cache_dir is not None and stamp else None
-    known = _read_clean(record, stamp) if record is not None else frozenset()
-    clean: set[str] = set()
-    found: list[Path] = []
-    for path in paths:
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if digest in known:
-            clean.add(digest)
-        elif secret_scan.scan(data.decode("latin-1")):
-            found.append(path)
-        elif path != record:  # the record changes as it is written, so its own digest is never kept
-            clean.add(digest)
-    if record is not None and clean != known:
-        try:
-            write_text(record, f"{stamp}\n" + "".join(f"{digest}\n" for digest in sorted(clean)))
-        except (OSError, LhError):
-            pass  # an unwritable cache only means scanning again next time
-    return found
+    from lean_harness.memory import verdicts
 
-
-def _scanner_stamp() -> str:
-    """What a clean verdict depends on besides the bytes: the rules' source and the Python running them."""
-    try:
-        with open(secret_scan.__file__, "rb") as handle:
-            source = handle.read()
-    except (OSError, TypeError):
-        return ""  # no source to stamp: nothing is remembered
-    return "lh-scan-clean " + hashlib.sha256(source + sys.version.encode()).hexdigest()
-
-
-def _read_clean(record: Path, stamp: str) -> frozenset[str]:
-    try:
-        lines = record.read_text("ascii").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return frozenset()
-    if not lines or lines[0] != stamp:
-        return frozenset()
-    return frozenset(line for line in lines[1:] if len(line) == 64)
+    return verdicts.flagged(
+        paths, cache_dir, CLEAN_NAME, secret_scan.__file__, lambda data: bool(secret_scan.scan(data.decode("latin-1")))
+    )
 
 
 def derived_files(derived: Iterable[Path]) -> list[Path]:

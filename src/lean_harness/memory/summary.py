@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 NEWEST_KEPT = 64
 BLOCK_BYTES = 1 << 20
-_FORMAT = 6
+_FORMAT = 7
 
 
 @dataclass(frozen=True)
@@ -141,11 +141,18 @@ def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCo
     return summary, ids
 
 
+WITHHELD = "(title not shown: it would read as a directive to the agent)"
+
+
 def _safe_title(title: str) -> str:
-    # INDEX.md is loaded into every session, so its titles are masked whatever an entry allows:
-    # a credential pasted into a shard by hand must not reach it.
+    # INDEX.md is loaded into every session, so its titles are checked whatever an entry allows:
+    # a credential pasted into a shard by hand is masked, and a title that reads as an instruction
+    # to the agent (allowed in an entry with --allow-directive, or written by hand) is withheld.
+    from lean_harness import injection
     from lean_harness.secret_scan import mask, scan
 
+    if injection.scan(title):
+        return WITHHELD
     findings = scan(title)
     return mask(title, findings) if findings else title
 
