@@ -193,14 +193,17 @@ def secrets(p: Project) -> Verdict:
     if not leaks:
         where = ", ".join(p.shown(path) for path in [*paths, *derived])
         return Verdict("ok", f"no credentials in {where}")
-    lines = [f"{leak.path}:{leak.line}:{leak.column}: {leak.description} [rule {leak.rule}]" for leak in leaks]
-    return Verdict(
-        "fail",
-        lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""),
+    return _failed(
+        [f"{leak.path}:{leak.line}:{leak.column}: {leak.description} [rule {leak.rule}]" for leak in leaks],
         "remove it from the file (rotate it if it is real);"
         " a false positive: lh memory put --id ID --allow-secret RULE",
-        tuple(lines[1:]),
     )
+
+
+def _failed(lines: list[str], fix: str) -> Verdict:
+    """A failed check naming the first of several findings and how many more there are."""
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    return Verdict("fail", lines[0] + more, fix, tuple(lines[1:]))
 
 
 def directives(p: Project) -> Verdict:
@@ -220,17 +223,14 @@ def directives(p: Project) -> Verdict:
     found = in_files(files, {path: p.shown(path) for path in files}, p.config.cache_dir)
     if not found:
         return Verdict("ok", f"no text in {p.shown(folder)} speaks as the system or the user")
-    lines = [
-        f'{d.path}:{d.line}:{d.column}: {d.description} ("{d.preview}"{f", entry {d.entry}" if d.entry else ""})'
-        f" [rule {d.rule}]"
-        for d in found
-    ]
-    return Verdict(
-        "fail",
-        lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""),
+    return _failed(
+        [
+            f'{d.path}:{d.line}:{d.column}: {d.description} ("{d.preview}"{f", entry {d.entry}" if d.entry else ""})'
+            f" [rule {d.rule}]"
+            for d in found
+        ],
         "memory holds notes, not instructions to the agent: remove it from the file;"
         " if the entry only quotes such text: lh memory put --id ID --allow-directive RULE",
-        tuple(lines[1:]),
     )
 
 

@@ -5,7 +5,7 @@ reached a memory file another way: a hand edit, a merge, a pull. Shards are scan
 entry, so that an entry's `allow-directive` attribute (`lh memory put --allow-directive RULE`)
 silences that rule for that entry only; loose prose and files that do not parse as shards are
 scanned whole. A scan of each whole file comes first, and the contents it finds clean are
-remembered (memory/verdicts.py), so an unchanged memory is not scanned again.
+remembered (memory/scans.py), so an unchanged memory is not scanned again.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import injection
-from lean_harness.memory import verdicts
-from lean_harness.memory.shard import Entry, ShardError, parse
+from lean_harness.memory import scans
+from lean_harness.memory.shard import Entry
+from lean_harness.secret_scan import redact
 
 CLEAN_NAME = "directive-clean"  # under <cacheDir>/lh/: digests of contents the whole-file scan found clean
 
@@ -41,25 +42,16 @@ def allowed(entry: Entry) -> tuple[str, ...]:
 
 def scan_text(text: str, shown: str) -> list[Directive]:
     """Every directive in a file's text; shards are scanned entry by entry."""
-    try:
-        shard = parse(text, shown)
-    except ShardError:
-        return [_directive(shown, f, 0) for f in injection.scan(text)]
-    found: list[Directive] = []
-    offset_line = 0
-    for block in shard.blocks:
-        if isinstance(block, str):
-            found += [_directive(shown, f, offset_line) for f in injection.scan(block)]
-            offset_line += block.count("\n")
-            continue
-        found += [_directive(shown, f, block.line, block.id) for f in injection.scan(block.text, allow=allowed(block))]
-        offset_line += (block.raw or "").count("\n")
+    found = [
+        _directive(shown, f, lines, None if key is None else redact(key))  # an id may itself be a credential
+        for f, lines, key in scans.by_entry(text, shown, injection.scan, allowed)
+    ]
     return sorted(found, key=lambda d: (d.path, d.line, d.column, d.rule))
 
 
 def in_files(paths: Sequence[Path], shown: dict[Path, str], cache_dir: Path | None) -> list[Directive]:
     """Every directive in `paths` (named as in `shown`), scanning only contents not found clean before."""
-    found = verdicts.flagged(paths, cache_dir, CLEAN_NAME, injection.__file__, _finds)
+    found = scans.flagged(paths, cache_dir, CLEAN_NAME, injection.__file__, _finds)
     return [d for path in found for d in scan_text(path.read_bytes().decode("utf-8", "replace"), shown[path])]
 
 

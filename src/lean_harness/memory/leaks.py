@@ -13,13 +13,13 @@ verdict, so they are not scanned again (adr/0023). Only digests of clean content
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lean_harness import secret_scan
 from lean_harness.errors import LhError
-from lean_harness.memory.shard import Entry, ShardError, parse
+from lean_harness.memory.shard import Entry
 
 if TYPE_CHECKING:
     from lean_harness.config import Config
@@ -46,23 +46,10 @@ def allowed(entry: Entry) -> tuple[str, ...]:
 
 def scan_text(text: str, shown: str) -> list[Leak]:
     """Every credential in a file's text; shards are scanned entry by entry."""
-    try:
-        shard = parse(text, shown)
-    except ShardError:
-        return [_leak(shown, f, 0) for f in secret_scan.scan(text)]
-    leaks: list[Leak] = []
-    offset_line = 0
-    for block in shard.blocks:
-        if isinstance(block, str):
-            leaks += [_leak(shown, f, offset_line) for f in secret_scan.scan(block)]
-            offset_line += block.count("\n")
-            continue
-        body_line = block.line  # the header line; the text starts on the next one
-        name = secret_scan.redact(block.id)  # an id may itself be the credential
-        header = " ".join([block.id, *block.tags, *(value for _, value in block.extra)])
-        leaks += [_leak(shown, replace(f, line=0, column=1), body_line, name) for f in secret_scan.scan(header)]
-        leaks += [_leak(shown, f, body_line, name) for f in secret_scan.scan(block.text, allow=allowed(block))]
-        offset_line += (block.raw or "").count("\n")
+    from lean_harness.memory.scans import by_entry
+
+    found = by_entry(text, shown, secret_scan.scan, allowed)
+    leaks = [_leak(shown, f, lines, None if key is None else secret_scan.redact(key)) for f, lines, key in found]
     return sorted(leaks, key=lambda leak: (leak.path, leak.line, leak.column, leak.rule))
 
 
@@ -105,11 +92,11 @@ def flagged(paths: Sequence[Path], cache_dir: Path | None = None) -> list[Path]:
     """The files in which a scan of the whole text (read as Latin-1) finds a credential.
 
     With `cache_dir`, contents found clean before under the same scanner are not scanned again,
-    and the digests of the contents found clean now replace the record (memory/verdicts.py).
+    and the digests of the contents found clean now replace the record (memory/scans.py).
     """
-    from lean_harness.memory import verdicts
+    from lean_harness.memory import scans
 
-    return verdicts.flagged(
+    return scans.flagged(
         paths, cache_dir, CLEAN_NAME, secret_scan.__file__, lambda data: bool(secret_scan.scan(data.decode("latin-1")))
     )
 

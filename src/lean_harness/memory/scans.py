@@ -1,0 +1,110 @@
+"""Scans of memory files with a rule set: where findings are, and which contents were clean.
+
+`by_entry` scans a shard entry by entry, so that an entry's allowance attribute
+(`allow-secret`, `allow-directive`) silences those rules for that entry only; loose prose and
+text that does not parse as a shard are scanned whole. Credentials (memory/leaks.py) and
+directives (memory/directives.py) are both found this way.
+
+`flagged` remembers verdicts: a record under `<cacheDir>/lh/` holds a stamp of the scanner (its
+source and the Python running it) and then the SHA-256 of every content that scanner found
+clean: the same bytes under the same rules give the same verdict (adr/0023). Only digests of
+clean contents are kept, never anything about a finding. A record that is missing, damaged or
+stamped by another scanner is read as empty, and an unwritable cache only means scanning again
+next time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
+
+from lean_harness.errors import LhError
+from lean_harness.files import write_text
+from lean_harness.finding import Finding
+from lean_harness.memory.shard import Entry, ShardError, parse
+
+
+class Scanner(Protocol):
+    """A rule set's scan: secret_scan.scan or injection.scan."""
+
+    def __call__(self, text: str, *, allow: Iterable[str] = ()) -> Sequence[Finding]: ...
+
+
+def by_entry(
+    text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], Iterable[str]]
+) -> list[tuple[Finding, int, str | None]]:
+    """Each finding in a file's text, with the number of lines before its block and its entry's id.
+
+    An entry's text is scanned with the rules it is `allowed` to trip left out; its header values
+    (id, tags, attributes) are scanned with every rule, as line 0, column 1 of the entry.
+    """
+    try:
+        shard = parse(text, shown)
+    except ShardError:
+        return [(f, 0, None) for f in scan(text)]
+    found: list[tuple[Finding, int, str | None]] = []
+    offset_line = 0
+    for block in shard.blocks:
+        if isinstance(block, str):
+            found += [(f, offset_line, None) for f in scan(block)]
+            offset_line += block.count("\n")
+            continue
+        header = " ".join([block.id, *block.tags, *(value for _, value in block.extra)])
+        found += [(replace(f, line=0, column=1), block.line, block.id) for f in scan(header)]
+        # The text starts on the line after the header: its line 1 is the header's line + 1.
+        found += [(f, block.line, block.id) for f in scan(block.text, allow=allowed(block))]
+        offset_line += (block.raw or "").count("\n")
+    return found
+
+
+def flagged(
+    paths: Sequence[Path], cache_dir: Path | None, record_name: str, scanner: str, finds: Callable[[bytes], bool]
+) -> list[Path]:
+    """The files whose whole content `finds` something in, remembering the clean ones under `record_name`.
+
+    `scanner` is the path of the scanner's source, whose bytes stamp the record.
+    """
+    stamp = _stamp(scanner, record_name)
+    record = cache_dir / "lh" / record_name if cache_dir is not None and stamp else None
+    known = _read(record, stamp) if record is not None else frozenset()
+    clean: set[str] = set()
+    found: list[Path] = []
+    for path in paths:
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in known:
+            clean.add(digest)
+        elif finds(data):
+            found.append(path)
+        elif path != record:  # the record changes as it is written, so its own digest is never kept
+            clean.add(digest)
+    if record is not None and clean != known:
+        try:
+            write_text(record, f"{stamp}\n" + "".join(f"{digest}\n" for digest in sorted(clean)))
+        except (OSError, LhError):
+            pass  # scanned again next time
+    return found
+
+
+def _stamp(scanner: str, record_name: str) -> str:
+    """What a clean verdict depends on besides the bytes: the rules' source and the Python running them."""
+    try:
+        with open(scanner, "rb") as handle:
+            source = handle.read()
+    except (OSError, TypeError):
+        return ""  # no source to stamp: nothing is remembered
+    return f"lh-{record_name} " + hashlib.sha256(source + sys.version.encode()).hexdigest()
+
+
+def _read(record: Path, stamp: str) -> frozenset[str]:
+    try:
+        lines = record.read_text("ascii").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+    if not lines or lines[0] != stamp:
+        return frozenset()
+    return frozenset(line for line in lines[1:] if len(line) == 64)
