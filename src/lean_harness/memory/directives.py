@@ -11,28 +11,16 @@ remembered (memory/scans.py), so an unchanged memory is not scanned again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import injection
 from lean_harness.memory import scans
 from lean_harness.memory.shard import Entry
-from lean_harness.secret_scan import redact
 
 CLEAN_NAME = "directive-clean"  # under <cacheDir>/lh/: digests of contents the whole-file scan found clean
 
 
-@dataclass(frozen=True)
-class Directive:
-    """A directive in a file: where, which rule, and an escaped preview."""
-
-    path: str
-    line: int
-    column: int
-    rule: str
-    description: str
-    preview: str
-    entry: str | None = None
+Directive = scans.Found  # a directive's place in a file
 
 
 def allowed(entry: Entry) -> tuple[str, ...]:
@@ -42,11 +30,7 @@ def allowed(entry: Entry) -> tuple[str, ...]:
 
 def scan_text(text: str, shown: str) -> list[Directive]:
     """Every directive in a file's text; shards are scanned entry by entry."""
-    found = [
-        _directive(shown, f, lines, None if key is None else redact(key))  # an id may itself be a credential
-        for f, lines, key in scans.by_entry(text, shown, injection.scan, allowed)
-    ]
-    return sorted(found, key=lambda d: (d.path, d.line, d.column, d.rule))
+    return scans.by_entry(text, shown, injection.scan, allowed)
 
 
 def in_files(paths: Sequence[Path], shown: dict[Path, str], cache_dir: Path | None) -> list[Directive]:
@@ -57,9 +41,3 @@ def in_files(paths: Sequence[Path], shown: dict[Path, str], cache_dir: Path | No
 
 def _finds(data: bytes) -> bool:
     return bool(injection.scan(data.decode("utf-8", "replace")))
-
-
-def _directive(shown: str, finding: injection.Finding, line_offset: int, entry: str | None = None) -> Directive:
-    return Directive(
-        shown, finding.line + line_offset, finding.column, finding.rule, finding.description, finding.preview, entry
-    )

@@ -13,29 +13,19 @@ verdict, so they are not scanned again (adr/0023). Only digests of clean content
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lean_harness import secret_scan
 from lean_harness.errors import LhError
+from lean_harness.memory.scans import Found, by_entry
 from lean_harness.memory.shard import Entry
 
 if TYPE_CHECKING:
     from lean_harness.config import Config
 
 
-@dataclass(frozen=True)
-class Leak:
-    """A finding in a file: where, which rule, and a redacted preview."""
-
-    path: str
-    line: int
-    column: int
-    rule: str
-    description: str
-    preview: str
-    entry: str | None = None
+Leak = Found  # a credential's place in a file
 
 
 def allowed(entry: Entry) -> tuple[str, ...]:
@@ -46,11 +36,7 @@ def allowed(entry: Entry) -> tuple[str, ...]:
 
 def scan_text(text: str, shown: str) -> list[Leak]:
     """Every credential in a file's text; shards are scanned entry by entry."""
-    from lean_harness.memory.scans import by_entry
-
-    found = by_entry(text, shown, secret_scan.scan, allowed)
-    leaks = [_leak(shown, f, lines, None if key is None else secret_scan.redact(key)) for f, lines, key in found]
-    return sorted(leaks, key=lambda leak: (leak.path, leak.line, leak.column, leak.rule))
+    return by_entry(text, shown, secret_scan.scan, allowed)
 
 
 def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) -> tuple[list[Leak], list[str]]:
@@ -94,9 +80,9 @@ def flagged(paths: Sequence[Path], cache_dir: Path | None = None) -> list[Path]:
     With `cache_dir`, contents found clean before under the same scanner are not scanned again,
     and the digests of the contents found clean now replace the record (memory/scans.py).
     """
-    from lean_harness.memory import scans
+    from lean_harness.memory.scans import flagged as flagged_by
 
-    return scans.flagged(
+    return flagged_by(
         paths, cache_dir, CLEAN_NAME, secret_scan.__file__, lambda data: bool(secret_scan.scan(data.decode("latin-1")))
     )
 
@@ -116,18 +102,6 @@ def mask_text(text: str) -> tuple[str, list[secret_scan.Finding]]:
     """Any text with every credential masked, and the findings."""
     findings = secret_scan.scan(text)
     return (secret_scan.mask(text, findings) if findings else text), findings
-
-
-def _leak(shown: str, finding: secret_scan.Finding, line_offset: int, entry: str | None = None) -> Leak:
-    return Leak(
-        shown,
-        finding.line + line_offset,
-        finding.column,
-        finding.rule,
-        finding.description,
-        finding.preview,
-        entry,
-    )
 
 
 # The token ranks lh keeps in its cache (memory/tokens.py) are built from the tokenizer package,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -26,6 +26,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import write_text
 from lean_harness.finding import Finding
 from lean_harness.memory.shard import Entry, ShardError, parse
+from lean_harness.secret_scan import redact
 
 
 class Scanner(Protocol):
@@ -34,10 +35,21 @@ class Scanner(Protocol):
     def __call__(self, text: str, *, allow: Iterable[str] = ()) -> Sequence[Finding]: ...
 
 
-def by_entry(
-    text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], Iterable[str]]
-) -> list[tuple[Finding, int, str | None]]:
-    """Each finding in a file's text, with the number of lines before its block and its entry's id.
+@dataclass(frozen=True)
+class Found:
+    """A finding in a file: where (1-based line and column), which rule, a preview safe to print, and its entry."""
+
+    path: str
+    line: int
+    column: int
+    rule: str
+    description: str
+    preview: str
+    entry: str | None = None  # the entry's id, redacted: an id may itself be a credential
+
+
+def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], Iterable[str]]) -> list[Found]:
+    """Every finding in a file's text named `shown`, in order of place.
 
     An entry's text is scanned with the rules it is `allowed` to trip left out; its header values
     (id, tags, attributes) are scanned with every rule, as line 0, column 1 of the entry.
@@ -45,20 +57,27 @@ def by_entry(
     try:
         shard = parse(text, shown)
     except ShardError:
-        return [(f, 0, None) for f in scan(text)]
-    found: list[tuple[Finding, int, str | None]] = []
+        return [_found(shown, f, 0) for f in scan(text)]
+    found: list[Found] = []
     offset_line = 0
     for block in shard.blocks:
         if isinstance(block, str):
-            found += [(f, offset_line, None) for f in scan(block)]
+            found += [_found(shown, f, offset_line) for f in scan(block)]
             offset_line += block.count("\n")
             continue
+        key = redact(block.id)
         header = " ".join([block.id, *block.tags, *(value for _, value in block.extra)])
-        found += [(replace(f, line=0, column=1), block.line, block.id) for f in scan(header)]
+        found += [Found(shown, block.line, 1, f.rule, f.description, f.preview, key) for f in scan(header)]
         # The text starts on the line after the header: its line 1 is the header's line + 1.
-        found += [(f, block.line, block.id) for f in scan(block.text, allow=allowed(block))]
+        found += [_found(shown, f, block.line, key) for f in scan(block.text, allow=allowed(block))]
         offset_line += (block.raw or "").count("\n")
-    return found
+    return sorted(found, key=lambda f: (f.path, f.line, f.column, f.rule))
+
+
+def _found(shown: str, finding: Finding, line_offset: int, entry: str | None = None) -> Found:
+    return Found(
+        shown, finding.line + line_offset, finding.column, finding.rule, finding.description, finding.preview, entry
+    )
 
 
 def flagged(
