@@ -1,22 +1,24 @@
 """The project config, `.agents/lh.toml`: find it, apply defaults, validate, change one key.
 
-Validation against the shipped JSON Schema runs whenever the file's bytes are new; the hash
-of bytes that passed is remembered in the cache dir, so ordinary commands skip the jsonschema
-import (adr/0003-config.md).
+Validation against the shipped JSON Schema runs whenever the file's bytes are new. The
+effective config of bytes that passed is remembered in the cache dir, keyed by their hash, so
+ordinary commands import neither jsonschema nor tomllib (adr/0003-config.md). The remembered
+file, `<cacheDir>/lh/config.json`, holds three lines: the stamp (package version and the
+SHA-256 of the config's text), the SHA-256 of the third line, and the effective config as JSON.
+A file that does not match in every part is ignored and written again.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import tomllib
-from dataclasses import dataclass
+import json
 from pathlib import Path
 from typing import Any
 
 from lean_harness import __version__
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, write_atomic
+from lean_harness.values import Value
 
 CONFIG_PATH = ".agents/lh.toml"
 
@@ -48,8 +50,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Value):
     """The effective config of one project, defaults applied."""
 
     root: Path
@@ -91,6 +92,8 @@ def find_root(start: Path) -> Path:
 
 def effective(user: dict[str, Any]) -> dict[str, Any]:
     """The user's settings laid over the defaults; a user's shard table replaces the default one."""
+    import copy
+
     merged = copy.deepcopy(DEFAULTS)
     for section, values in user.items():
         if isinstance(values, dict) and isinstance(merged.get(section), dict):
@@ -102,6 +105,8 @@ def effective(user: dict[str, Any]) -> dict[str, Any]:
 
 def parse_toml(text: str, shown: str) -> dict[str, Any]:
     """TOML text as a dict, or an error naming the file and line."""
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -130,18 +135,26 @@ def load(root: Path) -> Config:
     if not path.is_file():
         raise LhError(f'no lean-harness config at {shown}; run "lh init"')
     text = read_text(path, root)
-    user = parse_toml(text, shown)
     stamp = _stamp(text)
+    remembered = _remembered(root, text, stamp)
+    if remembered is not None:
+        return remembered
+    user = parse_toml(text, shown)
     marker = _marker_path(root, user)
-    if not _marked_valid(marker, stamp):
+    if _read_marker(marker, stamp) is None:
         found = problems(user)
         if found:
             raise LhError("\n".join(f"{shown}: {line}" for line in found))
-        try:
-            write_atomic(marker, stamp.encode())
-        except OSError:
-            pass  # a read-only cache only costs the next command a validation
-    return _build(root, path, effective(user))
+    data = effective(user)
+    try:
+        payload = json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError):
+        payload = "null"  # a value JSON cannot hold (a TOML date): validation is remembered, not the data
+    try:
+        write_atomic(marker, f"{stamp}\n{_sha256(payload)}\n{payload}\n".encode())
+    except OSError:
+        pass  # a read-only cache only costs the next command a parse and a validation
+    return _build(root, path, data)
 
 
 def load_user(root: Path) -> dict[str, Any]:
@@ -152,6 +165,8 @@ def load_user(root: Path) -> dict[str, Any]:
 
 def parse_value(text: str) -> Any:
     """A command-line value: a TOML literal when it parses as one, else the plain string."""
+    import tomllib
+
     try:
         return tomllib.loads(f"value = {text}")["value"]
     except tomllib.TOMLDecodeError:
@@ -160,6 +175,8 @@ def parse_value(text: str) -> Any:
 
 def with_value(user: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
     """A copy of the user config with the dotted `key` set to `value`."""
+    import copy
+
     parts = key.split(".")
     if not all(parts):
         raise LhError(f"key {key!r} is not a dotted key path such as memory.tokenBudget")
@@ -206,19 +223,49 @@ def _build(root: Path, path: Path, data: dict[str, Any]) -> Config:
 
 
 def _stamp(text: str) -> str:
-    return f"{__version__} {hashlib.sha256(text.encode()).hexdigest()}"
+    return f"{__version__} {_sha256(text)}"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _cache_dir(value: object) -> str:
+    if not isinstance(value, str) or not value or ".." in value:
+        return str(DEFAULTS["memory"]["cacheDir"])
+    return value
 
 
 def _marker_path(root: Path, user: dict[str, Any]) -> Path:
     memory = user.get("memory")
-    cache = memory.get("cacheDir") if isinstance(memory, dict) else None
-    if not isinstance(cache, str) or not cache or ".." in cache:
-        cache = DEFAULTS["memory"]["cacheDir"]
-    return root / cache / "lh" / "config-valid"
+    return root / _cache_dir(memory.get("cacheDir") if isinstance(memory, dict) else None) / "lh" / "config.json"
 
 
-def _marked_valid(marker: Path, stamp: str) -> bool:
+def _read_marker(marker: Path, stamp: str) -> str | None:
+    """The remembered payload when the file at `marker` was written for `stamp` and is whole."""
     try:
-        return marker.read_text("utf-8") == stamp
-    except (OSError, UnicodeDecodeError):
-        return False
+        head, digest, payload = marker.read_text("utf-8").split("\n", 2)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    payload = payload.removesuffix("\n")
+    return payload if head == stamp and digest == _sha256(payload) else None
+
+
+def _remembered(root: Path, text: str, stamp: str) -> Config | None:
+    """The config remembered for exactly this text, found without parsing TOML, or None."""
+    from lean_harness.hooks import scan_settings
+
+    settings = scan_settings(text)
+    if settings is None:
+        return None  # the text sets the cache dir in a way only tomllib reads
+    cache = _cache_dir(settings.get("cacheDir"))
+    payload = _read_marker(root / cache / "lh" / "config.json", stamp)
+    if payload is None:
+        return None
+    try:
+        data = json.loads(payload)
+        if data["memory"]["cacheDir"] != cache:
+            return None
+        return _build(root, root / CONFIG_PATH, data)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None

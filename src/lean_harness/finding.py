@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from lean_harness.values import Value
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Value):
     """A match in scanned text: its rule, where it is (1-based line and column, `start`/`end`
     offsets of the matched value) and a preview safe to print."""
 

@@ -252,13 +252,14 @@ def memory_settings(config_path: str) -> tuple[str, str]:
     """memory.dir and memory.cacheDir from the config, defaults applied."""
     with open(config_path, encoding="utf-8", errors="replace") as handle:
         text = handle.read()
-    found = _scan_settings(text)
+    found = scan_settings(text)
     if found is None:
         found = _toml_settings(text)
     return found.get("dir", DEFAULT_MEMORY_DIR), found.get("cacheDir", DEFAULT_CACHE_DIR)
 
 
-def _scan_settings(text: str) -> dict[str, str] | None:
+def scan_settings(text: str) -> dict[str, str] | None:
+    """memory.dir and memory.cacheDir as written in config text, or None when only tomllib can tell."""
     # lh writes its config with tomli-w: a [memory] table of `key = "value"` lines. Anything
     # else that could set these keys (dotted or quoted keys, escapes) is left to tomllib.
     table = ""

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from lean_harness.finding import Finding
+from lean_harness.values import Value
 
 __all__ = ["RULES", "Finding", "Rule", "neutralise", "rule_ids", "scan"]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Value):
     """One way text impersonates framing or overrides instructions; `pattern` runs lowercased."""
 
     id: str

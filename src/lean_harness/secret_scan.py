@@ -24,10 +24,10 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from lean_harness.finding import Finding
+from lean_harness.values import Value
 
 __all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan"]
 
@@ -35,8 +35,7 @@ PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
 _MASK = "********"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Value):
     """One credential format: where its value is and how to confirm it."""
 
     id: str

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from lean_harness import hooks
@@ -28,20 +27,16 @@ INDEX_NAME = "INDEX.md"
 MAX_SHARD_BYTES = 64 * 1024 * 1024
 
 
-@dataclass
 class Memory:
     """One project's memory: its config, caches and token counter."""
 
-    config: Config
-    counter: TokenCounter = field(init=False)
-    cache: SummaryCache = field(init=False)
-    _summaries: dict[str, Summary] = field(default_factory=dict)
-    _locked: bool = False
-
-    def __post_init__(self) -> None:
-        lh_cache = self.config.cache_dir / "lh"
-        self.counter = TokenCounter(self.config.encoding, lh_cache)
-        self.cache = SummaryCache(lh_cache, self.config.encoding)
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        lh_cache = config.cache_dir / "lh"
+        self.counter = TokenCounter(config.encoding, lh_cache)
+        self.cache = SummaryCache(lh_cache, config.encoding)
+        self._summaries: dict[str, Summary] = {}
+        self._locked = False
 
     @property
     def root(self) -> Path:

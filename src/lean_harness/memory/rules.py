@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError, Refused
 from lean_harness.memory.shard import ID_RE, TAG_RE, marker_kind, normalize_text
+from lean_harness.values import Value
 
 if TYPE_CHECKING:
     from lean_harness.secret_scan import Finding
@@ -39,8 +39,7 @@ _MARKER_PROBLEM = {
 }
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(Value):
     """An entry's fields in canonical form, and what is wrong with them (empty when nothing is)."""
 
     text: str

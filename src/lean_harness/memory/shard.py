@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Container, Sequence
-from dataclasses import dataclass, field
 
 from lean_harness.errors import LhError
+from lean_harness.values import Value
 
 OPEN_PREFIX = "<!-- lh:entry "
 CLOSE_LINE = "<!-- /lh:entry -->"
@@ -52,17 +52,36 @@ class Conflict(ShardError):
     exit_code = 1
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One memory entry; `raw` is its original text when it was parsed from a file."""
+class Entry(Value):
+    """One memory entry; `raw` is its original text when it was parsed from a file, `line` where.
+
+    Two entries are equal when their content is: `raw` and `line` say where one was read from.
+    """
 
     id: str
     created: str
     text: str
     tags: tuple[str, ...] = ()
     extra: tuple[tuple[str, str], ...] = ()
-    raw: str | None = field(default=None, compare=False, repr=False)
-    line: int = field(default=0, compare=False)
+    raw: str | None = None
+    line: int = 0
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Entry):
+            return NotImplemented
+        return self[:5] == other[:5]
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, Entry):
+            return NotImplemented
+        return self[:5] != other[:5]
+
+    def __hash__(self) -> int:
+        return hash(self[:5])
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True) if name != "raw")
+        return f"Entry({shown})"
 
     @property
     def title(self) -> str:
@@ -76,8 +95,7 @@ class Entry:
         return None
 
 
-@dataclass(frozen=True)
-class Shard:
+class Shard(Value):
     """A parsed shard: prose strings and entries in file order."""
 
     blocks: tuple[str | Entry, ...]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import hooks
@@ -12,10 +11,10 @@ from lean_harness.files import read_text, refuse_symlink, write_text
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
 from lean_harness.memory.shard import parse, render, without_duplicates
+from lean_harness.values import Value
 
 
-@dataclass(frozen=True)
-class ShardStatus:
+class ShardStatus(Value):
     """One shard's line in status."""
 
     name: str
@@ -28,8 +27,7 @@ class ShardStatus:
     prose_lines: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass(frozen=True)
-class Status:
+class Status(Value):
     """The memory's size against its budgets."""
 
     shards: tuple[ShardStatus, ...]
@@ -42,8 +40,7 @@ class Status:
     index_fresh: bool
 
 
-@dataclass(frozen=True)
-class IndexResult:
+class IndexResult(Value):
     """The outcome of regenerating (or checking) INDEX.md."""
 
     path: str

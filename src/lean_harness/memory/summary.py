@@ -20,15 +20,15 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lean_harness.files import write_atomic
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
+from lean_harness.values import Value
 
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
@@ -37,8 +37,7 @@ BLOCK_BYTES = 1 << 20
 _FORMAT = 7
 
 
-@dataclass(frozen=True)
-class Newest:
+class Newest(Value):
     """An entry as INDEX.md lists it: when it was last written, and its position in the shard."""
 
     written: str
@@ -47,13 +46,12 @@ class Newest:
     position: int
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Value):
     """What is known about one shard file."""
 
     name: str
     sha256: str
-    count: int
+    count: int  # type: ignore[assignment]  # a field of a value, where a tuple has a method
     tokens: int
     newest: tuple[Newest, ...]
     exists: bool = True
@@ -176,8 +174,7 @@ def with_entry(
     newest = newest[:NEWEST_KEPT]
     refs = [(key, value) for key, value in summary.refs if key != entry.id]
     value = entry.attr("refs")
-    return replace(
-        summary,
+    return summary._replace(
         sha256=digest_of(blocks),
         blocks=blocks,
         count=summary.count + (1 if replaced is None else 0),
@@ -204,8 +201,7 @@ def with_entries(
         for stamp, at, item in ranked
     )
     refs = tuple((e.id, value) for e in entries if (value := e.attr("refs")))
-    return replace(
-        summary,
+    return summary._replace(
         sha256=digest_of(blocks),
         blocks=blocks,
         count=summary.count + len(entries),

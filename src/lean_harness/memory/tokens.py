@@ -27,7 +27,6 @@ import sys
 import zlib
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,22 +66,22 @@ _PIECES_KEPT = 200_000
 ESTIMATE_LABEL = "estimate: UTF-8 bytes / 4"
 
 
-@dataclass
 class TokenCounter:
     """Counts tokens of texts for one encoding, with the per-text cache under `cache_dir`."""
 
-    encoding: str
-    cache_dir: Path
-    _buckets: dict[str, dict[str, int]] = field(default_factory=dict)
-    _pending: dict[str, list[str]] = field(default_factory=dict)
-    _ranks: dict[bytes, int] | None = None
-    _fallback: str | None = None
-    _pieces: dict[str, int] | None = None
-    _pieces_added: bool = False
-    _table: RankTable | None = None
-    _encoder: Any = None  # tiktoken's Encoding, once built
-    _cached: bool | None = None  # whether the cache folder existed when first looked up
-    loaded_ranks: bool = False  # the whole rank dict (tiktoken's encoder or a first table build)
+    def __init__(self, encoding: str, cache_dir: Path) -> None:
+        self.encoding = encoding
+        self.cache_dir = cache_dir
+        self._buckets: dict[str, dict[str, int]] = {}
+        self._pending: dict[str, list[str]] = {}
+        self._ranks: dict[bytes, int] | None = None
+        self._fallback: str | None = None
+        self._pieces: dict[str, int] | None = None
+        self._pieces_added = False
+        self._table: RankTable | None = None
+        self._encoder: Any = None  # tiktoken's Encoding, once built
+        self._cached: bool | None = None  # whether the cache folder existed when first looked up
+        self.loaded_ranks = False  # the whole rank dict (tiktoken's encoder or a first table build)
 
     @property
     def label(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.environment import now_utc
@@ -43,10 +42,10 @@ from lean_harness.memory.summary import (
     with_entries,
     with_entry,
 )
+from lean_harness.values import Value
 
 
-@dataclass(frozen=True)
-class PutResult:
+class PutResult(Value):
     """What a put did and where the memory stands after it."""
 
     id: str
