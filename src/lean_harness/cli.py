@@ -16,10 +16,13 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn, TextIO
 
 from lean_harness import __version__
 from lean_harness.errors import LhError
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn, TextIO
 
 # Command path -> (summary, module under lean_harness.commands); groups have no module.
 COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {

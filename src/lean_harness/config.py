@@ -13,12 +13,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 from lean_harness import __version__
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, write_atomic
 from lean_harness.values import Value
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_PATH = ".agents/lh.toml"
 

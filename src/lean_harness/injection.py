@@ -252,7 +252,8 @@ _MARKS = ("<", "[inst]", "[/inst]")
 
 def neutralise(text: str) -> str:
     """`text` with framing tags and chat-template tokens escaped (`<` becomes `&lt;`), else unchanged."""
-    lowered = text.lower()
+    # An HTML comment's "<!--" starts no tag or token, and INDEX.md has several: skip compiling for it.
+    lowered = text.lower().replace("<!--", "")
     if not any(mark in lowered for mark in _MARKS):
         return text
     if not _neutral:

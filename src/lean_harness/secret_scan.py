@@ -24,10 +24,13 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Literal
 
 from lean_harness.finding import Finding
 from lean_harness.values import Value
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan"]
 
@@ -601,7 +604,8 @@ RULES: tuple[Rule, ...] = (
          r"|-(?:(?:db|admin|user|client|api|auth|access|bot|app|root|registry|proxy|vault)-)?"
          r"(?:password|passwd|token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)"
          r"[\"']?(?P<v2>[^\s\"']{3,200}))",
-         (), lambda v: _literal(v, 6), STRUCTURAL),
+         ("-u", "-basic-auth", "password", "passwd", "token", "secret", "apikey", "api-key", "access-key"),
+         lambda v: _literal(v, 6), STRUCTURAL),
     Rule("storage-account-key", "a cloud storage account key",
          r"(?:key|storage|azure|account|blob)[^\n]{0,60}?(?<![a-z0-9+/])(?P<v>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
          ("==",), _storage_key, view="lowered"),

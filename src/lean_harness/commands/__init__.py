@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
+    from typing import Any
+
     from lean_harness.memory.handle import Memory
 
 JSON_VERSION = 1

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
 
 from lean_harness.commands import emit, open_memory, positive
 from lean_harness.errors import LhError
 
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
+    from typing import Any
+
     from lean_harness.memory.search import Hit
 
 

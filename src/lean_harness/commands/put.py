@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from lean_harness.commands import emit, open_memory
 from lean_harness.errors import LhError
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lean_harness import secret_scan
 from lean_harness.errors import LhError
 from lean_harness.memory.scans import Found, by_entry
 from lean_harness.memory.shard import Entry
 
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from lean_harness.config import Config
 

@@ -28,7 +28,10 @@ import zlib
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import Any
 
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 CL100K_PATTERN = (

@@ -13,10 +13,10 @@ they are what an agent pays to read it with `get` (adr/0020-prose-and-reading-co
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from lean_harness.memory.shard import Entry
 
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
