@@ -17,7 +17,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -264,7 +263,7 @@ def ablations(named: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]],
     print("| settings | " + " | ".join(name for name, *_ in named) + " |")
     print("|---|" + "---|" * len(named))
     for label, changes in [("lh as shipped", {}), *ABLATIONS]:
-        settings = replace(search.DEFAULT_SETTINGS, **changes)
+        settings = search.DEFAULT_SETTINGS._replace(**changes)
         cells = []
         for _, corpus, queries, qrels in named:
             found = metrics(lh_ranker(corpus, settings), queries, qrels)

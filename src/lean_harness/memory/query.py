@@ -8,7 +8,6 @@ index recorded for it, not found by scanning its shard.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
@@ -17,13 +16,13 @@ from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import mask_entry
 from lean_harness.memory.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
+from lean_harness.values import Value
 
 CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 SHORT_CUT_MARKER = "…"
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Value):
     """One entry in the answer to a query."""
 
     id: str
@@ -40,8 +39,7 @@ class Result:
     line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Value):
     """The entries that answer a query, best first, within the token budget."""
 
     query: str
@@ -50,8 +48,7 @@ class Answer:
     nearest: search.Hit | None = None  # with no results: the best entry below the threshold, if any
 
 
-@dataclass(frozen=True)
-class Unreachable:
+class Unreachable(Value):
     """An entry that a query made of its own first line does not find in the top results."""
 
     id: str

@@ -39,19 +39,18 @@ from array import array
 from binascii import crc32
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import islice
 
 from lean_harness.memory import segment, thesaurus
 from lean_harness.memory.segment import Segment, Shape
+from lean_harness.values import Value
 
 MAGIC = b"LHIX"
 FORMAT_VERSION = 3
 DEFAULT_MIN_SCORE = 0.35
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Value):
     """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
 
     `k1`, `b`, the field weights, `part_doc`, `stem` and `association_common` shape the index
@@ -133,8 +132,7 @@ _SYNONYM_GROUPS = (
 _Concept = tuple[str, float, bool, list[tuple[str, float]]]
 
 
-@dataclass(frozen=True)
-class Doc:
+class Doc(Value):
     """What the index needs of one entry."""
 
     id: str
@@ -144,8 +142,7 @@ class Doc:
     text: str
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(Value):
     """One ranked entry; `score` is the share of the query it matches (see the module docs)."""
 
     id: str

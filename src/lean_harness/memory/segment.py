@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from lean_harness.values import Value
 
 Shape = tuple[float, float, float, int, int]  # body, title, other frequency; body, title length
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Value):
     """One entry as a segment takes it: what it is, where it is, and its weighted terms."""
 
     id: str
@@ -37,8 +37,7 @@ class Row:
     span: tuple[int, int] = (0, 0)
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(Value):
     """The raw statistics of some entries; see the module docs for the layout."""
 
     ids: list[str]
