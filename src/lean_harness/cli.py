@@ -12,6 +12,7 @@ not do what was asked; 130 interrupted; 70 a bug (the traceback is shown).
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -55,10 +56,17 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `lh` with `argv` (default: the process arguments) and return the exit code."""
     shown, sys.stderr = sys.stderr, _MaskedStream(sys.stderr)
+    # Start-up makes modules, classes and functions that live until exit: the cyclic collector
+    # would only walk them. It runs again for the command, unless the command's module says its
+    # work is small and makes no cycles worth collecting (COLLECT_CYCLES = False; adr/0025).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        return _main(argv)
+        return _main(argv, collecting)
     finally:
         sys.stderr = shown
+        if collecting:
+            gc.enable()
 
 
 class _MaskedStream:
@@ -77,7 +85,7 @@ class _MaskedStream:
         return getattr(self._stream, name)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, collecting: bool) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen(words)
     parser, leaf = _parser(chosen)
@@ -98,6 +106,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.directory is not None:
             os.chdir(args.directory)
         module = importlib.import_module(f"lean_harness.commands.{module_name}")
+        if collecting and getattr(module, "COLLECT_CYCLES", True):
+            gc.enable()
         code: int = module.run(args)
         return code
     except LhError as error:

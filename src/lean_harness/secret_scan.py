@@ -604,7 +604,7 @@ RULES: tuple[Rule, ...] = (
          r"|-(?:(?:db|admin|user|client|api|auth|access|bot|app|root|registry|proxy|vault)-)?"
          r"(?:password|passwd|token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)"
          r"[\"']?(?P<v2>[^\s\"']{3,200}))",
-         ("-u", "-basic-auth", "password", "passwd", "token", "secret", "apikey", "api-key", "access-key"),
+         ("-u", "-basic-auth", "-password", "-passwd", "-token", "-secret", "-apikey", "-api-key", "-access-key"),
          lambda v: _literal(v, 6), STRUCTURAL),
     Rule("storage-account-key", "a cloud storage account key",
          r"(?:key|storage|azure|account|blob)[^\n]{0,60}?(?<![a-z0-9+/])(?P<v>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
