@@ -56,8 +56,10 @@ def test_core_modules_do_not_import_the_cli(path: Path) -> None:
 
 # Modules that `lh memory put` and `lh memory get --query` must start without: the heavy
 # libraries, standard-library modules that only other paths need (shutil, tempfile: argparse
-# and importlib.resources pull them in unless told otherwise), and lean-harness modules of
-# other commands.
+# and importlib.resources pull them in unless told otherwise; textwrap: argparse's help
+# layout), the standard-library modules whose import costs more than a start-up can spend
+# (dataclasses with inspect, ast and dis; typing; tomllib, whose work a remembered config
+# saves: adr/0025), and lean-harness modules of other commands.
 NOT_ON_HOT_PATHS = (
     "tiktoken",
     "regex",
@@ -65,7 +67,14 @@ NOT_ON_HOT_PATHS = (
     "tomli_w",
     "shutil",
     "tempfile",
+    "textwrap",
     "importlib.resources",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "typing",
+    "tomllib",
     "lean_harness.memory.archive",
     "lean_harness.memory.compact",
     "lean_harness.memory.importing",

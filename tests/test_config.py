@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tomllib
 from pathlib import Path
@@ -187,3 +188,86 @@ def test_every_shipped_schema_passes_the_metaschema(name: str) -> None:
 
 def test_defaults_validate_against_the_schema() -> None:
     assert schema.validate(DEFAULTS, "config") == []
+
+
+REMEMBERED = ".agents/.cache/lh/config.json"
+
+
+def remembered_file(stamp_text: str, data: object) -> str:
+    """A remembered config as the cache holds it, made here from its documented layout."""
+    from lean_harness import __version__
+
+    payload = json.dumps(data)
+    digest = hashlib.sha256(payload.encode()).hexdigest()
+    return f"{__version__} {hashlib.sha256(stamp_text.encode()).hexdigest()}\n{digest}\n{payload}\n"
+
+
+def test_the_effective_config_is_remembered_for_the_bytes_of_the_file(project: Path) -> None:
+    text = "[memory]\ntokenBudget = 5000\n"
+    write_config(project, text)
+    assert load(project).token_budget == 5000
+    head, digest, payload = (project / REMEMBERED).read_text("utf-8").split("\n", 2)
+    data = json.loads(payload)
+    assert head.split(" ")[1] == hashlib.sha256(text.encode()).hexdigest()
+    assert digest == hashlib.sha256(payload.removesuffix("\n").encode()).hexdigest()
+    assert data["memory"]["tokenBudget"] == 5000
+    assert data["memory"]["shards"] == DEFAULTS["memory"]["shards"]
+
+
+def test_a_remembered_config_is_used_for_the_same_bytes_only(project: Path) -> None:
+    text = "[memory]\ntokenBudget = 5000\n"
+    write_config(project, text)
+    data = json.loads(json.dumps(DEFAULTS))
+    data["memory"]["tokenBudget"] = 1234
+    (project / REMEMBERED).write_text(remembered_file(text, data), encoding="utf-8")
+    assert load(project).token_budget == 1234  # what was remembered for these bytes is not parsed again
+    write_config(project, "[memory]\ntokenBudget = 5001\n")
+    assert load(project).token_budget == 5001
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda text: "", id="empty"),
+        pytest.param(lambda text: text[: len(text) // 2], id="torn"),
+        pytest.param(lambda text: text.replace("5000", "9999"), id="payload-changed"),
+        pytest.param(lambda text: text.replace('"memory"', '"memroy"'), id="layout-changed"),
+        pytest.param(lambda text: "\x00" * len(text), id="zeros"),
+    ],
+)
+def test_a_damaged_remembered_config_is_ignored_and_written_again(project: Path, damage: object) -> None:
+    write_config(project, "[memory]\ntokenBudget = 5000\n")
+    load(project)
+    remembered = project / REMEMBERED
+    whole = remembered.read_text("utf-8")
+    remembered.write_text(damage(whole), encoding="utf-8")  # type: ignore[operator]
+    assert load(project).token_budget == 5000
+    assert remembered.read_text("utf-8") == whole
+
+
+def test_a_damaged_remembered_config_never_lets_an_invalid_file_pass(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = '[memory]\ntokenBudget = "lots"\n'
+    write_config(project, text)
+    data = json.loads(json.dumps(DEFAULTS))
+    whole = remembered_file(text, data)
+    (project / REMEMBERED).write_text(whole.replace("cacheDir", "cacheDIR"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["memory", "status"]) == 2
+    assert capsys.readouterr().err == ".agents/lh.toml: at memory.tokenBudget: 'lots' is not an integer\n"
+
+
+def test_a_config_with_its_own_cache_dir_is_remembered_there(project: Path) -> None:
+    write_config(project, '[memory]\ncacheDir = "build/lh-cache"\ntokenBudget = 7000\n')
+    assert load(project).cache_dir == project / "build/lh-cache"
+    assert (project / "build/lh-cache/lh/config.json").is_file()
+    assert load(project).token_budget == 7000
+
+
+def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> None:
+    # Dotted keys at the top level: the line scan that finds the cache dir gives up, tomllib reads it.
+    write_config(project, 'memory.cacheDir = "elsewhere"\nmemory.tokenBudget = 6000\n')
+    for _ in range(2):
+        cfg = load(project)
+        assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)

@@ -18,16 +18,15 @@ starts on (adr/0020-prose-and-reading-costs.md).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from lean_harness import markdown
 from lean_harness.memory.shard import Entry, Shard, normalize_text
+from lean_harness.values import Value
 
 _TITLE_RE = re.compile(r"# \S")
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(Value):
     """One block of loose prose: the file line it starts on, its last line, and its canonical text."""
 
     line: int

@@ -17,7 +17,6 @@ whose id or tags hold one is left out, so the cache can be written as it is.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.errors import LhError
@@ -27,6 +26,7 @@ from lean_harness.memory.handle import Memory
 from lean_harness.memory.segment import Segment
 from lean_harness.memory.shard import Entry, Shard, parse
 from lean_harness.memory.summary import shard_digest
+from lean_harness.values import Value
 
 DELTAS = 8  # appended segments a shard keeps before they are merged
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
@@ -35,8 +35,7 @@ _SETTINGS = hashlib.sha256(repr(search.DEFAULT_SETTINGS).encode()).hexdigest()[:
 _FORMAT = f"lh-search/{search.FORMAT_VERSION}.1/{_SETTINGS}"  # segments depend on how entries are analyzed
 
 
-@dataclass(frozen=True)
-class Cached:
+class Cached(Value):
     """A shard's segments and the file they describe."""
 
     sha256: str
