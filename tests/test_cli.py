@@ -142,3 +142,25 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
     assert lh("init", cwd=tmp_path).returncode == 0
     result = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=False)
     assert result.stdout.splitlines()[-1] == "['lean_harness.commands.status']"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["memory", "put", "failures", "a note"], id="put"),
+        pytest.param(["memory", "status"], id="status"),
+        pytest.param(["memory", "put"], id="usage-error"),
+    ],
+)
+def test_the_garbage_collector_is_as_main_found_it(project: Path, args: list[str]) -> None:
+    import gc
+
+    assert gc.isenabled()
+    main(args)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        main(args)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

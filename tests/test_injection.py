@@ -154,6 +154,10 @@ def test_every_rule_has_a_unique_id() -> None:
         pytest.param("no tags at all", "no tags at all", id="plain"),
         pytest.param("<\u200bsystem>", "&lt;\u200bsystem&gt;", id="zero-width-inside"),
         pytest.param("<\uff5cUser\uff5c>", "&lt;\uff5cUser\uff5c&gt;", id="fullwidth-bars"),
+        pytest.param("<!-- a --><!--<system>-->", "<!-- a --><!--&lt;system&gt;-->", id="tag-inside-comment"),
+        pytest.param("<!--x--><|im_end|>", "<!--x-->&lt;|im_end|&gt;", id="token-after-comment"),
+        pytest.param("[in<!---->st] <!-- c -->", "[in<!---->st] <!-- c -->", id="comment-splits-nothing"),
+        pytest.param("<<!-- -->sys>>", "<<!-- -->sys>>", id="comment-inside-llama-sys"),
     ],
 )
 def test_neutralise_escapes_framing_only(text: str, expected: str) -> None:

@@ -449,3 +449,27 @@ def test_url_encoded_values_are_read_decoded() -> None:
     (finding,) = scan(text)
     assert finding.rule == "aws-secret-key"
     assert text[finding.start : finding.end] == encoded
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "curl -u deploy:{v} https://api.dev",
+        "curl --user deploy:{v} https://api.dev",
+        "curl --basic-auth deploy:{v} https://api.dev",
+        "tool --password {v}",
+        "tool --passwd={v}",
+        "tool --db-password {v}",
+        "tool --token {v}",
+        "tool --registry-token={v}",
+        "tool --secret {v}",
+        "tool --apikey {v}",
+        "tool --api-key {v}",
+        "tool --access-key {v}",
+        "tool --secret-key {v}",
+    ],
+)
+def test_every_form_of_a_command_line_password_is_found(template: str) -> None:
+    value = rnd(16) + "7q"
+    found = scan(template.format(v=value))
+    assert [(f.rule, template.format(v=value)[f.start : f.end]) for f in found] == [("cli-password", value)]

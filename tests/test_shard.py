@@ -739,3 +739,15 @@ def test_copies_keep_the_references_of_both() -> None:
     assert merged.entries[0].extra == (("refs", "a.py b.py c.py"), ("note", "1"))
     only_copy = text.replace(' refs="b.py a.py"', "")
     assert without_duplicates(parse(only_copy))[0].entries[0].extra == (("note", "1"), ("refs", "c.py a.py"))
+
+
+def test_entries_equal_by_content_whatever_file_position_they_were_read_from() -> None:
+    read = Entry("k1", "2026-01-02T03:04:05Z", "text", ("a",), (("refs", "x.py"),), raw="<!-- raw -->", line=7)
+    made = Entry("k1", "2026-01-02T03:04:05Z", "text", ("a",), (("refs", "x.py"),))
+    assert read == made
+    assert (read != made) is False  # tuple.__ne__ would compare raw and line
+    assert hash(read) == hash(made)
+    assert read != made._replace(text="other")
+    assert repr(read) == (
+        "Entry(id='k1', created='2026-01-02T03:04:05Z', text='text', tags=('a',), extra=(('refs', 'x.py'),), line=7)"
+    )
