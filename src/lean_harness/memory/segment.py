@@ -37,20 +37,43 @@ class Row(Value):
     span: tuple[int, int] = (0, 0)
 
 
-class Segment(Value):
-    """The raw statistics of some entries; see the module docs for the layout."""
+class Segment:
+    """The raw statistics of some entries; see the module docs for the layout.
 
-    ids: list[str]
-    created: list[str]
-    shards: list[str]
-    doc_shards: bytes
-    tags: dict[str, bytes]
-    body_total: int
-    title_total: int
-    shapes: list[Shape]
-    postings: dict[str, bytes]
-    forward: bytes
-    spans: bytes
+    Not a value type (values.py): its length is its number of entries, which a tuple's must not be.
+    """
+
+    __slots__ = (
+        "body_total",
+        "created",
+        "doc_shards",
+        "forward",
+        "ids",
+        "postings",
+        "shapes",
+        "shards",
+        "spans",
+        "tags",
+        "title_total",
+    )
+
+    def __init__(
+        self,
+        ids: list[str],
+        created: list[str],
+        shards: list[str],
+        doc_shards: bytes,
+        tags: dict[str, bytes],
+        body_total: int,
+        title_total: int,
+        shapes: list[Shape],
+        postings: dict[str, bytes],
+        forward: bytes,
+        spans: bytes,
+    ) -> None:
+        self.ids, self.created, self.shards, self.doc_shards = ids, created, shards, doc_shards
+        self.tags, self.body_total, self.title_total, self.shapes = tags, body_total, title_total, shapes
+        self.postings, self.forward, self.spans = postings, forward, spans
 
     def __len__(self) -> int:
         return len(self.ids)
