@@ -153,8 +153,8 @@ def load(root: Path) -> Config:
         payload = json.dumps(data, ensure_ascii=False)
     except (TypeError, ValueError):
         payload = "null"  # a value JSON cannot hold (a TOML date): validation is remembered, not the data
-    try:
-        write_atomic(marker, f"{stamp}\n{_sha256(payload)}\n{payload}\n".encode())
+    try:  # a hint, not synced: a torn or lost file fails its digest and is written again
+        write_atomic(marker, f"{stamp}\n{_sha256(payload)}\n{payload}\n".encode(), durable=False)
     except OSError:
         pass  # a read-only cache only costs the next command a parse and a validation
     return _build(root, path, data)
