@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
+import string
 import tomllib
 from pathlib import Path
 
@@ -271,3 +273,14 @@ def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> N
     for _ in range(2):
         cfg = load(project)
         assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)
+
+
+def test_a_config_holding_a_credential_is_validated_but_never_copied_to_the_cache(project: Path) -> None:
+    alphabet = string.ascii_letters + string.digits
+    value = "gh" + "p_" + "".join(random.Random(16).choice(alphabet) for _ in range(36))
+    write_config(project, f'[memory.shards]\nfailures = "see {value}"\n')
+    assert load(project).shards == (("failures", f"see {value}"),)
+    remembered = (project / REMEMBERED).read_text("utf-8")
+    assert remembered.endswith("\nnull\n")
+    assert value not in remembered
+    assert load(project).shards == (("failures", f"see {value}"),)

@@ -4,7 +4,8 @@ Validation against the shipped JSON Schema runs whenever the file's bytes are ne
 effective config of bytes that passed is remembered in the cache dir, keyed by their hash, so
 ordinary commands import neither jsonschema nor tomllib (adr/0003-config.md). The remembered
 file, `<cacheDir>/lh/config.json`, holds three lines: the stamp (package version and the
-SHA-256 of the config's text), the SHA-256 of the third line, and the effective config as JSON.
+SHA-256 of the config's text), the SHA-256 of the third line, and the effective config as JSON,
+or `null` when the config holds a credential (no cache copies one) or a value JSON cannot hold.
 A file that does not match in every part is ignored and written again.
 """
 
@@ -149,10 +150,7 @@ def load(root: Path) -> Config:
         if found:
             raise LhError("\n".join(f"{shown}: {line}" for line in found))
     data = effective(user)
-    try:
-        payload = json.dumps(data, ensure_ascii=False)
-    except (TypeError, ValueError):
-        payload = "null"  # a value JSON cannot hold (a TOML date): validation is remembered, not the data
+    payload = _payload(text, data)
     try:  # a hint, not synced: a torn or lost file fails its digest and is written again
         write_atomic(marker, f"{stamp}\n{_sha256(payload)}\n{payload}\n".encode(), durable=False)
     except OSError:
@@ -242,6 +240,19 @@ def _cache_dir(value: object) -> str:
 def _marker_path(root: Path, user: dict[str, Any]) -> Path:
     memory = user.get("memory")
     return root / _cache_dir(memory.get("cacheDir") if isinstance(memory, dict) else None) / "lh" / "config.json"
+
+
+def _payload(text: str, data: dict[str, Any]) -> str:
+    """The effective config as one line of JSON, or "null" when it is not to be kept: a value JSON
+    cannot hold (a TOML date), or a config that holds a credential, which no cache may copy."""
+    from lean_harness.secret_scan import scan
+
+    if scan(text):
+        return "null"
+    try:
+        return json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return "null"
 
 
 def _read_marker(marker: Path, stamp: str) -> str | None:
