@@ -18,25 +18,26 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from lean_harness.errors import LhError
 from lean_harness.files import write_text
 from lean_harness.finding import Finding
 from lean_harness.memory.shard import Entry, ShardError, parse
 from lean_harness.secret_scan import redact
+from lean_harness.values import Value
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Scanner(Protocol):
+        """A rule set's scan: secret_scan.scan or injection.scan."""
+
+        def __call__(self, text: str, *, allow: Iterable[str] = ()) -> Sequence[Finding]: ...
 
 
-class Scanner(Protocol):
-    """A rule set's scan: secret_scan.scan or injection.scan."""
-
-    def __call__(self, text: str, *, allow: Iterable[str] = ()) -> Sequence[Finding]: ...
-
-
-@dataclass(frozen=True)
-class Found:
+class Found(Value):
     """A finding in a file: where (1-based line and column), which rule, a preview safe to print, and its entry."""
 
     path: str
