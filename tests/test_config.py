@@ -201,7 +201,8 @@ def remembered_file(stamp_text: str, data: object) -> str:
 
     payload = json.dumps(data)
     digest = hashlib.sha256(payload.encode()).hexdigest()
-    return f"{__version__} {hashlib.sha256(stamp_text.encode()).hexdigest()}\n{digest}\n{payload}\n"
+    defaults = hashlib.sha256(json.dumps(DEFAULTS).encode()).hexdigest()[:16]
+    return f"{__version__} {hashlib.sha256(stamp_text.encode()).hexdigest()} {defaults}\n{digest}\n{payload}\n"
 
 
 def test_the_effective_config_is_remembered_for_the_bytes_of_the_file(project: Path) -> None:

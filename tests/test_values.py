@@ -92,3 +92,12 @@ def test_importing_values_imports_neither_typing_nor_dataclasses() -> None:
     probe = "import sys, lean_harness.values; print(sorted({'typing', 'dataclasses', 'inspect'} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout == "[]\n"
+
+
+def test_a_mutable_default_is_refused() -> None:
+    with pytest.raises(
+        TypeError, match=r"^Bad: a default is shared by every value: use a tuple, not a list, dict or set$"
+    ):
+
+        class Bad(Value):
+            a: list[int] = []  # noqa: RUF012

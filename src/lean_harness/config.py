@@ -3,8 +3,8 @@
 Validation against the shipped JSON Schema runs whenever the file's bytes are new. The
 effective config of bytes that passed is remembered in the cache dir, keyed by their hash, so
 ordinary commands import neither jsonschema nor tomllib (adr/0003-config.md). The remembered
-file, `<cacheDir>/lh/config.json`, holds three lines: the stamp (package version and the
-SHA-256 of the config's text), the SHA-256 of the third line, and the effective config as JSON,
+file, `<cacheDir>/lh/config.json`, holds three lines: the stamp (package version, the SHA-256
+of the config's text and a digest of the defaults), the SHA-256 of the third line, and the effective config as JSON,
 or `null` when the config holds a credential (no cache copies one) or a value JSON cannot hold.
 A file that does not match in every part is ignored and written again.
 """
@@ -224,7 +224,9 @@ def _build(root: Path, path: Path, data: dict[str, Any]) -> Config:
 
 
 def _stamp(text: str) -> str:
-    return f"{__version__} {_sha256(text)}"
+    # The defaults are part of what is remembered: a build that changes them without a new
+    # version number must not be handed the old ones.
+    return f"{__version__} {_sha256(text)} {_sha256(json.dumps(DEFAULTS))[:16]}"
 
 
 def _sha256(text: str) -> str:

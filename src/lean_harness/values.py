@@ -11,7 +11,8 @@ its value types.
 A value is a tuple: immutable, hashable when its fields are, equal to another value of the same
 type with equal fields (a class that leaves fields out of equality defines `__eq__` and
 `__hash__` itself), and copied with a change by `_replace`. A class body may not use `super()`
-or declare a field after one with a default, as with `typing.NamedTuple`.
+or declare a field after one with a default, as with `typing.NamedTuple`, nor give a field a
+list, dict or set as its default, as with a dataclass.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ else:
             defaults = [namespace[field] for field in fields if field in namespace]
             if any(field not in namespace for field in fields[len(fields) - len(defaults) :]):
                 raise TypeError(f"{name}: a field without a default follows one with a default")
+            if any(isinstance(default, (list, dict, set)) for default in defaults):
+                raise TypeError(f"{name}: a default is shared by every value: use a tuple, not a list, dict or set")
             made: type = namedtuple(name, fields, defaults=defaults, module=str(namespace["__module__"]))
             for key, value in namespace.items():
                 if key not in fields and key not in _MADE_BY_TYPE:
