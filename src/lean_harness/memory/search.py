@@ -78,6 +78,9 @@ class Settings(Value):
     thesaurus: float = 0.2  # a word WordNet relates to a query word counts this much of the word's match
     thesaurus_words: int = 12  # at most this many related words per query word
     thesaurus_common: float = 0.05  # a related term in more than this share of entries (and 20) is skipped
+    related_cap: float = 0.0  # EXPERIMENT: a widening term weighs at most this many times the word's own idf (0: no cap)
+    query_stopwords: frozenset[str] = frozenset()  # EXPERIMENT: more words dropped from questions
+    exclude_own: bool = False  # EXPERIMENT
 
 
 DEFAULT_SETTINGS = Settings()
@@ -505,7 +508,7 @@ class Index:
                 continue
             related = self._sharing(alternatives[0][0])[: settings.associations + len(query_terms)]
             ranked = [(v, t) for v, t in related if t not in query_terms]
-            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
+            extra = [(t, self._capped(alternatives[0][0], t, settings.association_weight * v)) for v, t in ranked[: settings.associations]]
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
 
@@ -542,20 +545,27 @@ class Index:
         if not share or most <= 0:
             return concepts
         common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
+        own = {alternatives[0][0] for _, _, known, alternatives in concepts if known and alternatives} if self._settings.exclude_own else set()
         widened: list[_Concept] = []
         for label, weight, known, alternatives in concepts:
             if not label.isalpha():
                 widened.append((label, weight, known, alternatives))
                 continue
-            have = {term for term, _ in alternatives}
+            have = {term for term, _ in alternatives} | own
             extra: list[tuple[str, float]] = []
             for word in thesaurus.related(label)[:most]:
                 term = self._stem(word)
                 if term in self._postings and term not in have and self._postings.df(term) <= common:
                     have.add(term)
-                    extra.append((term, share))
+                    extra.append((term, self._capped(alternatives[0][0], term, share) if known and alternatives else share))
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
+
+    def _capped(self, word: str, term: str, share: float) -> float:
+        cap = self._settings.related_cap
+        if not cap or word not in self._postings:
+            return share
+        return share * min(1.0, cap * self._idf(word) / self._idf(term))
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
@@ -596,7 +606,7 @@ class Index:
             chunk = match.group().strip("_")
             if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
                 word = chunk.casefold()
-                if word not in STOPWORDS:
+                if word not in STOPWORDS and word not in self._settings.query_stopwords:
                     self._add_word(word, concepts)
                 continue
             if not chunk:
