@@ -12,6 +12,7 @@ import pytest
 
 from lean_harness.memory import search, thesaurus
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
+from lean_harness.memory.shard import title_of
 
 MEMORY = [
     Doc(
@@ -334,8 +335,8 @@ def _reference_scores(
     stand_in: tuple[str, str] = ("", ""),
     share: float = 0.5,
 ) -> dict[str, float]:
-    """BM25F as the module docs state it, in plain loops: k1 = 1.2, b = 0.5; the body and the
-    first line (here the same line) weigh 1 and are length-normalized, tags weigh 2 and are not;
+    """BM25F as the module docs state it, in plain loops: k1 = 1.2, b = 0.5; the body weighs 1 and
+    the title (here the same line) 0.5, both length-normalized; tags weigh 2 and are not;
     each (word, entry) impact is stored as one of 255 levels; the sum is divided by the query's
     idf total, where a word no entry holds weighs as much as the rarest possible word.
     `stand_in` is (unknown word, its synonym): the synonym counts `share` of a word's match."""
@@ -365,7 +366,7 @@ def _reference_scores(
         for asked in query:
             word, part = (stand_in[1], share) if asked == stand_in[0] else (asked, 1.0)
             count = text.split().count(word)
-            tf = count * norm + count * norm + 2.0 * tags.count(word)
+            tf = count * norm + 0.5 * count * norm + 2.0 * tags.count(word)
             if tf == 0:
                 continue
             impact = tf * (k1 + 1) / (k1 + tf)
@@ -431,6 +432,35 @@ def test_a_synonym_of_an_unknown_word_scores_half_against_a_reference(query: str
     got = {hit.id: hit.score for hit in index.search(query, min_score=0.0)}
     assert got == pytest.approx(_reference_scores(query.split(), SYNONYMS, ("mutex", "lock")), abs=1e-6)
     assert {hit.id: hit.matched for hit in index.search(query, min_score=0.0)}.get("y1") == ("mutex",)
+
+
+def test_a_related_word_that_is_also_asked_counts_once() -> None:
+    """WordNet relates "word" to "language"; asked together, an entry holding one counts it for that word only."""
+    docs = [("a", "language"), ("b", "word"), ("c", "alpha beta"), ("d", "gamma delta")]
+    index = Index.build(Doc(key, "s", "2026-01-01T00:00:00Z", (), text) for key, text in docs)
+    alone = {hit.id: hit.score for hit in index.search("language", min_score=0.0)}
+    assert alone == pytest.approx({"a": 1.32, "b": 0.2 * 1.32})  # "word" reaches "language" at 0.2
+    both = {hit.id: hit.score for hit in index.search("language word", min_score=0.0)}
+    assert both == pytest.approx({"a": 1.32 / 2, "b": 1.32 / 2})  # two words of equal idf: half each
+
+
+PREFIX = "one two three four five six seven eight nine ten eleven twelve thirteen "  # 72 characters
+
+
+def test_the_title_field_holds_the_title_lh_shows_without_the_word_its_cut_splits() -> None:
+    """A title (`shard.title_of`) is the first line cut at 79 characters; a word the cut splits is body only."""
+    docs = {
+        "early": f"zebrafish {PREFIX}padding words",
+        "cut": f"{PREFIX}zebrafish padding words",  # the title ends "thirteen zebrafi…"
+        "late": f"{PREFIX}padding zebrafish words",
+    }
+    assert title_of(docs["cut"]) == f"{PREFIX}zebrafi…"
+    index = Index.build(Doc(key, "s", "2026-01-01T00:00:00Z", (), text) for key, text in docs.items())
+    scores = {hit.id: hit.score for hit in index.search("zebrafish", min_score=0.0)}
+    assert scores["early"] > scores["cut"] == scores["late"] > 0
+    # "zebrafi" is no index term: it is completed to "zebrafish" in every entry, at half weight
+    partial = {hit.id: hit.score for hit in index.search("zebrafi", min_score=0.0)}
+    assert partial["early"] > partial["cut"] == partial["late"] > 0
 
 
 def test_synonyms_can_be_switched_off() -> None:

@@ -1,7 +1,7 @@
 """Lexical retrieval over memory entries: tokenize, index, score, rank.
 
-The ranking is BM25F over four fields of an entry (its text, its first line, its tags and
-its shard name), as one quantized impact per (term, entry), so a query only adds up a few
+The ranking is BM25F over four fields of an entry (its text, its title as lh shows it, its
+tags and its shard name), as one quantized impact per (term, entry), so a query only adds up a few
 packed posting lists. An identifier is indexed whole and as
 its parts; in a query its parts weigh half of the whole, so the entry that names
 `retryPolicy` outranks one that only says "retry policy". Query words unknown to the index
@@ -43,6 +43,7 @@ from itertools import islice
 
 from lean_harness.memory import segment, thesaurus
 from lean_harness.memory.segment import Segment, Shape
+from lean_harness.memory.shard import first_line, title_of
 from lean_harness.values import Value
 
 MAGIC = b"LHIX"
@@ -60,7 +61,8 @@ class Settings(Value):
     k1: float = 1.2
     b: float = 0.5
     w_body: float = 1.0
-    w_title: float = 1.0
+    w_title: float = 0.5
+    short_title: bool = True  # the title field holds the title lh shows (80 characters), not the whole first line
     w_tags: float = 2.0
     w_shard: float = 0.5
     part_doc: float = 1.0  # an identifier's part counts this much of a plain word in an entry
@@ -78,9 +80,6 @@ class Settings(Value):
     thesaurus: float = 0.2  # a word WordNet relates to a query word counts this much of the word's match
     thesaurus_words: int = 12  # at most this many related words per query word
     thesaurus_common: float = 0.05  # a related term in more than this share of entries (and 20) is skipped
-    related_cap: float = 0.0  # EXPERIMENT: a widening term weighs at most this many times the word's own idf (0: no cap)
-    query_stopwords: frozenset[str] = frozenset()  # EXPERIMENT: more words dropped from questions
-    exclude_own: bool = False  # EXPERIMENT
 
 
 DEFAULT_SETTINGS = Settings()
@@ -508,7 +507,7 @@ class Index:
                 continue
             related = self._sharing(alternatives[0][0])[: settings.associations + len(query_terms)]
             ranked = [(v, t) for v, t in related if t not in query_terms]
-            extra = [(t, self._capped(alternatives[0][0], t, settings.association_weight * v)) for v, t in ranked[: settings.associations]]
+            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
 
@@ -545,27 +544,22 @@ class Index:
         if not share or most <= 0:
             return concepts
         common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
-        own = {alternatives[0][0] for _, _, known, alternatives in concepts if known and alternatives} if self._settings.exclude_own else set()
+        # a term another query word holds counts for that word alone, as associations skip it too
+        own = {alternatives[0][0] for _, _, known, alternatives in concepts if known and alternatives}
         widened: list[_Concept] = []
         for label, weight, known, alternatives in concepts:
             if not label.isalpha():
                 widened.append((label, weight, known, alternatives))
                 continue
-            have = {term for term, _ in alternatives} | own
+            have = own.union(term for term, _ in alternatives)
             extra: list[tuple[str, float]] = []
             for word in thesaurus.related(label)[:most]:
                 term = self._stem(word)
                 if term in self._postings and term not in have and self._postings.df(term) <= common:
                     have.add(term)
-                    extra.append((term, self._capped(alternatives[0][0], term, share) if known and alternatives else share))
+                    extra.append((term, share))
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
-
-    def _capped(self, word: str, term: str, share: float) -> float:
-        cap = self._settings.related_cap
-        if not cap or word not in self._postings:
-            return share
-        return share * min(1.0, cap * self._idf(word) / self._idf(term))
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
@@ -606,7 +600,7 @@ class Index:
             chunk = match.group().strip("_")
             if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
                 word = chunk.casefold()
-                if word not in STOPWORDS and word not in self._settings.query_stopwords:
+                if word not in STOPWORDS:
                     self._add_word(word, concepts)
                 continue
             if not chunk:
@@ -679,7 +673,7 @@ def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[floa
     for term, part in _analyze(doc.text, settings.stem):
         weights.setdefault(term, [0.0, 0.0, 0.0])[0] += part_doc if part else 1.0
         body_len += not part
-    title = next((line for line in doc.text.splitlines() if line.strip()), "")
+    title = _title(doc.text) if settings.short_title else next((ln for ln in doc.text.splitlines() if ln.strip()), "")
     title_len = 0
     for term, part in _analyze(title, settings.stem):
         weights.setdefault(term, [0.0, 0.0, 0.0])[1] += part_doc if part else 1.0
@@ -688,6 +682,15 @@ def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[floa
         for term, part in _analyze(source, settings.stem):
             weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (part_doc if part else 1.0)
     return body_len, title_len, weights
+
+
+def _title(text: str) -> str:
+    """The entry's title as INDEX.md and hits show it (`shard.title_of`), less a word its cut splits."""
+    line, title = first_line(text), title_of(text)
+    if title == line:
+        return line
+    kept = title[:-1]  # without the ellipsis
+    return kept if line[len(kept)].isspace() else kept.rpartition(" ")[0] or kept
 
 
 def _impact(shape: Shape, avg_body: float, avg_title: float, settings: Settings) -> int:
