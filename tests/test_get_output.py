@@ -2,11 +2,11 @@
 
 The project counts tokens with the estimate encoding (UTF-8 bytes / 4, rounded up), so every
 figure below is worked out on paper beside it. Query scores are worked out from the ranking
-the search module states (BM25F, k1 = 1.2, b = 0.5; body and first line weigh 1 each, stored
+the search module states (BM25F, k1 = 1.2, b = 0.5; the body weighs 1 and the title 0.5, stored
 as one of 255 levels; divided by the query's idf total): one query word found once in a
-one-line entry as long as the average is a term frequency of 2 (body and first line), an
-impact of 2 x 2.2 / 3.2 = 1.375, stored as level round(1.375 x 255 / 2.2) = 159, so a score
-of 159 x 2.2 / 255 = 1.3718; with two query words of equal weight, each such entry has half.
+one-line entry as long as the average is a term frequency of 1.5 (body and title), an
+impact of 1.5 x 2.2 / 2.7 = 1.2222, stored as level round(1.2222 x 255 / 2.2) = 142, so a score
+of 142 x 2.2 / 255 = 1.2251; with two query words of equal weight, each such entry has half.
 """
 
 from __future__ import annotations
@@ -233,18 +233,18 @@ def test_query_prints_the_header_line_and_the_text(queried: Path) -> None:
     done = lh("memory", "get", "--query", "alpha", cwd=queried)
     assert (done.returncode, done.stderr) == (0, "")
     # "alpha beta gamma" is 16 bytes, 4 tokens.
-    assert done.stdout == "[build/b1] score 1.37, 4 tokens, 2026-11-01 #ci\nalpha beta gamma\n"
+    assert done.stdout == "[build/b1] score 1.23, 4 tokens, 2026-11-01 #ci\nalpha beta gamma\n"
 
 
 def test_query_results_have_a_blank_line_between_and_ties_go_to_the_newer(queried: Path) -> None:
     done = lh("memory", "get", "--query", "alpha delta", cwd=queried)
     assert (done.returncode, done.stderr) == (0, "")
-    # Half of 1.3718 each; "delta omega kappa" is 17 bytes, 5 tokens.
+    # Half of 1.2251 each; "delta omega kappa" is 17 bytes, 5 tokens.
     assert done.stdout == (
-        "[build/b2] score 0.69, 5 tokens, 2026-11-02\n"
+        "[build/b2] score 0.61, 5 tokens, 2026-11-02\n"
         "delta omega kappa\n"
         "\n"
-        "[build/b1] score 0.69, 4 tokens, 2026-11-01 #ci\n"
+        "[build/b1] score 0.61, 4 tokens, 2026-11-01 #ci\n"
         "alpha beta gamma\n"
     )
 
@@ -260,7 +260,7 @@ def test_query_json(queried: Path) -> None:
             {
                 "id": "b2",
                 "shard": "build",
-                "score": 0.6859,
+                "score": 0.6125,
                 "tokens": 5,
                 "created": "2026-11-02T10:00:00Z",
                 "tags": [],
@@ -273,7 +273,7 @@ def test_query_json(queried: Path) -> None:
             {
                 "id": "b1",
                 "shard": "build",
-                "score": 0.6859,
+                "score": 0.6125,
                 "tokens": 4,
                 "created": "2026-11-01T10:00:00Z",
                 "tags": ["ci"],
@@ -293,13 +293,13 @@ def test_an_entry_that_does_not_fit_after_another_is_left_out(queried: Path) -> 
     # 5 tokens fit in 8; 4 more would make 9.
     done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", "8", cwd=queried)
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == "[build/b2] score 0.69, 5 tokens, 2026-11-02\ndelta omega kappa\n"
+    assert done.stdout == "[build/b2] score 0.61, 5 tokens, 2026-11-02\ndelta omega kappa\n"
     done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", "9", cwd=queried)
-    assert done.stdout.count("score 0.69") == 2
+    assert done.stdout.count("score 0.61") == 2
 
 
 def test_an_entry_over_the_whole_budget_is_cut_with_a_marker(root: Path) -> None:
-    # Alone in the memory, the entry is the average, so one word found once scores 1.37.
+    # Alone in the memory, the entry is the average, so one word found once scores 1.23.
     text = "alpha one two three four five six seven eight nine ten eleven twelve"  # 68 bytes, 17 tokens
     _shard(root, "build", "# build\n\nHow to build.\n\n" + _entry("b1", "2026-11-01T10:00:00Z", text) + "\n")
     done = lh("memory", "get", "--query", "alpha", "--max-tokens", "15", cwd=root)
@@ -307,7 +307,7 @@ def test_an_entry_over_the_whole_budget_is_cut_with_a_marker(root: Path) -> None
     # The marker "\n[… cut; whole entry: lh memory get build]" is 44 bytes, 11 tokens, leaving
     # 4 tokens: the first 16 characters. 16 + 44 = 60 bytes, 15 tokens.
     assert done.stdout == (
-        "[build/b1] score 1.37, 15 tokens, 2026-11-01\nalpha one two th\n[… cut; whole entry: lh memory get build]\n"
+        "[build/b1] score 1.23, 15 tokens, 2026-11-01\nalpha one two th\n[… cut; whole entry: lh memory get build]\n"
     )
 
 
@@ -315,8 +315,8 @@ def test_an_entry_over_the_whole_budget_is_cut_with_a_marker(root: Path) -> None
     ("budget", "shown"),
     [
         # "…" is 3 bytes, 1 token; 2 tokens are left: "alpha on" (8 bytes), 11 bytes with it, 3 tokens.
-        ("3", "[build/b1] score 1.37, 3 tokens, 2026-11-01\nalpha on…\n"),
-        ("1", "[build/b1] score 1.37, 1 tokens, 2026-11-01\n…\n"),
+        ("3", "[build/b1] score 1.23, 3 tokens, 2026-11-01\nalpha on…\n"),
+        ("1", "[build/b1] score 1.23, 1 tokens, 2026-11-01\n…\n"),
     ],
 )
 def test_a_budget_smaller_than_the_marker_gets_a_short_one_and_never_more_than_asked(
@@ -335,10 +335,10 @@ def test_query_masks_credentials_and_says_where(queried: Path) -> None:
     )
     done = lh("memory", "get", "--query", "theta", cwd=queried)
     assert done.returncode == 0
-    # Now the only entry of two words among entries of three (average 8/3): body and first line
-    # each count 1 / (0.5 + 0.5 x 2 / (8/3)) = 1.1429, so tf 2.2857, impact 2.2857 x 2.2 / 3.4857
-    # = 1.4426, level 167, score 167 x 2.2 / 255 = 1.4408. "theta ghp_********" is 18 bytes, 5 tokens.
-    assert done.stdout == "[notes/n1] score 1.44, 5 tokens, 2026-11-02\ntheta ghp_********\n"
+    # Now the only entry of two words among entries of three (average 8/3): body and title count
+    # 1 and 0.5 of 1 / (0.5 + 0.5 x 2 / (8/3)) = 1.1429, so tf 1.7143, impact 1.7143 x 2.2 / 2.9143
+    # = 1.2941, level 150, score 150 x 2.2 / 255 = 1.2941. "theta ghp_********" is 18 bytes, 5 tokens.
+    assert done.stdout == "[notes/n1] score 1.29, 5 tokens, 2026-11-02\ntheta ghp_********\n"
     assert done.stderr == (
         "warning: .agents/memory/notes.md: entry n1 holds what looks like a credential (masked here);"
         ' run "lh memory scan"\n'
@@ -356,8 +356,8 @@ def test_a_query_that_matches_only_weakly_names_the_closest(queried: Path) -> No
     done = lh("memory", "get", "--query", "alpha zzzz qqqq", cwd=queried)
     assert (done.returncode, done.stderr) == (0, "")
     # idf(alpha) = ln(1 + 2.5 / 1.5) = 0.9808; an unknown word weighs ln(1 + 3.5 / 0.5) = 2.0794;
-    # 0.9808 x 1.3718 / (0.9808 + 2 x 2.0794) = 0.26.
+    # 0.9808 x 1.2251 / (0.9808 + 2 x 2.0794) = 0.23.
     assert done.stdout == (
-        "nothing matched well: the closest entry, build/b1, scores 0.26, below --min-score 0.35"
+        "nothing matched well: the closest entry, build/b1, scores 0.23, below --min-score 0.3"
         " (it holds: alpha); try other words, or --min-score 0\n"
     )

@@ -87,7 +87,7 @@ def test_a_weak_best_entry_is_named_when_nothing_passes_the_threshold(memory: Pa
     # body and title (0.5): tf 4.16, impact level 198 of 255; idf ln(10/3) x 198 / 255 x 2.2, over
     # that idf plus the rarest idf ln 10 for each of the four unknown words: 0.197
     assert result.stdout == (
-        "nothing matched well: the closest entry, quirks/proxy, scores 0.20, below --min-score 0.35"
+        "nothing matched well: the closest entry, quirks/proxy, scores 0.20, below --min-score 0.3"
         " (it holds: proxy); try other words, or --min-score 0\n"
     )
     shown = lh("memory", "get", "--query", "proxy kubernetes terraform grafana ansible", "--min-score", "0", cwd=memory)
@@ -183,7 +183,7 @@ def test_an_entry_found_only_through_associated_words_says_so(project: Path) -> 
     # ENOSPC once in 6 words (7.67 on average), body and title: impact level 149 of 255;
     # 0.2 x idf ln(8/7) x 149 / 255 x 2.2, over the idf of "disk", ln 1.6: 0.073
     assert result.stdout == (
-        "nothing matched well: the closest entry, insights/n2, scores 0.07, below --min-score 0.35"
+        "nothing matched well: the closest entry, insights/n2, scores 0.07, below --min-score 0.3"
         " (it holds none of the query's words, only words related to them); try other words,"
         " or --min-score 0\n"
     )
@@ -201,7 +201,7 @@ def test_an_entry_found_only_through_a_related_english_word_says_so(project: Pat
     # (once in 4 words, 3.5 on average, body and title at 0.5) x 2.2, over the rarest idf ln 6 that an
     # unknown word weighs: 0.091
     assert result.stdout == (
-        "nothing matched well: the closest entry, insights/n0, scores 0.09, below --min-score 0.35"
+        "nothing matched well: the closest entry, insights/n0, scores 0.09, below --min-score 0.3"
         " (it holds none of the query's words, only words related to them); try other words,"
         " or --min-score 0\n"
     )

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="X",
-        help="drop entries scoring below X (default 0.35; 1.0 is every query word matched once)",
+        help="drop entries scoring below X (default 0.3; 1.0 is every query word matched once)",
     )
     parser.add_argument("--ids", action="store_true", help="print every entry's id (to update it with put --id)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")

@@ -14,11 +14,11 @@ it (WordNet 3.0, `thesaurus.py`, adr/0024).
 
 A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
 the share of the query the entry matches: 1.0 is every query word found once in an entry
-of average length; repeats and first-line or tag matches raise it (up to k1 + 1 = 2.2),
+of average length; repeats and title or tag matches raise it (up to k1 + 1 = 2.2),
 and every query word that no entry contains lowers all scores, as much as the rarest word
-would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.35) drops most off-topic
-queries of the generated benchmark but only a fifth to a third of the hand-written questions
-that no note answers, and it loses about a tenth of their found notes (docs/performance.md).
+would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.3) drops most off-topic
+queries of the generated benchmark but only a fifth to a quarter of the hand-written questions
+that no note answers, and it loses a seventh of their found notes (docs/performance.md).
 
 An index is a list of segments (memory/segment.py): what it keeps of each entry does not depend
 on any other entry, and the impacts, document frequencies and associations are made from all
@@ -48,7 +48,7 @@ from lean_harness.values import Value
 
 MAGIC = b"LHIX"
 FORMAT_VERSION = 3
-DEFAULT_MIN_SCORE = 0.35
+DEFAULT_MIN_SCORE = 0.3
 
 
 class Settings(Value):
