@@ -463,6 +463,22 @@ def test_the_title_field_holds_the_title_lh_shows_without_the_word_its_cut_split
     assert partial["early"] > partial["cut"] == partial["late"] > 0
 
 
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        pytest.param("short line", "short line", id="whole"),
+        pytest.param(f"{PREFIX}zebrafish padding words", PREFIX.rstrip(), id="a word cut"),
+        pytest.param(f"{PREFIX}zebraf padding words", f"{PREFIX}zebraf", id="cut after a word"),
+        pytest.param(f"{PREFIX}zebrafi\tpadding words", f"{PREFIX}zebrafi", id="cut before a tab"),
+        pytest.param(f"{PREFIX[:-1]}\tzebrafish padding", PREFIX[:-1], id="a word after a tab cut"),
+        pytest.param("x" * 100, "", id="one long token"),
+        pytest.param("## heading\nbody", "heading", id="markdown marks"),
+    ],
+)
+def test_the_title_field_text(line: str, title: str) -> None:
+    assert search._title(line) == title
+
+
 def test_synonyms_can_be_switched_off() -> None:
     index = Index.build(
         (Doc(key, "s", "2026-01-01T00:00:00Z", tags, text) for key, (text, tags) in SYNONYMS.items()),

@@ -255,7 +255,7 @@ ABLATIONS: list[tuple[str, dict[str, Any]]] = [
     ("no title field (w_title=0)", {"w_title": 0.0}),
     ("title field at weight 1", {"w_title": 1.0}),
     ("title field: the whole first line", {"short_title": False}),
-    ("title field: the whole first line at weight 1 (the previous title field)", {"short_title": False, "w_title": 1.0}),
+    ("the whole first line at weight 1 (the previous title field)", {"short_title": False, "w_title": 1.0}),
     ("no tags field (w_tags=0)", {"w_tags": 0.0}),
     ("no shard-name field (w_shard=0)", {"w_shard": 0.0}),
     ("b=0.75 (stock BM25)", {"b": 0.75}),

@@ -689,8 +689,8 @@ def _title(text: str) -> str:
     line, title = first_line(text), title_of(text)
     if title == line:
         return line
-    kept = title[:-1]  # without the ellipsis
-    return kept if line[len(kept)].isspace() else kept.rpartition(" ")[0] or kept
+    kept = title[:-1]  # without the ellipsis, ending in a word
+    return kept if line[len(kept)].isspace() else kept[: len(kept) - len(kept.split()[-1])].rstrip()
 
 
 def _impact(shape: Shape, avg_body: float, avg_title: float, settings: Settings) -> int:
