@@ -54,7 +54,7 @@ DEFAULT_MIN_SCORE = 0.3
 class Settings(Value):
     """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
 
-    `k1`, `b`, the field weights, `part_doc`, `stem` and `association_common` shape the index
+    `k1`, `b`, the field weights, `short_title`, `part_doc`, `stem` and `association_common` shape the index
     when it is built; the rest apply to each query. An index keeps the settings it was built with.
     """
 
