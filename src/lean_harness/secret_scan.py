@@ -291,6 +291,7 @@ def _keyword_value(value: str) -> bool:
 
 def _named_value(value: str) -> bool:
     """A value under a name that says it is secret: a literal that is not a plain word."""
+    value = value.rstrip(".,;:!?") or value  # the end of a sentence ("token: build.") is not part of the value
     if re.match(r"[A-Za-z_$][\w.$]*\(", value):  # a call; other parentheses are characters
         return False
     if re.fullmatch(_SLUG, value):
