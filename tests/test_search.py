@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from lean_harness.memory import search, thesaurus
+from lean_harness.memory import search
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 
 MEMORY = [
@@ -71,15 +71,6 @@ MEMORY = [
         "Project overview: a command line tool that keeps notes in Markdown shards.",
     ),
 ]
-
-
-@pytest.fixture(autouse=True)
-def cold_caches() -> None:
-    """Each test analyzes words afresh: the per-process stem and chunk caches must not hide a change."""
-    search._STEMS.clear()
-    for cache in search._CHUNKS.values():
-        cache.clear()
-    thesaurus.related.cache_clear()
 
 
 @pytest.fixture(scope="module")
