@@ -1,0 +1,164 @@
+"""Search scores against a reference BM25F spelt out field by field, on small hand-made memories.
+
+The reference reads words the way a person would describe them: a lowercase word is one term, a
+camelCase word is the whole word plus its parts, and the parts count toward no field's length.
+Its entries use words that no stemmer shortens and no stopword list holds (Greek letters), so
+what is compared is the weighing: text, first line, tags and shard name, their lengths, k1 and b.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pytest
+
+from lean_harness.memory.search import Doc, Index, Settings
+
+# Associations and WordNet widening are query-time features with their own tests; here they are
+# off so that a score is the fields' weighing alone.
+PLAIN = Settings(associations=0, thesaurus=0.0)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The BM25F constants the reference uses, set apart from `Settings` so a swap shows."""
+
+    k1: float = 1.2
+    b: float = 0.5
+    body: float = 1.0
+    title: float = 1.0
+    tags: float = 2.0
+    shard: float = 0.5
+    part: float = 1.0
+
+
+def terms(words: str) -> list[tuple[str, bool]]:
+    """(term, is a part) for each word: `alphaDelta` is alphadelta, then alpha and delta as parts."""
+    found: list[tuple[str, bool]] = []
+    for word in words.split():
+        found.append((word.lower(), False))
+        if word != word.lower():
+            pieces, current = [], ""
+            for letter in word:
+                if letter.isupper() and current:
+                    pieces.append(current)
+                    current = ""
+                current += letter.lower()
+            found += [(piece, True) for piece in [*pieces, current]]
+    return found
+
+
+def reference(
+    docs: list[Doc], query: list[tuple[str, float]], weights: Weights = Weights()
+) -> dict[str, float]:
+    """Each entry's score for a query of (term, concept weight): its BM25F sum over the query's
+    terms, each (term, entry) impact stored as one of 255 levels, divided by the query's idf total."""
+    fields = {}
+    for doc in docs:
+        title = ""
+        for line in doc.text.split("\n"):
+            if line.strip():
+                title = line
+                break
+        body_terms, title_terms = terms(doc.text), terms(title)
+        other: dict[str, float] = {}
+        for tag in doc.tags:
+            for term, part in terms(tag):
+                other[term] = other.get(term, 0.0) + weights.tags * (weights.part if part else 1.0)
+        for term, part in terms(doc.shard):
+            other[term] = other.get(term, 0.0) + weights.shard * (weights.part if part else 1.0)
+        fields[doc.id] = (body_terms, title_terms, other)
+    count = len(docs)
+    average_body = sum(sum(1 for _, part in b if not part) for b, _, _ in fields.values()) / count or 1.0
+    average_title = sum(sum(1 for _, part in t if not part) for _, t, _ in fields.values()) / count or 1.0
+
+    def holders(term: str) -> int:
+        return sum(
+            1
+            for body, title, other in fields.values()
+            if term in [t for t, _ in body] or term in [t for t, _ in title] or term in other
+        )
+
+    def idf(term: str) -> float:
+        return math.log(1 + (count - holders(term) + 0.5) / (holders(term) + 0.5))
+
+    rarest = math.log(1 + (count + 0.5) / 0.5)
+    denominator = sum(weight * (idf(term) if holders(term) else rarest) for term, weight in query)
+    scores = {}
+    for doc in docs:
+        body, title, other = fields[doc.id]
+        body_len = len([1 for _, part in body if not part])
+        title_len = len([1 for _, part in title if not part])
+        body_norm = weights.body / (1 - weights.b + weights.b * body_len / average_body)
+        title_norm = weights.title / (1 - weights.b + weights.b * title_len / average_title)
+        total = 0.0
+        for term, weight in query:
+            in_body = sum(weights.part if part else 1.0 for t, part in body if t == term)
+            in_title = sum(weights.part if part else 1.0 for t, part in title if t == term)
+            tf = in_body * body_norm + in_title * title_norm + other.get(term, 0.0)
+            if tf:
+                saturated = tf * (weights.k1 + 1) / (weights.k1 + tf)
+                level = min(255, max(1, round(saturated * 255 / (weights.k1 + 1))))
+                total += weight * idf(term) * level * (weights.k1 + 1) / 255
+        if total:
+            scores[doc.id] = total / denominator
+    return scores
+
+
+# avg body length (5 + 4 + 3 + 3 + 6 + 1) / 6 = 11/3; avg title length (2 + 1 + 2 + 2 + 6 + 1) / 6 = 7/3.
+FIELDED = [
+    Doc("d1", "kappa", "2026-01-01T00:00:00Z", ("omega",), "alpha beta\ngamma delta epsilon"),
+    Doc("d2", "sigma", "2026-01-02T00:00:00Z", (), "gamma\n\nalpha alpha zeta"),
+    Doc("d3", "kappa", "2026-01-03T00:00:00Z", ("alpha", "theta"), "  \ntheta iota\nlambda"),
+    Doc("d4", "sigma", "2026-01-04T00:00:00Z", (), "alphaDelta upsilon\nepsilon"),
+    Doc("d5", "omega", "2026-01-05T00:00:00Z", (), "zeta zeta zeta zeta zeta zeta"),
+    Doc("d6", "sigmaTau", "2026-01-06T00:00:00Z", ("betaRho",), "\n\n\nrho"),
+]
+
+QUERIES = {
+    # a word in the first line counts in both text and title; in a later line, in the text only
+    "alpha": [("alpha", 1.0)],
+    "gamma": [("gamma", 1.0)],
+    "epsilon": [("epsilon", 1.0)],
+    # a tag weighs twice a text word and is not length-normalized
+    "theta": [("theta", 1.0)],
+    "omega": [("omega", 1.0)],  # a tag of d1 and the shard name of d5
+    # a shard name weighs half a word
+    "kappa": [("kappa", 1.0)],
+    "sigma": [("sigma", 1.0)],  # the shard of d2 and d4, and a part of d6's shard name
+    # repeats saturate: six times in a long entry
+    "zeta": [("zeta", 1.0)],
+    # an identifier: its parts weigh half the whole in the query, and count no length in an entry
+    "alphaDelta": [("alphadelta", 1.0), ("alpha", 0.5), ("delta", 0.5)],
+    "betaRho": [("betarho", 1.0), ("beta", 0.5), ("rho", 0.5)],
+    "delta": [("delta", 1.0)],
+    "tau": [("tau", 1.0)],
+    "rho": [("rho", 1.0)],
+    # several words, and a word no entry holds
+    "alpha theta lambda": [("alpha", 1.0), ("theta", 1.0), ("lambda", 1.0)],
+    "gamma omicron": [("gamma", 1.0), ("omicron", 1.0)],
+}
+
+
+def scores(index: Index, query: str) -> dict[str, float]:
+    return {hit.id: hit.score for hit in index.search(query, limit=20)}
+
+
+@pytest.mark.parametrize("query", list(QUERIES))
+def test_each_field_weighs_as_bm25f_says(query: str) -> None:
+    got = scores(Index.build(FIELDED, PLAIN), query)
+    assert got == pytest.approx(reference(FIELDED, QUERIES[query]), abs=1e-6)
+    assert got  # every query finds something
+
+
+CHANGED = Weights(k1=2.0, b=0.75, body=2.0, title=3.0, tags=0.25, shard=4.0, part=0.5)
+
+
+@pytest.mark.parametrize("query", list(QUERIES))
+def test_every_weight_is_taken_from_the_settings(query: str) -> None:
+    settings = Settings(
+        k1=2.0, b=0.75, w_body=2.0, w_title=3.0, w_tags=0.25, w_shard=4.0, part_doc=0.5, associations=0, thesaurus=0.0
+    )
+    got = scores(Index.build(FIELDED, settings), query)
+    assert got == pytest.approx(reference(FIELDED, QUERIES[query], CHANGED), abs=1e-6)
