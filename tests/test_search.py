@@ -528,6 +528,67 @@ def _corpus(count: int, seed: int) -> list[Doc]:
     return docs
 
 
+# Every entry holding "cache" scores the same (same words, same lengths); "disk full" holds no
+# query word, and the shard name "failures" it shares with one cache entry is no association.
+TIED = [
+    Doc("d", "insights", "2025-12-01T00:00:00Z", (), "cache miss"),
+    Doc("b", "insights", "2026-02-01T00:00:00Z", (), "cache miss"),
+    Doc("a", "insights", "2026-02-01T00:00:00Z", (), "cache miss"),
+    Doc("a", "failures", "2026-02-01T00:00:00Z", (), "cache miss"),
+    Doc("c", "insights", "2026-03-01T00:00:00Z", (), "cache miss"),
+    Doc("e", "insights", "2026-04-01T00:00:00Z", (), "cache hit"),
+    Doc("f", "failures", "2026-05-01T00:00:00Z", (), "disk full"),
+]
+# newest first, then the smaller id, then the shard name
+TIED_ORDER = [
+    ("insights", "e"),
+    ("insights", "c"),
+    ("failures", "a"),
+    ("insights", "a"),
+    ("insights", "b"),
+    ("insights", "d"),
+]
+
+
+def test_ties_rank_newest_first_then_by_id_then_by_shard() -> None:
+    hits = Index.build(TIED).search("cache", limit=10)
+    assert [(h.shard, h.id) for h in hits] == TIED_ORDER
+    assert len({h.score for h in hits}) == 1
+
+
+@pytest.mark.parametrize("limit", range(-1, 9))
+def test_finds_places_tied_entries_as_search_does(limit: int) -> None:
+    index = Index.build(TIED)
+    for place, (shard, key) in enumerate(TIED_ORDER):
+        assert index.finds("cache", shard, key, limit) is (place < limit), (shard, key)
+    assert index.finds("cache", "failures", "f", limit) is False  # holds no query word, however many fit
+    assert index.finds("cache", "quirks", "a", limit) is False  # no entry a in that shard
+
+
+def test_finds_nothing_for_a_query_of_stopwords_or_of_nothing() -> None:
+    index = Index.build(TIED)
+    for query in ("", "the of and", "why does it", "?!"):
+        assert [index.finds(query, shard, key, 10) for shard, key in TIED_ORDER] == [False] * 6, query
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_finds_places_an_entry_by_its_best_placed_copy(reverse: bool) -> None:
+    """Two copies of one entry (a hand edit, a merge of two branches) are two hits; the newer is first."""
+    docs = [
+        Doc("x", "insights", "2026-01-01T00:00:00Z", (), "cache miss"),
+        Doc("x", "insights", "2026-06-01T00:00:00Z", (), "cache miss"),
+        Doc("y", "insights", "2026-03-01T00:00:00Z", (), "cache miss"),
+    ]
+    index = Index.build(docs[::-1] if reverse else docs)
+    assert [(h.id, h.created[:7]) for h in index.search("cache")] == [
+        ("x", "2026-06"),
+        ("y", "2026-03"),
+        ("x", "2026-01"),
+    ]
+    assert [index.finds("cache", "insights", "x", limit) for limit in (1, 2, 3)] == [True, True, True]
+    assert [index.finds("cache", "insights", "y", limit) for limit in (1, 2, 3)] == [False, True, True]
+
+
 @pytest.mark.parametrize(("seed", "small"), [(1, 2000), (2, 2000), (3, 2000), (1, 20), (2, 0)])
 def test_finds_answers_as_search_does(seed: int, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "_SMALL", small)  # long lists are looked up by binary search, not in dicts

@@ -330,7 +330,8 @@ class Index:
             [(self._postings.impacts(t), weight * share * self._idf(t) * factor_of) for t, share in alternatives]
             for _, weight, _, alternatives in concepts
         ]
-        own = max(self._score(factors, doc) for doc in mine)
+        mine_values = [(self._score(factors, doc), doc) for doc in mine]
+        own = max(value for value, _ in mine_values)
         if own <= 0:
             return False
         # An entry scoring below `floor` rounds to a lower score than this one. Concepts whose bounds
@@ -364,7 +365,8 @@ class Index:
             if own < cutoff:
                 return False
         shard_of = memoryview(self._doc_shards).cast("I")
-        mine_rank = (round(own * scale, 6), self._created[mine[0]])
+        # copies of the entry (a hand edit, a merge) rank apart: the best placed one is the one `search` may list
+        mine_rank = max((round(value * scale, 6), self._created[doc]) for value, doc in mine_values)
         above = 0
         for doc, value in values.items():
             if doc in mine or value < cutoff:
