@@ -604,6 +604,64 @@ def test_finds_answers_as_search_does(seed: int, small: int, monkeypatch: pytest
     assert index.finds("lock", "failures", "missing", 5) is False
 
 
+def _rare_corpus(seed: int) -> list[Doc]:
+    """Notes of a few common words and many rare ones, some travelling in pairs (so queries are
+    widened with associations and a rare word outweighs several common ones), with ids shared
+    across shards, an exact copy now and then, and few dates (so scores and dates tie)."""
+    rng = random.Random(seed)
+    common = ["cache", "lock", "retry", "build"]
+    rare = ["enospc disk", "sqlite", "fsync", "proxy", "token", "upload", "merge conflict", "runner", "yaml"]
+    rare += ["HttpClient", "os.replace", "parse_config", "deadlock", "timeout", "windows", "kernel panic", "mutex"]
+    docs: list[Doc] = []
+    for number in range(60):
+        title = " ".join([*rng.sample(common, rng.randrange(0, 3)), *rng.sample(rare, rng.randrange(1, 3))])
+        body = " ".join(rng.choice(common + rare) for _ in range(rng.randrange(0, 8)))
+        tags = tuple(rng.sample(["ci", "db", "windows"], rng.randrange(0, 2)))
+        created = f"2026-01-0{rng.randrange(1, 4)}T00:00:00Z"
+        doc = Doc(f"n{rng.randrange(45)}", rng.choice(["failures", "insights"]), created, tags, f"{title}\n{body}")
+        docs.append(doc)
+        if number % 15 == 0:
+            docs.append(Doc(doc.id, doc.shard, "2026-01-04T00:00:00Z", doc.tags, doc.text))  # a copy, newer
+    return docs
+
+
+@pytest.mark.parametrize(("seed", "small"), [(11, 2000), (12, 0)])
+def test_finds_answers_as_search_does_when_rare_words_and_associations_decide(
+    seed: int, small: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)
+    monkeypatch.setattr(search, "_KEPT", small * 10)
+    docs = _rare_corpus(seed)
+    index = Index.build(docs)
+    rng = random.Random(seed)
+    words = [
+        "cache",
+        "lock",
+        "retry",
+        "build",
+        "enospc",
+        "disk",
+        "sqlite",
+        "proxy",
+        "merge",
+        "runner",
+        "timeout",
+        "windows",
+        "mutex",
+        "zzzz",
+        "the",
+    ]
+    queries = [doc.text.splitlines()[0] for doc in docs[:10]]
+    queries += [" ".join(rng.sample(words, rng.randrange(1, 5))) for _ in range(10)]
+    queries += ["parseConfig disk", "os.replace fsync zzzz qqqq", "httpclient.timeout", "deadlocks"]
+    keys = sorted({(doc.shard, doc.id) for doc in docs})
+    for query in queries:
+        for limit in (1, 3):
+            listed = {(h.shard, h.id) for h in index.search(query, limit=limit)}
+            found = {key for key in keys if index.finds(query, *key, limit)}
+            assert found == listed, (query, limit)
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     docs = _corpus(200, seed)

@@ -49,9 +49,7 @@ def terms(words: str) -> list[tuple[str, bool]]:
     return found
 
 
-def reference(
-    docs: list[Doc], query: list[tuple[str, float]], weights: Weights = Weights()
-) -> dict[str, float]:
+def reference(docs: list[Doc], query: list[tuple[str, float]], weights: Weights = Weights()) -> dict[str, float]:
     """Each entry's score for a query of (term, concept weight): its BM25F sum over the query's
     terms, each (term, entry) impact stored as one of 255 levels, divided by the query's idf total."""
     fields = {}
