@@ -206,6 +206,25 @@ def test_limit_cuts_after_ranking() -> None:
     assert index.search("cache", limit=0) == []
 
 
+def test_an_index_keeps_where_each_entry_was_in_its_shard_file() -> None:
+    docs = [
+        Doc("b", "insights", "2026-01-02T00:00:00Z", (), "second"),
+        Doc("a", "insights", "2026-01-01T00:00:00Z", (), "first"),
+        Doc("a", "failures", "2026-01-03T00:00:00Z", (), "other shard"),
+    ]
+    index = Index([search.segment_of(docs, spans=[(120, 200), (0, 120), (0, 64)])])
+    assert [index.span_of(shard, key) for shard, key in [("insights", "a"), ("insights", "b"), ("failures", "a")]] == [
+        (0, 120),
+        (120, 200),
+        (0, 64),
+    ]
+    assert index.span_of("insights", "c") == (0, 0)  # no such entry
+    assert index.span_of("quirks", "a") == (0, 0)  # no such shard
+    loaded = Index.from_bytes(index.to_bytes())
+    assert loaded.span_of("insights", "b") == (120, 200)
+    assert Index.build(docs).span_of("insights", "b") == (0, 0)  # built without spans
+
+
 def test_build_and_bytes_do_not_depend_on_input_order() -> None:
     shuffled = MEMORY[:]
     random.Random(3).shuffle(shuffled)
@@ -402,6 +421,19 @@ def test_scores_match_a_reference_bm25f(query: str) -> None:
         pytest.param("seed", "seed", id="ed-base-too-short"),
         pytest.param("Tests", "Test", id="capital"),
         pytest.param("naïve", "naïve", id="non-ascii"),
+        pytest.param("ads", "ads", id="three-letters-kept-whole"),
+        pytest.param("dyes", "dye", id="three-letter-stem-keeps-its-e"),
+        pytest.param("code", "cod", id="four-letter-final-e"),
+        pytest.param("surprisingly", "surpris", id="ingly"),
+        pytest.param("reportedly", "report", id="edly"),
+        pytest.param("validation", "valid", id="ation"),
+        pytest.param("validations", "valid", id="ations"),
+        pytest.param("failure", "fail", id="ure"),
+        pytest.param("hopped", "hop", id="undouble-ed"),
+        pytest.param("passing", "pass", id="keep-ss"),
+        pytest.param("ties", "tie", id="ies-of-four-letters"),
+        pytest.param("hoped", "hop", id="ed-after-a-single-consonant"),
+        pytest.param("bed", "bed", id="three-letters-ed"),
     ],
 )
 def test_stem_table(word: str, stemmed: str) -> None:

@@ -160,3 +160,28 @@ def test_every_weight_is_taken_from_the_settings(query: str) -> None:
     )
     got = scores(Index.build(FIELDED, settings), query)
     assert got == pytest.approx(reference(FIELDED, QUERIES[query], CHANGED), abs=1e-6)
+
+
+# The same concepts asked in other words: case, punctuation, quotes, question words and repeats
+# change nothing; an identifier's parts weigh half of it, a kebab or dotted word no entry holds
+# is asked as its words.
+QUERY_FORMS = {
+    '"Alpha", (GAMMA)?': [("alpha", 1.0), ("gamma", 1.0)],
+    "What is alpha and where is gamma?": [("alpha", 1.0), ("gamma", 1.0)],
+    "How do I... alpha? Why, when, which, who?": [("alpha", 1.0)],
+    "alpha alpha ALPHA Alpha": [("alpha", 1.0)],
+    "_alpha_ __ gamma_": [("alpha", 1.0), ("gamma", 1.0)],
+    "alpha-beta": [("alpha", 1.0), ("beta", 1.0)],
+    "alpha.gamma/zeta": [("alpha", 1.0), ("gamma", 1.0), ("zeta", 1.0)],
+    "AlphaDelta": [("alphadelta", 1.0), ("alpha", 0.5), ("delta", 0.5)],
+    "alphaDelta alpha": [("alphadelta", 1.0), ("alpha", 0.5), ("delta", 0.5)],
+    "ALPHADELTA": [("alphadelta", 1.0)],
+    "alphadelta": [("alphadelta", 1.0)],
+    "alphaOmicron": [("alpha", 1.0), ("omicron", 1.0)],  # the whole is unknown: its parts are words
+}
+
+
+@pytest.mark.parametrize("query", list(QUERY_FORMS))
+def test_a_query_is_read_as_its_words_and_identifiers(query: str) -> None:
+    got = scores(Index.build(FIELDED, PLAIN), query)
+    assert got == pytest.approx(reference(FIELDED, QUERY_FORMS[query]), abs=1e-6)
