@@ -527,6 +527,7 @@ JOINED = [
     Doc("a", "s", "2026-01-01T00:00:00Z", (), "lock file written"),
     Doc("b", "s", "2026-01-02T00:00:00Z", (), "file server"),
     Doc("c", "s", "2026-01-03T00:00:00Z", (), "timeoutSeconds default"),
+    Doc("d", "s", "2026-01-04T00:00:00Z", (), "ports 123 and 456"),
 ]
 
 
@@ -538,11 +539,32 @@ JOINED = [
         pytest.param("lockf", [], id="too-short-to-rejoin"),
         pytest.param("timeoutSec", [("c", ("timeoutsec", "timeout"))], id="prefix-of-an-identifier-and-its-known-part"),
         pytest.param("tim", [], id="prefix-too-short"),
+        pytest.param("123456", [], id="a-number-is-not-rejoined-from-numbers"),
+        pytest.param("123", [("d", ("123",))], id="a-number-is-found-whole"),
     ],
 )
 def test_unknown_words_are_rejoined_or_completed(query: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
     hits = Index.build(JOINED).search(query, min_score=0.0)
     assert [(h.id, h.matched) for h in hits] == found
+
+
+def test_unknown_words_are_neither_rejoined_nor_completed_when_switched_off() -> None:
+    index = Index.build(JOINED, Settings(expand_unknown=False))
+    assert index.search("lockfile", min_score=0.0) == []
+    assert index.search("timeou", min_score=0.0) == []
+    # the identifier's whole is not completed; its part that the memory holds still counts
+    assert [(h.id, h.matched) for h in index.search("timeoutSec", min_score=0.0)] == [("c", ("timeout",))]
+
+
+def test_an_unknown_identifier_reaches_the_first_fifty_identifiers_it_starts() -> None:
+    docs = [Doc(f"t{n}", "s", "2026-01-01T00:00:00Z", (), f"ticket{n}") for n in range(1000, 1055)]
+    hits = Index.build(docs).search("ticket10", limit=100)
+    # all hold the part "ticket"; only ticket1000 to ticket1049 (in sorted order) also answer the whole
+    assert sorted(h.id for h in hits[:50]) == [f"t{n}" for n in range(1000, 1050)]
+    assert {h.matched for h in hits[:50]} == {("ticket10", "ticket")}
+    assert hits[49].score > hits[50].score == hits[54].score
+    assert sorted(h.id for h in hits[50:]) == [f"t{n}" for n in range(1050, 1055)]
+    assert {h.matched for h in hits[50:]} == {("ticket",)}
 
 
 def _corpus(count: int, seed: int) -> list[Doc]:

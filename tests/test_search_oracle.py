@@ -49,9 +49,23 @@ def terms(words: str) -> list[tuple[str, bool]]:
     return found
 
 
-def reference(docs: list[Doc], query: list[tuple[str, float]], weights: Weights = Weights()) -> dict[str, float]:
-    """Each entry's score for a query of (term, concept weight): its BM25F sum over the query's
-    terms, each (term, entry) impact stored as one of 255 levels, divided by the query's idf total."""
+@dataclass(frozen=True)
+class Asked:
+    """One concept of a query: its weight, the terms that answer it with the share each counts, and
+    whether the query word itself is in the memory (when not, it weighs as the rarest word would)."""
+
+    weight: float
+    answers: tuple[tuple[str, float], ...]
+    known: bool = True
+
+
+def word(term: str, weight: float = 1.0) -> Asked:
+    return Asked(weight, ((term, 1.0),))
+
+
+def reference(docs: list[Doc], query: list[Asked], weights: Weights = Weights()) -> dict[str, float]:
+    """Each entry's score: per concept, the best of its answering terms the entry holds (each
+    (term, entry) impact stored as one of 255 levels), added up and divided by the query's idf total."""
     fields = {}
     for doc in docs:
         title = ""
@@ -82,7 +96,10 @@ def reference(docs: list[Doc], query: list[tuple[str, float]], weights: Weights 
         return math.log(1 + (count - holders(term) + 0.5) / (holders(term) + 0.5))
 
     rarest = math.log(1 + (count + 0.5) / 0.5)
-    denominator = sum(weight * (idf(term) if holders(term) else rarest) for term, weight in query)
+    denominator = 0.0
+    for asked in query:
+        best = max([share * idf(term) for term, share in asked.answers if holders(term)], default=0.0)
+        denominator += asked.weight * (best if asked.known else max(best, rarest))
     scores = {}
     for doc in docs:
         body, title, other = fields[doc.id]
@@ -91,51 +108,54 @@ def reference(docs: list[Doc], query: list[tuple[str, float]], weights: Weights 
         body_norm = weights.body / (1 - weights.b + weights.b * body_len / average_body)
         title_norm = weights.title / (1 - weights.b + weights.b * title_len / average_title)
         total = 0.0
-        for term, weight in query:
-            in_body = sum(weights.part if part else 1.0 for t, part in body if t == term)
-            in_title = sum(weights.part if part else 1.0 for t, part in title if t == term)
-            tf = in_body * body_norm + in_title * title_norm + other.get(term, 0.0)
-            if tf:
-                saturated = tf * (weights.k1 + 1) / (weights.k1 + tf)
-                level = min(255, max(1, round(saturated * 255 / (weights.k1 + 1))))
-                total += weight * idf(term) * level * (weights.k1 + 1) / 255
+        for asked in query:
+            best = 0.0
+            for term, share in asked.answers:
+                in_body = sum(weights.part if part else 1.0 for t, part in body if t == term)
+                in_title = sum(weights.part if part else 1.0 for t, part in title if t == term)
+                tf = in_body * body_norm + in_title * title_norm + other.get(term, 0.0)
+                if tf:
+                    saturated = tf * (weights.k1 + 1) / (weights.k1 + tf)
+                    level = min(255, max(1, round(saturated * 255 / (weights.k1 + 1))))
+                    best = max(best, share * idf(term) * level * (weights.k1 + 1) / 255)
+            total += asked.weight * best
         if total:
             scores[doc.id] = total / denominator
     return scores
 
 
-# avg body length (5 + 4 + 3 + 3 + 6 + 1) / 6 = 11/3; avg title length (2 + 1 + 2 + 2 + 6 + 1) / 6 = 7/3.
+# avg body length (5 + 4 + 3 + 3 + 6 + 2) / 6 = 23/6; avg title length (2 + 1 + 2 + 2 + 6 + 2) / 6 = 15/6.
 FIELDED = [
     Doc("d1", "kappa", "2026-01-01T00:00:00Z", ("omega",), "alpha beta\ngamma delta epsilon"),
     Doc("d2", "sigma", "2026-01-02T00:00:00Z", (), "gamma\n\nalpha alpha zeta"),
     Doc("d3", "kappa", "2026-01-03T00:00:00Z", ("alpha", "theta"), "  \ntheta iota\nlambda"),
     Doc("d4", "sigma", "2026-01-04T00:00:00Z", (), "alphaDelta upsilon\nepsilon"),
     Doc("d5", "omega", "2026-01-05T00:00:00Z", (), "zeta zeta zeta zeta zeta zeta"),
-    Doc("d6", "sigmaTau", "2026-01-06T00:00:00Z", ("betaRho",), "\n\n\nrho"),
+    Doc("d6", "sigmaTau", "2026-01-06T00:00:00Z", ("betaRho",), "\n\n\nrho mu"),
 ]
 
 QUERIES = {
     # a word in the first line counts in both text and title; in a later line, in the text only
-    "alpha": [("alpha", 1.0)],
-    "gamma": [("gamma", 1.0)],
-    "epsilon": [("epsilon", 1.0)],
+    "alpha": [word("alpha")],
+    "gamma": [word("gamma")],
+    "epsilon": [word("epsilon")],
     # a tag weighs twice a text word and is not length-normalized
-    "theta": [("theta", 1.0)],
-    "omega": [("omega", 1.0)],  # a tag of d1 and the shard name of d5
+    "theta": [word("theta")],
+    "omega": [word("omega")],  # a tag of d1 and the shard name of d5
     # a shard name weighs half a word
-    "kappa": [("kappa", 1.0)],
-    "sigma": [("sigma", 1.0)],  # the shard of d2 and d4, and a part of d6's shard name
+    "kappa": [word("kappa")],
+    "sigma": [word("sigma")],  # the shard of d2 and d4, and a part of d6's shard name
     # repeats saturate: six times in a long entry
-    "zeta": [("zeta", 1.0)],
+    "zeta": [word("zeta")],
     # an identifier: its parts weigh half the whole in the query, and count no length in an entry
-    "alphaDelta": [("alphadelta", 1.0), ("alpha", 0.5), ("delta", 0.5)],
-    "betaRho": [("betarho", 1.0), ("beta", 0.5), ("rho", 0.5)],
-    "delta": [("delta", 1.0)],
-    "tau": [("tau", 1.0)],
-    "rho": [("rho", 1.0)],
+    "alphaDelta": [word("alphadelta"), word("alpha", 0.5), word("delta", 0.5)],
+    "betaRho": [word("betarho"), word("beta", 0.5), word("rho", 0.5)],
+    "delta": [word("delta")],
+    "tau": [word("tau")],
+    "rho": [word("rho")],
     # several words, and a word no entry holds
-    "alpha theta lambda": [("alpha", 1.0), ("theta", 1.0), ("lambda", 1.0)],
-    "gamma omicron": [("gamma", 1.0), ("omicron", 1.0)],
+    "alpha theta lambda": [word("alpha"), word("theta"), word("lambda")],
+    "gamma omicron": [word("gamma"), Asked(1.0, (), known=False)],
 }
 
 
@@ -166,18 +186,33 @@ def test_every_weight_is_taken_from_the_settings(query: str) -> None:
 # change nothing; an identifier's parts weigh half of it, a kebab or dotted word no entry holds
 # is asked as its words.
 QUERY_FORMS = {
-    '"Alpha", (GAMMA)?': [("alpha", 1.0), ("gamma", 1.0)],
-    "What is alpha and where is gamma?": [("alpha", 1.0), ("gamma", 1.0)],
-    "How do I... alpha? Why, when, which, who?": [("alpha", 1.0)],
-    "alpha alpha ALPHA Alpha": [("alpha", 1.0)],
-    "_alpha_ __ gamma_": [("alpha", 1.0), ("gamma", 1.0)],
-    "alpha-beta": [("alpha", 1.0), ("beta", 1.0)],
-    "alpha.gamma/zeta": [("alpha", 1.0), ("gamma", 1.0), ("zeta", 1.0)],
-    "AlphaDelta": [("alphadelta", 1.0), ("alpha", 0.5), ("delta", 0.5)],
-    "alphaDelta alpha": [("alphadelta", 1.0), ("alpha", 0.5), ("delta", 0.5)],
-    "ALPHADELTA": [("alphadelta", 1.0)],
-    "alphadelta": [("alphadelta", 1.0)],
-    "alphaOmicron": [("alpha", 1.0), ("omicron", 1.0)],  # the whole is unknown: its parts are words
+    '"Alpha", (GAMMA)?': [word("alpha"), word("gamma")],
+    "What is alpha and where is gamma?": [word("alpha"), word("gamma")],
+    "How do I... alpha? Why, when, which, who?": [word("alpha")],
+    "alpha alpha ALPHA Alpha": [word("alpha")],
+    "_alpha_ __ gamma_": [word("alpha"), word("gamma")],
+    "alpha-beta": [word("alpha"), word("beta")],
+    "alpha.gamma/zeta": [word("alpha"), word("gamma"), word("zeta")],
+    "AlphaDelta": [word("alphadelta"), word("alpha", 0.5), word("delta", 0.5)],
+    "alphaDelta alpha": [word("alphadelta"), word("alpha", 0.5), word("delta", 0.5)],
+    "ALPHADELTA": [word("alphadelta")],
+    "alphadelta": [word("alphadelta")],
+    "alphaOmicron": [word("alpha"), Asked(1.0, (), known=False)],  # the whole is unknown: its parts are words
+    "zetas gammas": [word("zeta"), word("gamma")],  # plurals
+    # an identifier no entry holds reaches the identifiers it starts (with a full share)
+    "alphaDel": [Asked(1.0, (("alphadelta", 1.0),)), word("alpha", 0.5)],
+    # an unknown word of four letters or more reaches the words it starts, at half a match
+    "lamb": [Asked(1.0, (("lambda", 0.5),), known=False)],
+    "alph": [Asked(1.0, (("alpha", 0.5), ("alphadelta", 0.5)), known=False)],
+    "sigmat": [Asked(1.0, (("sigmatau", 0.5),), known=False)],
+    "eps": [Asked(1.0, (), known=False)],
+    # or is rejoined from two known words of three letters or more
+    "alphazeta": [word("alpha"), word("zeta")],
+    "rhoiota": [word("rho"), word("iota")],
+    "iotarho": [word("iota"), word("rho")],
+    "rhotau": [word("rho"), word("tau")],
+    "muzeta": [Asked(1.0, (), known=False)],
+    "zetamu": [Asked(1.0, (), known=False)],
 }
 
 
