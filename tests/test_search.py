@@ -101,6 +101,11 @@ def top(index: Index, query: str) -> str | None:
         pytest.param("ECONNRESET", ["econnreset"], id="error-code"),
         pytest.param("Why does the lock hang?", ["lock", "hang"], id="stopwords"),
         pytest.param("Straße café", ["strasse", "café"], id="unicode-casefold"),
+        pytest.param("__init__.py", ["init__.py", "init", "py"], id="dunder-path"),
+        pytest.param("my_var.attr", ["my_var.attr", "my_var", "var", "attr"], id="stopword-part"),
+        pytest.param("v1.2 x86", ["v1.2", "v1", "1", "2", "x86", "86"], id="one-letter-parts-dropped"),
+        pytest.param("404", ["404", "404"], id="a-number-is-whole-and-its-own-part"),
+        pytest.param("a/Bc", ["a/bc", "bc"], id="one-letter-stopword-part"),
     ],
 )
 def test_tokenize_keeps_whole_identifiers_and_their_parts(text: str, expected: list[str]) -> None:

@@ -220,3 +220,35 @@ QUERY_FORMS = {
 def test_a_query_is_read_as_its_words_and_identifiers(query: str) -> None:
     got = scores(Index.build(FIELDED, PLAIN), query)
     assert got == pytest.approx(reference(FIELDED, QUERY_FORMS[query]), abs=1e-6)
+
+
+# "lock" and "mutex" are one synonym group, and so are "hang", "stuck", "freeze" and "timeout".
+LOCKS = [
+    Doc("m1", "s", "2026-01-01T00:00:00Z", (), "lock kappa"),
+    Doc("m2", "s", "2026-01-02T00:00:00Z", (), "mutex"),
+    Doc("m3", "s", "2026-01-03T00:00:00Z", (), "sigma stuck"),
+    Doc("m4", "s", "2026-01-04T00:00:00Z", (), "timeout timeout sigma"),
+]
+SYNONYM_QUERIES = {
+    # a word the memory holds reaches its synonyms at half a match
+    "lock": [Asked(1.0, (("lock", 1.0), ("mutex", 0.5)))],
+    "locks": [Asked(1.0, (("lock", 1.0), ("mutex", 0.5)))],
+    "mutex": [Asked(1.0, (("mutex", 1.0), ("lock", 0.5)))],
+    "stuck kappa": [Asked(1.0, (("stuck", 1.0), ("timeout", 0.5))), word("kappa")],
+    # a word it does not hold is answered by its synonyms alone, and weighs as an unknown word
+    "hangs": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False)],
+    "freezing sigma": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False), word("sigma")],
+}
+
+
+@pytest.mark.parametrize("query", list(SYNONYM_QUERIES))
+def test_synonyms_answer_at_half_a_match(query: str) -> None:
+    got = scores(Index.build(LOCKS, PLAIN), query)
+    assert got == pytest.approx(reference(LOCKS, SYNONYM_QUERIES[query]), abs=1e-6)
+    assert got
+
+
+def test_without_synonyms_a_word_is_answered_by_itself_alone() -> None:
+    index = Index.build(LOCKS, Settings(associations=0, thesaurus=0.0, synonym=0.0))
+    assert scores(index, "lock") == pytest.approx(reference(LOCKS, [word("lock")]), abs=1e-6)
+    assert scores(index, "hangs") == {}
