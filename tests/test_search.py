@@ -173,6 +173,16 @@ def test_tag_filter_keeps_entries_with_every_tag(index: Index) -> None:
     assert ids(index.search("windows lock", tags=["ci", "windows"])) == ["lock-win"]
     assert index.search("windows lock", tags=["ci", "flaky"]) == []
     assert index.search("windows lock", tags=["no-such-tag"]) == []
+    assert ids(index.search("fails", tags=["CI"])) == ["yaml", "lock-win"]  # tags are compared in lower case
+
+
+def test_an_index_of_one_entry_finds_it() -> None:
+    index = Index.build(
+        [Doc("only", "insights", "2026-01-01T00:00:00Z", ("Solo",), "Release notes live in CHANGES.md")]
+    )
+    assert [(h.id, h.matched) for h in index.search("release notes")] == [("only", ("release", "notes"))]
+    assert ids(index.search("changes", tags=["solo"])) == ["only"]
+    assert index.finds("release notes", "insights", "only", 1) is True
 
 
 def test_unrelated_query_returns_nothing_at_the_default_threshold(index: Index) -> None:

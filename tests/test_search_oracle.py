@@ -31,6 +31,7 @@ class Weights:
     tags: float = 2.0
     shard: float = 0.5
     part: float = 1.0
+    unknown: float = 1.0  # the share of the rarest word's idf a word no entry holds weighs
 
 
 def terms(words: str) -> list[tuple[str, bool]]:
@@ -99,7 +100,7 @@ def reference(docs: list[Doc], query: list[Asked], weights: Weights = Weights())
     denominator = 0.0
     for asked in query:
         best = max([share * idf(term) for term, share in asked.answers if holders(term)], default=0.0)
-        denominator += asked.weight * (best if asked.known else max(best, rarest))
+        denominator += asked.weight * (best if asked.known else max(best, weights.unknown * rarest))
     scores = {}
     for doc in docs:
         body, title, other = fields[doc.id]
@@ -252,3 +253,11 @@ def test_without_synonyms_a_word_is_answered_by_itself_alone() -> None:
     index = Index.build(LOCKS, Settings(associations=0, thesaurus=0.0, synonym=0.0))
     assert scores(index, "lock") == pytest.approx(reference(LOCKS, [word("lock")]), abs=1e-6)
     assert scores(index, "hangs") == {}
+
+
+@pytest.mark.parametrize("unknown", [0.0, 0.5, 2.0])
+@pytest.mark.parametrize("query", ["gamma omicron", "eps", "lamb", "alphaOmicron", "gamma"])
+def test_a_word_no_entry_holds_weighs_the_set_share_of_the_rarest_word(query: str, unknown: float) -> None:
+    index = Index.build(FIELDED, Settings(associations=0, thesaurus=0.0, unknown=unknown))
+    expected = reference(FIELDED, QUERIES.get(query) or QUERY_FORMS[query], Weights(unknown=unknown))
+    assert scores(index, query) == pytest.approx(expected, abs=1e-6)
