@@ -662,7 +662,7 @@ def test_finds_places_an_entry_by_its_best_placed_copy(reverse: bool) -> None:
 def test_finds_answers_as_search_does(seed: int, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "_SMALL", small)  # long lists are looked up by binary search, not in dicts
     monkeypatch.setattr(search, "_KEPT", small * 10)
-    docs = _corpus(300, seed)
+    docs = _corpus(120, seed)
     index = Index.build(docs)
     for doc in docs:
         title = doc.text.splitlines()[0]
@@ -720,8 +720,8 @@ def test_finds_answers_as_search_does_when_rare_words_and_associations_decide(
         "zzzz",
         "the",
     ]
-    queries = [doc.text.splitlines()[0] for doc in docs[:10]]
-    queries += [" ".join(rng.sample(words, rng.randrange(1, 5))) for _ in range(10)]
+    queries = [doc.text.splitlines()[0] for doc in docs[:6]]
+    queries += [" ".join(rng.sample(words, rng.randrange(1, 5))) for _ in range(6)]
     queries += ["parseConfig disk", "os.replace fsync zzzz qqqq", "httpclient.timeout", "deadlocks"]
     keys = sorted({(doc.shard, doc.id) for doc in docs})
     for query in queries:
