@@ -338,6 +338,10 @@ def test_long_queries_are_not_widened() -> None:
     ]
     assert ids(index.search(" ".join(["disk", *words[:15]]))) == ["a", "b", "c"]  # 16 words: widened
     assert ids(index.search(" ".join(["disk", *words]))) == ["a", "b"]  # 17 words, as in a pasted log: not
+    # finds widens exactly when search does: c holds no query word, only "ENOSPC", which shares a and b
+    assert [index.finds("disk", "failures", key, 5) for key in "abcd"] == [True, True, True, False]
+    assert index.finds(" ".join(["disk", *words[:15]]), "failures", "c", 5) is True
+    assert index.finds(" ".join(["disk", *words]), "failures", "c", 5) is False
 
 
 # -- exact scores against a reference model ----------------------------------------------------
