@@ -735,6 +735,18 @@ def test_finds_answers_as_search_does_when_rare_words_and_associations_decide(
             assert found == listed, (query, limit)
 
 
+def test_segments_learn_the_associations_one_index_learns() -> None:
+    """Associations are learned from a word's first fifty entries in (id, shard) order, whichever
+    segments hold them: here common words are in more than fifty entries and rare ones widen."""
+    docs = _rare_corpus(13) + [Doc(f"r{d.id}", d.shard, d.created, d.tags, d.text) for d in _rare_corpus(14)]
+    random.Random(13).shuffle(docs)
+    whole = Index.build(docs)
+    split = Index([search.segment_of(docs[n : n + 40]) for n in range(0, len(docs), 40)])
+    assert len(split.segments) == 4
+    for text in ["cache", "lock enospc", "build", "sqlite", "retry proxy", "merge", "kernel", "windows timeout"]:
+        assert split.search(text, limit=30) == whole.search(text, limit=30), text
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     docs = _corpus(200, seed)
