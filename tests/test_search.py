@@ -698,12 +698,13 @@ def _rare_corpus(seed: int) -> list[Doc]:
     return docs
 
 
-@pytest.mark.parametrize(("seed", "small"), [(11, 2000), (12, 0)])
+# posting lists kept as dicts; looked up by binary search; short, but binary-searched once the dicts are full
+@pytest.mark.parametrize(("seed", "small", "kept"), [(11, 2000, 20000), (12, 0, 0), (13, 2000, 0)])
 def test_finds_answers_as_search_does_when_rare_words_and_associations_decide(
-    seed: int, small: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, small: int, kept: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(search, "_SMALL", small)
-    monkeypatch.setattr(search, "_KEPT", small * 10)
+    monkeypatch.setattr(search, "_KEPT", kept)
     docs = _rare_corpus(seed)
     index = Index.build(docs)
     rng = random.Random(seed)
