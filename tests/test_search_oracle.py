@@ -261,3 +261,30 @@ def test_a_word_no_entry_holds_weighs_the_set_share_of_the_rarest_word(query: st
     index = Index.build(FIELDED, Settings(associations=0, thesaurus=0.0, unknown=unknown))
     expected = reference(FIELDED, QUERIES.get(query) or QUERY_FORMS[query], Weights(unknown=unknown))
     assert scores(index, query) == pytest.approx(expected, abs=1e-6)
+
+
+# "alpha" is in g1 and g2, which also share "beta" (in 3 entries) and "gamma" (in 4): a query word
+# reaches a word sharing its entries at 0.3 x (shared / sampled) x (shared / entries holding it).
+SHARING = [
+    Doc("g1", "s", "2026-01-01T00:00:00Z", (), "alpha beta gamma"),
+    Doc("g2", "s", "2026-01-02T00:00:00Z", (), "alpha beta gamma delta"),
+    Doc("g3", "s", "2026-01-03T00:00:00Z", (), "beta epsilon"),
+    Doc("g4", "s", "2026-01-04T00:00:00Z", (), "gamma omega"),
+    Doc("g5", "s", "2026-01-05T00:00:00Z", (), "gamma"),
+    Doc("g6", "s", "2026-01-06T00:00:00Z", (), "zeta"),
+]
+
+
+@pytest.mark.parametrize(
+    ("associations", "answers"),
+    [
+        (5, (("alpha", 1.0), ("beta", 0.3 * 2 / 2 * 2 / 3), ("gamma", 0.3 * 2 / 2 * 2 / 4))),
+        (1, (("alpha", 1.0), ("beta", 0.3 * 2 / 2 * 2 / 3))),  # only the best
+        (0, (("alpha", 1.0),)),
+    ],
+)
+def test_a_word_reaches_the_words_that_share_its_entries(
+    associations: int, answers: tuple[tuple[str, float], ...]
+) -> None:
+    index = Index.build(SHARING, Settings(associations=associations, thesaurus=0.0))
+    assert scores(index, "alpha") == pytest.approx(reference(SHARING, [Asked(1.0, answers)]), abs=1e-6)
