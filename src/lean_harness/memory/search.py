@@ -38,8 +38,9 @@ import sys
 from array import array
 from binascii import crc32
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
-from itertools import islice
+from itertools import compress, islice
 
 from lean_harness.memory import segment, thesaurus
 from lean_harness.memory.segment import Segment, Shape
@@ -310,11 +311,16 @@ class Index:
     def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
         """Whether `search(query, limit=limit)` holds the entry `key` of `shard`.
 
-        The answer `search` gives, found without scoring every entry that shares a word with the
-        query: only entries that hold a word whose weight the others cannot make up for can rank
-        above this one, so only they are scored (a max-score bound), one at a time.
+        The answer `search` gives, found without adding up every entry that shares a word with the
+        query. The entry's own score fixes a floor that any entry ranked above it must reach. Each
+        concept gets a threshold, the thresholds adding up to at most the floor (`_thresholds`): an
+        entry whose share of every concept stays under that concept's threshold scores under the
+        floor, so only the entries whose impact on some term reaches its concept's threshold are
+        candidates, taken from the posting lists without a loop in Python. Candidates that lack
+        concepts whose bounds they need are dropped; the rest are scored as `search` adds them up.
         """
-        bases = {id(part): base for part, base in zip(self._segments, self._postings.bases, strict=True)}
+        postings = self._postings
+        bases = {id(part): base for part, base in zip(self._segments, postings.bases, strict=True)}
         mine = [bases[id(part)] + local for part, local in self._entries(shard, key)]
         if limit <= 0 or not mine:
             return False
@@ -326,38 +332,52 @@ class Index:
             return False
         scale = 1.0 / denominator
         factor_of = (self._settings.k1 + 1) / 255
-        factors = [
-            [(self._postings.impacts(t), weight * share * self._idf(t) * factor_of) for t, share in alternatives]
+        weighted = [
+            [(t, weight * share * self._idf(t) * factor_of) for t, share in alternatives]
             for _, weight, _, alternatives in concepts
         ]
+        factors = [[(postings.impacts(t), factor) for t, factor in terms] for terms in weighted]
         own = max(self._score(factors, doc) for doc in mine)
         if own <= 0:
             return False
-        # An entry scoring below `floor` rounds to a lower score than this one. Concepts whose bounds
-        # add up to less than it cannot lift an entry there on their own: only entries that hold
-        # another concept's terms are added up, and only those that may reach `floor` scored exactly.
+        # An entry scoring below `floor` rounds to a lower score than this one.
         floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
-        bounds = [self._bound(alternatives, weight) for _, weight, _, alternatives in concepts]
-        order = sorted(range(len(concepts)), key=bounds.__getitem__)
-        rest, skipped = 0.0, 0
-        while skipped < len(order) and rest + bounds[order[skipped]] < floor:
-            rest += bounds[order[skipped]]
-            skipped += 1
-        partial = self._totals([concepts[n] for n in sorted(order[skipped:])])
-        lesser = [(bounds[n], self._postings.holding(concepts[n][3])) for n in reversed(order[:skipped])]
-        values = dict.fromkeys(mine, own)
+        # The most each concept adds to another entry's score (a little more, against rounding).
+        bounds = [
+            max((f * postings.top(t, [impacts.get(doc, 0) for doc in mine]) for (t, f), (impacts, _) in pairs), default=0)
+            * (1 + 1e-9)
+            for pairs in (zip(terms, held, strict=True) for terms, held in zip(weighted, factors, strict=True))
+        ]
+        candidates: set[int] = set()
+        for terms, threshold in zip(weighted, _thresholds(postings, weighted, bounds, floor), strict=True):
+            for term, factor in terms:
+                postings.reaching(term, threshold / factor, candidates)
+        # Concept by concept, largest bound first: what a candidate may still score is what it has
+        # from the concepts seen, plus the bounds of the others; it is dropped once under the floor.
         reach = floor / (1 + 1e-9)
-        for doc, value in partial.items():
-            room = value + rest  # at most what the entry scores; less each lesser concept it lacks
-            for bound, held in lesser:
-                if room < reach:
-                    break
-                if doc not in held:
-                    room -= bound
-            if doc not in values and room >= reach:
-                exact = self._score(factors, doc)
-                if exact >= floor and exact > 0:
-                    values[doc] = exact
+        left = sum(bounds)
+        alive = candidates.difference(mine)
+        have: dict[int, float] = {}
+        for n in sorted(range(len(bounds)), key=bounds.__getitem__, reverse=True):
+            if not alive:
+                break
+            left -= bounds[n]
+            best: dict[int, float] = {}
+            for impacts, factor in factors[n]:
+                for doc in _among(alive, impacts):
+                    value = factor * impacts.get(doc, 0)
+                    if value > best.get(doc, 0.0):
+                        best[doc] = value
+            for doc, value in best.items():
+                have[doc] = have.get(doc, 0.0) + value
+            need = reach - left
+            if need > 0:
+                alive = {doc for doc in alive if have.get(doc, 0.0) >= need}
+        values = dict.fromkeys(mine, own)
+        for doc in alive:
+            exact = self._score(factors, doc)
+            if exact >= floor and exact > 0:
+                values[doc] = exact
         cutoff = -math.inf
         if len(values) > limit:  # as `search` keeps only what may reach the top `limit`
             cutoff = sorted(values.values(), reverse=True)[limit - 1] - 1e-9
@@ -388,14 +408,6 @@ class Index:
             if best is not None:
                 total = best if total is None else total + best
         return total or 0.0
-
-    def _bound(self, alternatives: list[tuple[str, float]], weight: float) -> float:
-        """The most a concept adds to any entry's sum (a little more, against rounding)."""
-        factor_of = (self._settings.k1 + 1) / 255
-        top = 0.0
-        for term, share in alternatives:
-            top = max(top, weight * share * self._idf(term) * factor_of * self._postings.top(term))
-        return top * (1 + 1e-9)
 
     def search(
         self,
@@ -731,6 +743,72 @@ def segments_from_bytes(data: bytes | memoryview) -> list[Segment]:
     return [segment.from_payload(part) for part in parts]
 
 
+def _thresholds(
+    postings: _Postings, weighted: list[list[tuple[str, float]]], bounds: list[float], floor: float
+) -> list[float]:
+    """Per concept, the share of a score that makes an entry a candidate for `Index.finds`.
+
+    The thresholds add up to at most `floor`, so an entry whose share of each concept stays under
+    that concept's threshold scores under `floor`. A concept at `math.inf` brings no candidates (it
+    counts as its bound, which no entry passes); one at 0 brings every entry that holds it. Chosen
+    for few candidates: concepts are opened whole in order of entries per unit of bound (rare words
+    first, as a max-score bound would), and at each step the concept that brings fewest entries
+    at the threshold left takes it, when one can.
+    """
+    count = len(bounds)
+    thresholds = [math.inf] * count
+    excess = sum(bounds) - floor * (1 - 1e-9)  # how far below their bounds the thresholds must go in all
+    if excess <= 0:
+        return thresholds
+
+    def entries(n: int, threshold: float) -> int:
+        return sum(postings.count(term, threshold / factor) for term, factor in weighted[n])
+
+    wide = [entries(n, 0.0) if bounds[n] > 0 else 0 for n in range(count)]
+    order = sorted((n for n in range(count) if bounds[n] > 0), key=lambda n: wide[n] / bounds[n])
+    best, opened, last, left = math.inf, 0, -1, 0.0
+    spent = 0
+    for step in range(len(order) + 1):
+        for n in order[step:]:
+            if bounds[n] >= excess:
+                cost = spent + entries(n, bounds[n] - excess)
+                if cost < best:
+                    best, opened, last, left = cost, step, n, bounds[n] - excess
+        if step == len(order):
+            break
+        spent += wide[order[step]]
+        excess -= bounds[order[step]]
+        if spent >= best:
+            break
+        if excess <= 0:
+            best, opened, last = spent, step + 1, -1
+            break
+    for n in order[:opened]:
+        thresholds[n] = 0.0
+    if last >= 0:
+        thresholds[last] = left
+    return thresholds
+
+
+def _among(docs: set[int], impacts: _Sorted | dict[int, int]) -> Iterable[int]:
+    """The entries of `docs` that a posting list holds."""
+    if isinstance(impacts, dict):
+        return impacts.keys() & docs
+    if len(impacts) > 16 * len(docs):
+        return [doc for doc in docs if impacts.get(doc)]
+    return docs.intersection(impacts.docs)
+
+
+def _least(level: float) -> int:
+    """The smallest impact of at least `level` (a little less, against rounding); 256 for none."""
+    if level <= 1:
+        return 1
+    return min(256, math.ceil(level / (1 + 1e-6))) if level < 256 else 256
+
+
+_AT_LEAST: dict[int, bytes] = {}  # per impact, a table that `bytes.translate` maps impacts with to 1 when at least it
+
+
 class _Impacts(dict[int, int]):
     """One segment's quantized impact per shape, computed on first use."""
 
@@ -809,6 +887,7 @@ class _Postings:
         self._holding: dict[tuple[str, ...], Container[int]] = {}
         self.bases = self._bases
         self._vocabs: dict[int, list[str]] = {}
+        self._levels: dict[str, tuple[list[int], list[int]]] = {}
 
     def __contains__(self, term: object) -> bool:
         return any(term in part.postings for part in self._segments)
@@ -838,13 +917,54 @@ class _Postings:
             self._holding[terms] = found
         return found
 
-    def top(self, term: str) -> int:
-        """The highest impact of a term in any entry."""
+    def top(self, term: str, leaving: Sequence[int] = ()) -> int:
+        """The highest impact of a term in any entry, leaving out one entry for each impact in `leaving`."""
         found = self._top.get(term)
         if found is None:
             posting = self[term]
             found = self._top[term] = max(posting[4 * (len(posting) // 5) :], default=0)
+        if found not in leaving:
+            return found
+        levels, at_least = self._levels_of(term)
+        for at in range(len(levels) - 1, -1, -1):
+            if at_least[at] > sum(1 for impact in leaving if impact >= levels[at]):
+                return levels[at]
+        return 0
+
+    def count(self, term: str, level: float) -> int:
+        """How many entries hold the term with an impact of at least `level` (see `_least`)."""
+        least = _least(level)
+        if least <= 1:
+            return self.df(term)
+        levels, at_least = self._levels_of(term)
+        return at_least[bisect_left(levels, least)]
+
+    def _levels_of(self, term: str) -> tuple[list[int], list[int]]:
+        """The impacts the term has in some entry, ascending, and how many entries have each or more."""
+        found = self._levels.get(term)
+        if found is None:
+            posting = self[term]
+            impacts = sorted(Counter(posting[4 * (len(posting) // 5) :]).items())
+            above, at_least = 0, []
+            for _, many in reversed(impacts):
+                above += many
+                at_least.append(above)
+            found = self._levels[term] = ([impact for impact, _ in impacts], [*reversed(at_least), 0])
         return found
+
+    def reaching(self, term: str, level: float, into: set[int]) -> None:
+        """Add to `into` the entries that hold the term with an impact of at least `level` (see `_least`)."""
+        least = _least(level)
+        if least > 255:
+            return
+        held = _Sorted(self[term])
+        if least <= 1:
+            into.update(held.docs)
+            return
+        table = _AT_LEAST.get(least)
+        if table is None:
+            table = _AT_LEAST[least] = bytes(impact >= least for impact in range(256))
+        into.update(compress(held.docs, held.impacts.translate(table)))
 
     def impacts(self, term: str) -> _Sorted | dict[int, int]:
         """The impact of a term in each entry that holds it: a dict while they are few, else a binary search."""
