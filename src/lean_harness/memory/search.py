@@ -269,6 +269,8 @@ class Index:
         self._stem = stem if settings.stem else _same
         self._synonyms: dict[str, tuple[str, ...]] | None = None
         self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
+        self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
+        self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
         self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -342,37 +344,47 @@ class Index:
             return False
         # An entry scoring below `floor` rounds to a lower score than this one.
         floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
-        # The most each concept adds to another entry's score (a little more, against rounding).
-        bounds = [
-            max((f * postings.top(t, [impacts.get(doc, 0) for doc in mine]) for (t, f), (impacts, _) in pairs), default=0)
-            * (1 + 1e-9)
-            for pairs in (zip(terms, held, strict=True) for terms, held in zip(weighted, factors, strict=True))
-        ]
+        # The most each term adds to another entry's score (a little more, against rounding), and each concept.
+        tops: list[list[float]] = []
+        for terms, pairs in zip(weighted, factors, strict=True):
+            leaving = [[impacts.get(doc, 0) for doc in mine] for impacts, _ in pairs]
+            tops.append([f * postings.top(t, left) * (1 + 1e-9) for (t, f), left in zip(terms, leaving, strict=True)])
+        bounds = [max(values, default=0.0) for values in tops]
         candidates: set[int] = set()
-        for terms, threshold in zip(weighted, _thresholds(postings, weighted, bounds, floor), strict=True):
-            for term, factor in terms:
-                postings.reaching(term, threshold / factor, candidates)
+        for terms, threshold, most in zip(weighted, _thresholds(postings, weighted, tops, floor), tops, strict=True):
+            for (term, factor), top in zip(terms, most, strict=True):
+                if top >= threshold:
+                    postings.reaching(term, threshold / factor, candidates)
         # Concept by concept, largest bound first: what a candidate may still score is what it has
         # from the concepts seen, plus the bounds of the others; it is dropped once under the floor.
         reach = floor / (1 + 1e-9)
         left = sum(bounds)
         alive = candidates.difference(mine)
+        if len(alive) < limit:
+            return True
         have: dict[int, float] = {}
         for n in sorted(range(len(bounds)), key=bounds.__getitem__, reverse=True):
             if not alive:
                 break
-            left -= bounds[n]
+            # Terms that add less than half the concept's bound count as their bound, whether held or not.
+            strong = bounds[n] / 2
+            weak = max((top for top in tops[n] if top < strong), default=0.0)
+            left -= bounds[n] - weak
             best: dict[int, float] = {}
-            for impacts, factor in factors[n]:
-                for doc in _among(alive, impacts):
-                    value = factor * impacts.get(doc, 0)
-                    if value > best.get(doc, 0.0):
-                        best[doc] = value
+            for (impacts, factor), top in zip(factors[n], tops[n], strict=True):
+                if top >= strong:
+                    for doc, impact in _among(alive, impacts):
+                        value = factor * impact
+                        if value > best.get(doc, 0.0):
+                            best[doc] = value
             for doc, value in best.items():
-                have[doc] = have.get(doc, 0.0) + value
+                if value > weak:
+                    have[doc] = have.get(doc, 0.0) + (value - weak)
             need = reach - left
             if need > 0:
                 alive = {doc for doc in alive if have.get(doc, 0.0) >= need}
+                if len(alive) < limit:  # fewer than `limit` others can rank above this entry
+                    return True
         values = dict.fromkeys(mine, own)
         for doc in alive:
             exact = self._score(factors, doc)
@@ -515,9 +527,12 @@ class Index:
             if len(alternatives) != 1 or not known:
                 widened.append((label, weight, known, alternatives))
                 continue
-            related = self._sharing(alternatives[0][0])[: settings.associations + len(query_terms)]
-            ranked = [(v, t) for v, t in related if t not in query_terms]
-            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
+            extra = []
+            for share, term in self._sharing(alternatives[0][0]):
+                if len(extra) == settings.associations:
+                    break
+                if term not in query_terms:
+                    extra.append((term, settings.association_weight * share))
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
 
@@ -553,21 +568,29 @@ class Index:
         share, most = self._settings.thesaurus, self._settings.thesaurus_words
         if not share or most <= 0:
             return concepts
-        common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         widened: list[_Concept] = []
         for label, weight, known, alternatives in concepts:
             if not label.isalpha():
                 widened.append((label, weight, known, alternatives))
                 continue
+            related = self._relations.get(label)
+            if related is None:
+                related = self._relations[label] = self._relation_terms(label, most)
             have = {term for term, _ in alternatives}
-            extra: list[tuple[str, float]] = []
-            for word in thesaurus.related(label)[:most]:
-                term = self._stem(word)
-                if term in self._postings and term not in have and self._postings.df(term) <= common:
-                    have.add(term)
-                    extra.append((term, share))
-            widened.append((label, weight, known, [*alternatives, *extra]))
+            extra = [(term, share) for term in related if term not in have]
+            widened.append((label, weight, known, [*alternatives, *extra]) if extra else (label, weight, known, alternatives))
         return widened
+
+    def _relation_terms(self, label: str, most: int) -> list[str]:
+        """The index terms of the first `most` words WordNet relates to a word, once each, leaving out
+        terms in more than the `thesaurus_common` share of entries (and in more than 20)."""
+        common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
+        found: list[str] = []
+        for word in thesaurus.related(label)[:most]:
+            term = self._stem(word)
+            if term in self._postings and term not in found and self._postings.df(term) <= common:
+                found.append(term)
+        return found
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
@@ -628,6 +651,15 @@ class Index:
         return list(concepts.values())
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
+        found = self._words.get(word)
+        if found is None:
+            added: dict[str, _Concept] = {}
+            self._word_concepts(word, added)
+            found = self._words[word] = list(added.items())
+        for key, concept in found:
+            concepts.setdefault(key, concept)
+
+    def _word_concepts(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
         share = self._settings.synonym
         if term in self._postings:
@@ -744,59 +776,72 @@ def segments_from_bytes(data: bytes | memoryview) -> list[Segment]:
 
 
 def _thresholds(
-    postings: _Postings, weighted: list[list[tuple[str, float]]], bounds: list[float], floor: float
+    postings: _Postings, weighted: list[list[tuple[str, float]]], tops: list[list[float]], floor: float
 ) -> list[float]:
     """Per concept, the share of a score that makes an entry a candidate for `Index.finds`.
 
-    The thresholds add up to at most `floor`, so an entry whose share of each concept stays under
-    that concept's threshold scores under `floor`. A concept at `math.inf` brings no candidates (it
-    counts as its bound, which no entry passes); one at 0 brings every entry that holds it. Chosen
-    for few candidates: concepts are opened whole in order of entries per unit of bound (rare words
-    first, as a max-score bound would), and at each step the concept that brings fewest entries
-    at the threshold left takes it, when one can.
+    `tops` holds the most each term of each concept adds to an entry's score. The thresholds add up
+    to at most `floor`, so an entry whose share of each concept stays under that concept's threshold
+    scores under `floor`. A concept at `math.inf` brings no candidates (it counts as its bound, which
+    no entry reaches); one at 0 brings every entry that holds it. Of two plans, the one that brings
+    fewer entries: concepts opened whole in order of entries per unit of bound (rare words first, as
+    a max-score bound would), the one that brings fewest at the threshold left taking it; or the
+    concepts of the largest bounds, each at the same share of its bound.
     """
-    count = len(bounds)
+    count = len(tops)
+    bounds = [max(values, default=0.0) for values in tops]
     thresholds = [math.inf] * count
     excess = sum(bounds) - floor * (1 - 1e-9)  # how far below their bounds the thresholds must go in all
     if excess <= 0:
         return thresholds
 
     def entries(n: int, threshold: float) -> int:
-        return sum(postings.count(term, threshold / factor) for term, factor in weighted[n])
+        return sum(
+            postings.count(term, threshold / factor)
+            for (term, factor), top in zip(weighted[n], tops[n], strict=True)
+            if top >= threshold
+        )
 
     wide = [entries(n, 0.0) if bounds[n] > 0 else 0 for n in range(count)]
     order = sorted((n for n in range(count) if bounds[n] > 0), key=lambda n: wide[n] / bounds[n])
-    best, opened, last, left = math.inf, 0, -1, 0.0
-    spent = 0
+    best, plan = math.inf, thresholds
+    spent, left = 0, excess
     for step in range(len(order) + 1):
         for n in order[step:]:
-            if bounds[n] >= excess:
-                cost = spent + entries(n, bounds[n] - excess)
+            if bounds[n] >= left:
+                cost = spent + entries(n, bounds[n] - left)
                 if cost < best:
-                    best, opened, last, left = cost, step, n, bounds[n] - excess
+                    best, plan = cost, [0.0 if m in order[:step] else math.inf for m in range(count)]
+                    plan[n] = bounds[n] - left
         if step == len(order):
             break
         spent += wide[order[step]]
-        excess -= bounds[order[step]]
+        left -= bounds[order[step]]
         if spent >= best:
             break
-        if excess <= 0:
-            best, opened, last = spent, step + 1, -1
+        if left <= 0:
+            best, plan = spent, [0.0 if m in order[: step + 1] else math.inf for m in range(count)]
             break
-    for n in order[:opened]:
-        thresholds[n] = 0.0
-    if last >= 0:
-        thresholds[last] = left
-    return thresholds
+    largest = sorted(range(count), key=bounds.__getitem__, reverse=True)
+    total = 0.0
+    for size, n in enumerate(largest[:8], start=1):
+        total += bounds[n]
+        if total <= excess:
+            continue
+        share = (1 - excess / total) * (1 - 1e-9)
+        cost = sum(entries(m, share * bounds[m]) for m in largest[:size])
+        if cost < best:
+            best, plan = cost, [share * bounds[m] if m in largest[:size] else math.inf for m in range(count)]
+    return plan
 
 
-def _among(docs: set[int], impacts: _Sorted | dict[int, int]) -> Iterable[int]:
-    """The entries of `docs` that a posting list holds."""
+def _among(docs: set[int], impacts: _Sorted | dict[int, int]) -> list[tuple[int, int]]:
+    """The entries of `docs` that a posting list holds, with their impacts."""
     if isinstance(impacts, dict):
-        return impacts.keys() & docs
+        return [(doc, impacts[doc]) for doc in impacts.keys() & docs]
     if len(impacts) > 16 * len(docs):
-        return [doc for doc in docs if impacts.get(doc)]
-    return docs.intersection(impacts.docs)
+        return [(doc, impact) for doc in docs if (impact := impacts.get(doc))]
+    return [(doc, impacts.get(doc)) for doc in docs.intersection(impacts.docs)]
 
 
 def _least(level: float) -> int:
@@ -888,9 +933,13 @@ class _Postings:
         self.bases = self._bases
         self._vocabs: dict[int, list[str]] = {}
         self._levels: dict[str, tuple[list[int], list[int]]] = {}
+        self._known: dict[object, bool] = {}
 
     def __contains__(self, term: object) -> bool:
-        return any(term in part.postings for part in self._segments)
+        found = self._known.get(term)
+        if found is None:
+            found = self._known[term] = any(term in part.postings for part in self._segments)
+        return found
 
     def __getitem__(self, term: str) -> bytes:
         made = self._made.get(term)
