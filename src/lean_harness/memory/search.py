@@ -271,6 +271,10 @@ class Index:
         self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
         self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
         self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
+        self._prepared_concepts: dict[
+            tuple[object, ...],
+            tuple[list[tuple[str, float]], list[tuple[_Sorted | dict[int, int], float]], list[float], list[int]],
+        ] = {}
         self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -333,22 +337,24 @@ class Index:
         if not denominator:
             return False
         scale = 1.0 / denominator
-        factor_of = (self._settings.k1 + 1) / 255
-        weighted = [
-            [(t, weight * share * self._idf(t) * factor_of) for t, share in alternatives]
-            for _, weight, _, alternatives in concepts
-        ]
-        factors = [[(postings.impacts(t), factor) for t, factor in terms] for terms in weighted]
+        prepared = [self._prepared(weight, alternatives) for _, weight, _, alternatives in concepts]
+        weighted = [terms for terms, _, _, _ in prepared]
+        factors = [pairs for _, pairs, _, _ in prepared]
         own = max(self._score(factors, doc) for doc in mine)
         if own <= 0:
             return False
         # An entry scoring below `floor` rounds to a lower score than this one.
         floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
         # The most each term adds to another entry's score (a little more, against rounding), and each concept.
-        tops: list[list[float]] = []
-        for terms, pairs in zip(weighted, factors, strict=True):
-            leaving = [[impacts.get(doc, 0) for doc in mine] for impacts, _ in pairs]
-            tops.append([f * postings.top(t, left) * (1 + 1e-9) for (t, f), left in zip(terms, leaving, strict=True)])
+        tops = [
+            [
+                f * postings.top_of_others(t, impacts, mine) * (1 + 1e-9)
+                for (t, f), (impacts, _) in zip(terms, pairs, strict=True)
+            ]
+            if len(mine) > 1 or any(pairs[n][0].get(mine[0], 0) for n in alone)
+            else most
+            for terms, pairs, most, alone in prepared
+        ]
         bounds = [max(values, default=0.0) for values in tops]
         candidates: set[int] = set()
         for terms, threshold, most in zip(weighted, _thresholds(postings, weighted, tops, floor), tops, strict=True):
@@ -407,6 +413,23 @@ class Index:
             ):
                 above += 1
         return above < limit
+
+    def _prepared(
+        self, weight: float, alternatives: list[tuple[str, float]]
+    ) -> tuple[list[tuple[str, float]], list[tuple[_Sorted | dict[int, int], float]], list[float], list[int]]:
+        """A concept as `finds` weighs it, made once per process: each term with its factor, its
+        impacts and the most it adds to any entry (a little more, against rounding), and the terms
+        whose highest impact one entry alone holds."""
+        key = (weight, *alternatives)
+        found = self._prepared_concepts.get(key)
+        if found is None:
+            postings, factor_of = self._postings, (self._settings.k1 + 1) / 255
+            terms = [(t, weight * share * self._idf(t) * factor_of) for t, share in alternatives]
+            pairs = [(postings.impacts(t), f) for t, f in terms]
+            most = [f * postings.top(t) * (1 + 1e-9) for t, f in terms]
+            alone = [n for n, (t, _) in enumerate(terms) if postings.alone_at_top(t)]
+            found = self._prepared_concepts[key] = (terms, pairs, most, alone)
+        return found
 
     def _score(self, factors: list[list[tuple[_Sorted | dict[int, int], float]]], doc: int) -> float:
         """One entry's BM25F sum over concepts given as (impacts, factor) lists, added up as `_add` adds it."""
@@ -527,7 +550,7 @@ class Index:
             if len(alternatives) != 1 or not known:
                 widened.append((label, weight, known, alternatives))
                 continue
-            extra = []
+            extra: list[tuple[str, float]] = []
             for share, term in self._sharing(alternatives[0][0]):
                 if len(extra) == settings.associations:
                     break
@@ -549,11 +572,10 @@ class Index:
         most = max(20, int(len(self._ids) * settings.association_common))
         ranked: list[tuple[float, str]] = []
         if self._postings.df(term) >= 2:
-            together: dict[str, int] = {}
+            together: Counter[str] = Counter()
             sample = self._postings.first(term, settings.association_sample)
             for doc in sample:
-                for other in self._postings.terms_of(doc):
-                    together[other] = together.get(other, 0) + 1
+                together.update(self._postings.terms_of(doc))
             for other, shared in together.items():
                 if shared >= 2 and other != term:
                     df = self._postings.df(other)
@@ -578,7 +600,7 @@ class Index:
                 related = self._relations[label] = self._relation_terms(label, most)
             have = {term for term, _ in alternatives}
             extra = [(term, share) for term in related if term not in have]
-            widened.append((label, weight, known, [*alternatives, *extra]) if extra else (label, weight, known, alternatives))
+            widened.append((label, weight, known, [*alternatives, *extra] if extra else alternatives))
         return widened
 
     def _relation_terms(self, label: str, most: int) -> list[str]:
@@ -807,7 +829,7 @@ def _thresholds(
     best, plan = math.inf, thresholds
     spent, left = 0, excess
     for step in range(len(order) + 1):
-        for n in order[step:]:
+        for n in order[step:] if step < 3 else ():
             if bounds[n] >= left:
                 cost = spent + entries(n, bounds[n] - left)
                 if cost < best:
@@ -824,7 +846,7 @@ def _thresholds(
             break
     largest = sorted(range(count), key=bounds.__getitem__, reverse=True)
     total = 0.0
-    for size, n in enumerate(largest[:8], start=1):
+    for size, n in enumerate(largest[:4], start=1):
         total += bounds[n]
         if total <= excess:
             continue
@@ -948,7 +970,7 @@ class _Postings:
             for part, base, table in zip(self._segments, self._bases, self._impacts, strict=True):
                 if term in part.postings:
                     local, shapes = part.docs(term)
-                    docs.extend(local if not base else array("I", [base + d for d in local]))
+                    docs.extend(local if not base else array("I", map(base.__add__, local)))
                     impacts += bytes(map(table.__getitem__, shapes))
             if not docs:
                 raise KeyError(term)
@@ -966,15 +988,29 @@ class _Postings:
             self._holding[terms] = found
         return found
 
-    def top(self, term: str, leaving: Sequence[int] = ()) -> int:
-        """The highest impact of a term in any entry, leaving out one entry for each impact in `leaving`."""
+    def top(self, term: str) -> int:
+        """The highest impact of a term in any entry."""
         found = self._top.get(term)
         if found is None:
             posting = self[term]
             found = self._top[term] = max(posting[4 * (len(posting) // 5) :], default=0)
-        if found not in leaving:
-            return found
+        return found
+
+    def alone_at_top(self, term: str) -> bool:
+        """Whether one entry alone holds the term's highest impact."""
+        _, at_least = self._levels_of(term)
+        return at_least[-2] == 1 if len(at_least) > 1 else False
+
+    def top_of_others(self, term: str, impacts: _Sorted | dict[int, int], mine: Sequence[int]) -> int:
+        """The highest impact of a term in any entry but those of `mine` (the term's `impacts`)."""
         levels, at_least = self._levels_of(term)
+        if not levels:
+            return 0
+        if at_least[-2] > len(mine):  # more entries than those hold the highest impact
+            return levels[-1]
+        leaving = [impacts.get(doc, 0) for doc in mine]
+        if levels[-1] not in leaving:
+            return levels[-1]
         for at in range(len(levels) - 1, -1, -1):
             if at_least[at] > sum(1 for impact in leaving if impact >= levels[at]):
                 return levels[at]
@@ -1059,7 +1095,7 @@ class _Postings:
             vocab = self._vocabs[number] = list(part.postings)  # built in sorted order
         offsets = memoryview(part.forward).cast("I")
         numbers = offsets[len(part) + 1 :]
-        return [vocab[n] for n in numbers[offsets[local] : offsets[local + 1]]]
+        return list(map(vocab.__getitem__, numbers[offsets[local] : offsets[local + 1]]))
 
     def tagged(self, tag: str) -> array[int]:
         """The entries carrying a tag (lowercase)."""
@@ -1067,7 +1103,7 @@ class _Postings:
         for part, base in zip(self._segments, self._bases, strict=True):
             local = array("I")
             local.frombytes(part.tags.get(tag, b""))
-            docs.extend(local if not base else array("I", [base + d for d in local]))
+            docs.extend(local if not base else array("I", map(base.__add__, local)))
         return docs
 
     def prefixed(self, prefix: str, count: int) -> list[str]:
