@@ -39,7 +39,7 @@ from array import array
 from binascii import crc32
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import compress, islice
 
 from lean_harness.memory import segment, thesaurus
@@ -322,8 +322,9 @@ class Index:
         concept gets a threshold, the thresholds adding up to at most the floor (`_thresholds`): an
         entry whose share of every concept stays under that concept's threshold scores under the
         floor, so only the entries whose impact on some term reaches its concept's threshold are
-        candidates, taken from the posting lists without a loop in Python. Candidates that lack
-        concepts whose bounds they need are dropped; the rest are scored as `search` adds them up.
+        candidates, taken from the posting lists without a loop in Python. They are checked concept
+        by concept and dropped once they cannot reach the floor; once fewer than `limit` are left,
+        the entry is found; else the rest are scored as `search` adds them up (adr/0021).
         """
         postings = self._postings
         bases = {id(part): base for part, base in zip(self._segments, postings.bases, strict=True)}
@@ -388,7 +389,7 @@ class Index:
                     have[doc] = have.get(doc, 0.0) + (value - weak)
             need = reach - left
             if need > 0:
-                alive = {doc for doc in alive if have.get(doc, 0.0) >= need}
+                alive = {doc for doc, value in have.items() if value >= need and doc in alive}
                 if len(alive) < limit:  # fewer than `limit` others can rank above this entry
                     return True
         values = dict.fromkeys(mine, own)
@@ -888,7 +889,7 @@ class _Impacts(dict[int, int]):
         return value
 
 
-_SMALL = 2000  # entries up to which a posting list is kept as a dict (or a concept's as one set) by `finds`
+_SMALL = 2000  # entries up to which a posting list is kept as a dict by `finds`
 _KEPT = 2_000_000  # entries all such dicts hold at most
 
 
@@ -905,27 +906,9 @@ class _Sorted:
     def __len__(self) -> int:
         return len(self.docs)
 
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.docs)
-
-    def __contains__(self, doc: object) -> bool:
-        return self.get(doc) > 0 if isinstance(doc, int) else False
-
     def get(self, doc: int, default: int = 0) -> int:
         at = bisect_left(self.docs, doc)
         return self.impacts[at] if at < len(self.docs) and self.docs[at] == doc else default
-
-
-class _AnyOf:
-    """Entries that any of several posting lists holds."""
-
-    __slots__ = ("lists",)
-
-    def __init__(self, lists: list[_Sorted | dict[int, int]]) -> None:
-        self.lists = lists
-
-    def __contains__(self, doc: object) -> bool:
-        return any(doc in held for held in self.lists)
 
 
 class _Postings:
@@ -951,7 +934,6 @@ class _Postings:
         self._sorted: dict[str, _Sorted | dict[int, int]] = {}
         self._kept = 0  # entries held in dicts
         self._top: dict[str, int] = {}
-        self._holding: dict[tuple[str, ...], Container[int]] = {}
         self.bases = self._bases
         self._vocabs: dict[int, list[str]] = {}
         self._levels: dict[str, tuple[list[int], list[int]]] = {}
@@ -976,17 +958,6 @@ class _Postings:
                 raise KeyError(term)
             made = self._made[term] = docs.tobytes() + bytes(impacts)
         return made
-
-    def holding(self, alternatives: list[tuple[str, float]]) -> Container[int]:
-        """The entries that hold any of the terms: a set when they are few, else a lookup in each list."""
-        terms = tuple(sorted(term for term, _ in alternatives))
-        found = self._holding.get(terms)
-        if found is None:
-            lists = [self.impacts(term) for term in terms]
-            few = sum(len(held) for held in lists) <= _SMALL
-            found = frozenset().union(*lists) if few else _AnyOf(lists)
-            self._holding[terms] = found
-        return found
 
     def top(self, term: str) -> int:
         """The highest impact of a term in any entry."""
