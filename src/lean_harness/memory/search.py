@@ -347,15 +347,15 @@ class Index:
         # An entry scoring below `floor` rounds to a lower score than this one.
         floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
         # The most each term adds to another entry's score (a little more, against rounding), and each concept.
-        tops = [
-            [
-                f * postings.top_of_others(t, impacts, mine) * (1 + 1e-9)
-                for (t, f), (impacts, _) in zip(terms, pairs, strict=True)
-            ]
-            if len(mine) > 1 or any(pairs[n][0].get(mine[0], 0) for n in alone)
-            else most
-            for terms, pairs, most, alone in prepared
-        ]
+        tops = []
+        for terms, pairs, most, alone in prepared:
+            # Only a term whose highest impact one entry alone holds may bound others lower than all.
+            changed = range(len(terms)) if len(mine) > 1 else [n for n in alone if pairs[n][0].get(mine[0], 0)]
+            if changed:
+                most = list(most)  # noqa: PLW2901 - a copy for this entry; the prepared one stays
+                for n in changed:
+                    most[n] = terms[n][1] * postings.top_of_others(terms[n][0], pairs[n][0], mine) * (1 + 1e-9)
+            tops.append(most)
         bounds = [max(values, default=0.0) for values in tops]
         candidates: set[int] = set()
         for terms, threshold, most in zip(weighted, _thresholds(postings, weighted, tops, floor), tops, strict=True):
@@ -1050,9 +1050,11 @@ class _Postings:
         """The first `count` entries holding the term in (id, shard) order, as one segment numbers them."""
         runs = []
         for part, base in zip(self._segments, self._bases, strict=True):
-            if term in part.postings:
-                local, _ = part.docs(term)
-                runs.append([(part.ids[d], part.shard_of(d), base + d) for d in local[:count]])
+            posting = part.postings.get(term)
+            if posting:
+                local = memoryview(posting)[: min(len(posting) // 2, 4 * count)].cast("I")  # segment.py's layout
+                shard_of = memoryview(part.doc_shards).cast("I")
+                runs.append([(part.ids[d], part.shards[shard_of[d]], base + d) for d in local])
         if len(runs) == 1:
             return [doc for _, _, doc in runs[0]]
         return [doc for _, _, doc in islice(heapq.merge(*runs), count)]
