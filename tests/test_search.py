@@ -748,6 +748,54 @@ def test_segments_learn_the_associations_one_index_learns() -> None:
         assert split.search(text, limit=30) == whole.search(text, limit=30), text
 
 
+def _varied(count: int, seed: int) -> list[Doc]:
+    """Notes mixing words WordNet relates, identifiers, paths that one note alone names, titles and
+    times that repeat (ties on score and on time), so that every way `finds` bounds a score is met."""
+    rng = random.Random(seed)
+    words = ["fail", "failure", "crash", "error", "broken", "slow", "latency", "quick", "hang", "freeze"]
+    words += ["cache", "lock", "disk", "drive", "storage", "memory", "store", "runner", "merge", "the", "of"]
+    words += ["retryPolicy", "os.replace", "parse_config", "ENOSPC", "sqlite", "database", "windows", "ci"]
+    titles = [" ".join(rng.choice(words) for _ in range(rng.randrange(1, 5))) for _ in range(count // 10)]
+    docs = []
+    for _ in range(count):
+        if rng.random() < 0.3:
+            title = rng.choice(titles)  # the same first line as other notes
+        else:
+            title = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 10)))
+            if rng.random() < 0.4:
+                title += f" src/app/mod_{rng.randrange(count)}.py:{rng.randrange(1, 400)}"
+        body = " ".join(rng.choice(words) for _ in range(rng.randrange(0, 40)))
+        created = f"2026-02-0{rng.randrange(1, 4)}T00:00:00Z"
+        tags = tuple(rng.sample(["ci", "windows", "db"], rng.randrange(0, 3)))
+        docs.append(
+            Doc(f"n{rng.randrange(10**6):06d}", rng.choice(["failures", "quirks"]), created, tags, f"{title}\n{body}")
+        )
+    return docs
+
+
+@pytest.mark.parametrize(("seed", "small"), [(11, 2000), (12, 2000), (13, 0), (14, 30)])
+def test_finds_answers_as_search_does_over_segments_and_copies(
+    seed: int, small: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)
+    monkeypatch.setattr(search, "_KEPT", small * 10)
+    docs = _varied(300, seed)
+    rng = random.Random(seed)
+    copies = rng.sample(docs, 10)  # the same entries again, as an appended segment may hold them
+    parts = [docs[:120], docs[120:250], docs[250:], copies]
+    index = Index([search.segment_of(part) for part in parts])
+    queries = [doc.text.splitlines()[0] for doc in rng.sample(docs, 40)]
+    outcomes = set()
+    for doc in docs:
+        for query in [doc.text.splitlines()[0], rng.choice(queries)]:
+            for limit in (1, 2, 5):
+                hits = index.search(query, limit=limit, min_score=0.0)
+                expected = (doc.shard, doc.id) in [(h.shard, h.id) for h in hits]
+                assert index.finds(query, doc.shard, doc.id, limit) is expected, (doc, query, limit)
+                outcomes.add(expected)
+    assert outcomes == {True, False}
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     docs = _corpus(200, seed)
