@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lean_harness import injection
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink
@@ -205,19 +204,12 @@ def prepare(
             )
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
-    for candidate in candidates:
-        found = rules.credential(candidate.checked)
-        if found is not None:
-            what, f = found
-            refused.append(Refusal(candidate.record.where, what, f.rule, f.description, f.preview))
-            continue
-        said = injection.scan(candidate.checked.text, allow=candidate.checked.directives)
-        if said:
-            d = said[0]
-            where = candidate.record.where
-            refused.append(Refusal(where, f"line {d.line}", d.rule, d.description, d.preview, directive=True))
-        else:
+    for candidate, found in zip(candidates, rules.screened([c.checked for c in candidates]), strict=True):
+        if found is None:
             kept.append(candidate)
+            continue
+        what, f, directive = found
+        refused.append(Refusal(candidate.record.where, what, f.rule, f.description, f.preview, directive))
     return kept, refused, sorted(problems, key=_location)
 
 
