@@ -34,6 +34,7 @@ class Rule(Value):
     description: str
     pattern: str
     keywords: tuple[str, ...]  # the rule runs only when one of these occurs in the lowered text
+    requires: tuple[str, ...] = ()  # and one of these: every match holds one (tests check it)
 
 
 # Names a client's framing uses. Opening tags count only for names that are not also common
@@ -176,6 +177,7 @@ RULES: tuple[Rule, ...] = (
         r"|(?:iex|invoke-expression)\b[^\n]{0,20}?\(\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object)"
         r"(?P<a3>[^\n]{0,300})",
         ("sh", "iex", "invoke-expression", "python", "perl", "ruby", "node"),
+        ("curl", "wget", "iwr", "irm", "iex", "invoke-"),  # what each branch downloads with
     ),
     Rule(
         "hidden-characters",
@@ -237,7 +239,7 @@ def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> lis
 def _scan_run(texts: Sequence[str], allowed: Sequence[frozenset[str]]) -> list[tuple[Finding, ...]]:
     lowered = [_lower(text) for text in texts]
     if not _KEYWORDS:
-        _KEYWORDS.extend(dict.fromkeys(k for rule in RULES for k in rule.keywords))
+        _KEYWORDS.extend(dict.fromkeys(k for rule in RULES for k in rule.keywords + rule.requires))
     hits = keywords.holding(lowered, _KEYWORDS)
     found: list[list[Finding]] = [[] for _ in texts]
     for rule in RULES:
@@ -246,6 +248,9 @@ def _scan_run(texts: Sequence[str], allowed: Sequence[frozenset[str]]) -> list[t
             if not lists:
                 continue
             indices = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
+            if rule.requires:
+                needed = set().union(*[hits[k] for k in rule.requires if k in hits])
+                indices = [index for index in indices if index in needed]
         else:
             indices = [index for index, text in enumerate(texts) if not text.isascii()]
         for index in indices:

@@ -975,14 +975,21 @@ def scan(text: str, *, allow: Iterable[str] = ()) -> list[Finding]:
 
 def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[list[Finding]]:
     """`scan` of each text, with its allowed rules at the same place in `allows` (or none when
-    `allows` is empty): the same findings, the texts scanned together in runs (keywords.py)."""
+    `allows` is empty): the same findings, each distinct text scanned once and the texts scanned
+    together in runs (keywords.py)."""
     if allows and len(allows) != len(texts):
         raise ValueError("scan_many needs one allowance per text, or none at all")
-    results: list[list[Finding]] = []
-    for begin, end in keywords.runs(texts):
-        for index, candidates in enumerate(_candidates(texts[begin:end]), start=begin):
-            results.append(_findings(texts[index], candidates, allows[index] if allows else ()))
-    return results
+    distinct: dict[str, int] = {}  # the same text has the same candidates, whatever it is allowed
+    for text in texts:
+        distinct.setdefault(text, len(distinct))
+    unique = list(distinct)
+    candidates: list[list[tuple[int, int, int, Rule]]] = []
+    for begin, end in keywords.runs(unique):
+        candidates += _candidates(unique[begin:end])
+    return [
+        _findings(text, candidates[distinct[text]], allows[index] if allows else ())
+        for index, text in enumerate(texts)
+    ]
 
 
 def _findings(text: str, candidates: list[tuple[int, int, int, Rule]], allow: Iterable[str]) -> list[Finding]:
