@@ -96,9 +96,12 @@ def test_a_batch_of_credential_texts_finds_what_each_text_alone_finds() -> None:
 
 def test_allowances_in_a_batch_apply_to_their_own_text_only() -> None:
     samples = _secret_samples()
+    samples += samples[:200]  # the same texts again, each with other allowances
     rng = random.Random(13)
     ids = [rule.id for rule in secret_scan.RULES]
     allows = [rng.sample(ids, rng.choice((0, 1, 3))) for _ in samples]
+    for index in range(200):  # and some with exactly the rule that finds them allowed
+        allows[index] = [f.rule for f in secret_scan.scan(samples[index])]
     alone = [_findings(secret_scan.scan(text, allow=allow)) for text, allow in zip(samples, allows, strict=True)]
     assert [_findings(found) for found in secret_scan.scan_many(samples, allows)] == alone
     every = [_findings(secret_scan.scan(text)) for text in samples]
