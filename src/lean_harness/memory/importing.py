@@ -330,15 +330,15 @@ def _plan(
     recorded: dict[str, str] = {}
     for candidate in candidates:
         record, shard = candidate.record, candidate.shard
-        key = record.id
+        key, found, digest = record.id, text_key(candidate.text), candidate.digest
         if key is None:
-            same = by_text[shard].get(text_key(candidate.text))
+            same = by_text[shard].get(found)
             if same is not None:  # the text is stored already; without an id of its own, that is this record
                 outcomes.append(Outcome(record.where, shard, same, "unchanged"))
-                recorded[same] = candidate.digest
+                recorded[same] = digest
                 continue
             key = derive_id(shard, candidate.text, existing)
-        if before.get(key) == candidate.digest:
+        if before.get(key) == digest:
             outcomes.append(Outcome(record.where, shard, key, "imported before"))
             continue
         if key in existing:
@@ -346,13 +346,13 @@ def _plan(
             detail = _difference(candidate, name, entry)
             outcomes.append(Outcome(record.where, shard, key, "conflict" if detail else "unchanged", detail))
             if not detail:
-                recorded[key] = candidate.digest
+                recorded[key] = digest
             continue
         entry = _entry(candidate, key, record.created or now_utc())
         additions.append((shard, entry))
         existing[key] = (shard, entry)
-        by_text[shard][text_key(candidate.text)] = key
-        recorded[key] = candidate.digest
+        by_text[shard][found] = key
+        recorded[key] = digest
         outcomes.append(Outcome(record.where, shard, key, "added"))
     return outcomes, additions, recorded
 
