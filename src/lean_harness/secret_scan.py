@@ -987,8 +987,7 @@ def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> lis
     for begin, end in keywords.runs(unique):
         candidates += _candidates(unique[begin:end])
     return [
-        _findings(text, candidates[distinct[text]], allows[index] if allows else ())
-        for index, text in enumerate(texts)
+        _findings(text, candidates[distinct[text]], allows[index] if allows else ()) for index, text in enumerate(texts)
     ]
 
 
