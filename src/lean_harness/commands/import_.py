@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 
 from lean_harness.commands import emit, open_memory
 from lean_harness.errors import LhError
+
+# An import holds every record, its checks and its entry until it writes, and hardly any of them
+# is in a reference cycle: the cyclic collector would only walk them again and again (about a
+# sixth of the CPU time of an import of 100k records, adr/0026), so it stays off (cli.py).
+COLLECT_CYCLES = False
 
 
 def _shown(source: Path) -> str:
@@ -62,14 +66,7 @@ def run(args: argparse.Namespace) -> int:
         fmt, source = "memory-md", claude_code.memory_folder(memory.root)
     stdin = sys.stdin.buffer.read() if args.source == "-" else None
     shown = "-" if stdin is not None else (_shown(source) if args.origin else source.as_posix())
-    # An import holds every record, its checks and its entry until it writes, and hardly any is
-    # in a reference cycle: the cyclic collector would only walk them again and again (about a
-    # sixth of the CPU time of an import of 100k records, adr/0025), so it is off while the import runs.
-    gc.disable()
-    try:
-        result = importing.import_source(memory, source, shown, fmt, maps=args.map, dry_run=args.dry_run, stdin=stdin)
-    finally:
-        gc.enable()
+    result = importing.import_source(memory, source, shown, fmt, maps=args.map, dry_run=args.dry_run, stdin=stdin)
     code = 1 if result.refused or result.problems or result.count("conflict") else 0
     if args.json:
         emit(
