@@ -280,12 +280,13 @@ def measure(runners: list[Runner], work: Path, size: int, args: argparse.Namespa
         with open(source, "w", encoding="utf-8") as handle:
             for n in made:
                 handle.write(json.dumps({"shard": n.shard, "text": n.text, "tags": list(n.tags)}) + "\n")
-        for number, (each, figures) in enumerate(pairs):
-            target = work / f"import-{size}-{number}"
-            target.mkdir()
-            each.lh("init", cwd=target)
-            figures.add("import", each.lh("memory", "import", str(source), cwd=target, ok=(0, 1)))
-            shutil.rmtree(target)
+        for _ in range(args.import_repeat):
+            for number, (each, figures) in enumerate(pairs):
+                target = work / f"import-{size}-{number}"
+                target.mkdir()
+                each.lh("init", cwd=target)
+                figures.add("import", each.lh("memory", "import", str(source), cwd=target, ok=(0, 1)))
+                shutil.rmtree(target)
         source.unlink()
 
     if "hook" in groups and smallest:
@@ -428,7 +429,7 @@ def report(results: list[Figures], repo: Path, args: argparse.Namespace, loads: 
     lines = [
         f"Python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} CPUs; source {repo}.",
         f"Medians of {args.repeat} runs (doctor and lint {args.doctor_repeat}, cold index {args.cold_repeat},"
-        f" hooks {args.hook_repeat}, import 1); peak RSS is the largest of the runs.",
+        f" hooks {args.hook_repeat}, import {args.import_repeat}); peak RSS is the largest of the runs.",
         "Load average (1, 5, 15 min) at the start of each size and at the end: "
         + "; ".join("/".join(f"{x:.2f}" for x in load) for load in loads)
         + ".",
@@ -461,6 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cold-repeat", type=int, default=3, help="runs per cold index figure (default 3)")
     parser.add_argument("--hook-repeat", type=int, default=20, help="runs per hook figure (default 20)")
     parser.add_argument("--lint-max", type=parse_sizes, default=[10_000], help="lint only up to this size (10k)")
+    parser.add_argument("--import-repeat", type=int, default=1, help="runs per import figure (default 1)")
     parser.add_argument("--import-max", type=parse_sizes, default=[100_000], help="import only up to this size")
     parser.add_argument("--json", type=Path, help="also write every sample as JSON to this file")
     parser.add_argument(

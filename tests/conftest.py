@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from lean_harness.cli import main
+from lean_harness.memory import search, thesaurus
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +24,17 @@ def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     for name in list(os.environ):
         if name.startswith("LH_") or name in ("SOURCE_DATE_EPOCH", "TIKTOKEN_CACHE_DIR"):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def cold_search_caches() -> None:
+    """Each test analyzes and relates words afresh: search's per-process stem and chunk caches and the
+    related-word cache are filled once per process, and a mutation run forks each mutant's tests from a
+    process that already filled them with the unchanged code's answers."""
+    search._STEMS.clear()
+    for cache in search._CHUNKS.values():
+        cache.clear()
+    thesaurus.related.cache_clear()
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "memory/shard.py": ("test_shard.py", "test_rules.py"),
     "memory/compact.py": ("test_compact_plan.py",),
     "memory/index.py": ("test_index_render.py",),
-    "memory/search.py": ("test_search.py", "test_thesaurus.py"),
+    "memory/search.py": ("test_search.py", "test_search_oracle.py", "test_thesaurus.py"),
     "memory/thesaurus.py": ("test_thesaurus.py",),
     "secret_scan.py": ("test_secret_scan.py", "test_secret_scan_edges.py"),
 }

@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from lean_harness.memory import search, thesaurus
+from lean_harness.memory import search
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 from lean_harness.memory.shard import title_of
 
@@ -74,15 +74,6 @@ MEMORY = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def cold_caches() -> None:
-    """Each test analyzes words afresh: the per-process stem and chunk caches must not hide a change."""
-    search._STEMS.clear()
-    for cache in search._CHUNKS.values():
-        cache.clear()
-    thesaurus.related.cache_clear()
-
-
 @pytest.fixture(scope="module")
 def index() -> Index:
     return Index.build(MEMORY)
@@ -111,6 +102,11 @@ def top(index: Index, query: str) -> str | None:
         pytest.param("ECONNRESET", ["econnreset"], id="error-code"),
         pytest.param("Why does the lock hang?", ["lock", "hang"], id="stopwords"),
         pytest.param("Straße café", ["strasse", "café"], id="unicode-casefold"),
+        pytest.param("__init__.py", ["init__.py", "init", "py"], id="dunder-path"),
+        pytest.param("my_var.attr", ["my_var.attr", "my_var", "var", "attr"], id="stopword-part"),
+        pytest.param("v1.2 x86", ["v1.2", "v1", "1", "2", "x86", "86"], id="one-letter-parts-dropped"),
+        pytest.param("404", ["404", "404"], id="a-number-is-whole-and-its-own-part"),
+        pytest.param("a/Bc", ["a/bc", "bc"], id="one-letter-stopword-part"),
     ],
 )
 def test_tokenize_keeps_whole_identifiers_and_their_parts(text: str, expected: list[str]) -> None:
@@ -178,6 +174,16 @@ def test_tag_filter_keeps_entries_with_every_tag(index: Index) -> None:
     assert ids(index.search("windows lock", tags=["ci", "windows"])) == ["lock-win"]
     assert index.search("windows lock", tags=["ci", "flaky"]) == []
     assert index.search("windows lock", tags=["no-such-tag"]) == []
+    assert ids(index.search("fails", tags=["CI"])) == ["yaml", "lock-win"]  # tags are compared in lower case
+
+
+def test_an_index_of_one_entry_finds_it() -> None:
+    index = Index.build(
+        [Doc("only", "insights", "2026-01-01T00:00:00Z", ("Solo",), "Release notes live in CHANGES.md")]
+    )
+    assert [(h.id, h.matched) for h in index.search("release notes")] == [("only", ("release", "notes"))]
+    assert ids(index.search("changes", tags=["solo"])) == ["only"]
+    assert index.finds("release notes", "insights", "only", 1) is True
 
 
 def test_unrelated_query_returns_nothing_at_the_default_threshold(index: Index) -> None:
@@ -214,6 +220,25 @@ def test_limit_cuts_after_ranking() -> None:
     index = Index.build(docs)
     assert ids(index.search("cache", limit=3)) == ["e8", "e7", "e6"]
     assert index.search("cache", limit=0) == []
+
+
+def test_an_index_keeps_where_each_entry_was_in_its_shard_file() -> None:
+    docs = [
+        Doc("b", "insights", "2026-01-02T00:00:00Z", (), "second"),
+        Doc("a", "insights", "2026-01-01T00:00:00Z", (), "first"),
+        Doc("a", "failures", "2026-01-03T00:00:00Z", (), "other shard"),
+    ]
+    index = Index([search.segment_of(docs, spans=[(120, 200), (0, 120), (0, 64)])])
+    assert [index.span_of(shard, key) for shard, key in [("insights", "a"), ("insights", "b"), ("failures", "a")]] == [
+        (0, 120),
+        (120, 200),
+        (0, 64),
+    ]
+    assert index.span_of("insights", "c") == (0, 0)  # no such entry
+    assert index.span_of("quirks", "a") == (0, 0)  # no such shard
+    loaded = Index.from_bytes(index.to_bytes())
+    assert loaded.span_of("insights", "b") == (120, 200)
+    assert Index.build(docs).span_of("insights", "b") == (0, 0)  # built without spans
 
 
 def test_build_and_bytes_do_not_depend_on_input_order() -> None:
@@ -314,6 +339,10 @@ def test_long_queries_are_not_widened() -> None:
     ]
     assert ids(index.search(" ".join(["disk", *words[:15]]))) == ["a", "b", "c"]  # 16 words: widened
     assert ids(index.search(" ".join(["disk", *words]))) == ["a", "b"]  # 17 words, as in a pasted log: not
+    # finds widens exactly when search does: c holds no query word, only "ENOSPC", which shares a and b
+    assert [index.finds("disk", "failures", key, 5) for key in "abcd"] == [True, True, True, False]
+    assert index.finds(" ".join(["disk", *words[:15]]), "failures", "c", 5) is True
+    assert index.finds(" ".join(["disk", *words]), "failures", "c", 5) is False
 
 
 # -- exact scores against a reference model ----------------------------------------------------
@@ -412,6 +441,19 @@ def test_scores_match_a_reference_bm25f(query: str) -> None:
         pytest.param("seed", "seed", id="ed-base-too-short"),
         pytest.param("Tests", "Test", id="capital"),
         pytest.param("naïve", "naïve", id="non-ascii"),
+        pytest.param("ads", "ads", id="three-letters-kept-whole"),
+        pytest.param("dyes", "dye", id="three-letter-stem-keeps-its-e"),
+        pytest.param("code", "cod", id="four-letter-final-e"),
+        pytest.param("surprisingly", "surpris", id="ingly"),
+        pytest.param("reportedly", "report", id="edly"),
+        pytest.param("validation", "valid", id="ation"),
+        pytest.param("validations", "valid", id="ations"),
+        pytest.param("failure", "fail", id="ure"),
+        pytest.param("hopped", "hop", id="undouble-ed"),
+        pytest.param("passing", "pass", id="keep-ss"),
+        pytest.param("ties", "tie", id="ies-of-four-letters"),
+        pytest.param("hoped", "hop", id="ed-after-a-single-consonant"),
+        pytest.param("bed", "bed", id="three-letters-ed"),
     ],
 )
 def test_stem_table(word: str, stemmed: str) -> None:
@@ -550,6 +592,7 @@ JOINED = [
     Doc("a", "s", "2026-01-01T00:00:00Z", (), "lock file written"),
     Doc("b", "s", "2026-01-02T00:00:00Z", (), "file server"),
     Doc("c", "s", "2026-01-03T00:00:00Z", (), "timeoutSeconds default"),
+    Doc("d", "s", "2026-01-04T00:00:00Z", (), "ports 123 and 456"),
 ]
 
 
@@ -561,11 +604,32 @@ JOINED = [
         pytest.param("lockf", [], id="too-short-to-rejoin"),
         pytest.param("timeoutSec", [("c", ("timeoutsec", "timeout"))], id="prefix-of-an-identifier-and-its-known-part"),
         pytest.param("tim", [], id="prefix-too-short"),
+        pytest.param("123456", [], id="a-number-is-not-rejoined-from-numbers"),
+        pytest.param("123", [("d", ("123",))], id="a-number-is-found-whole"),
     ],
 )
 def test_unknown_words_are_rejoined_or_completed(query: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
     hits = Index.build(JOINED).search(query, min_score=0.0)
     assert [(h.id, h.matched) for h in hits] == found
+
+
+def test_unknown_words_are_neither_rejoined_nor_completed_when_switched_off() -> None:
+    index = Index.build(JOINED, Settings(expand_unknown=False))
+    assert index.search("lockfile", min_score=0.0) == []
+    assert index.search("timeou", min_score=0.0) == []
+    # the identifier's whole is not completed; its part that the memory holds still counts
+    assert [(h.id, h.matched) for h in index.search("timeoutSec", min_score=0.0)] == [("c", ("timeout",))]
+
+
+def test_an_unknown_identifier_reaches_the_first_fifty_identifiers_it_starts() -> None:
+    docs = [Doc(f"t{n}", "s", "2026-01-01T00:00:00Z", (), f"ticket{n}") for n in range(1000, 1055)]
+    hits = Index.build(docs).search("ticket10", limit=100)
+    # all hold the part "ticket"; only ticket1000 to ticket1049 (in sorted order) also answer the whole
+    assert sorted(h.id for h in hits[:50]) == [f"t{n}" for n in range(1000, 1050)]
+    assert {h.matched for h in hits[:50]} == {("ticket10", "ticket")}
+    assert hits[49].score > hits[50].score == hits[54].score
+    assert sorted(h.id for h in hits[50:]) == [f"t{n}" for n in range(1050, 1055)]
+    assert {h.matched for h in hits[50:]} == {("ticket",)}
 
 
 def _corpus(count: int, seed: int) -> list[Doc]:
@@ -583,11 +647,72 @@ def _corpus(count: int, seed: int) -> list[Doc]:
     return docs
 
 
-@pytest.mark.parametrize(("seed", "small"), [(1, 2000), (2, 2000), (3, 2000), (1, 20), (2, 0)])
+# Every entry holding "cache" scores the same (same words, same lengths); "disk full" holds no
+# query word, and the shard name "failures" it shares with one cache entry is no association.
+TIED = [
+    Doc("d", "insights", "2025-12-01T00:00:00Z", (), "cache miss"),
+    Doc("b", "insights", "2026-02-01T00:00:00Z", (), "cache miss"),
+    Doc("a", "insights", "2026-02-01T00:00:00Z", (), "cache miss"),
+    Doc("a", "failures", "2026-02-01T00:00:00Z", (), "cache miss"),
+    Doc("c", "insights", "2026-03-01T00:00:00Z", (), "cache miss"),
+    Doc("e", "insights", "2026-04-01T00:00:00Z", (), "cache hit"),
+    Doc("f", "failures", "2026-05-01T00:00:00Z", (), "disk full"),
+]
+# newest first, then the smaller id, then the shard name
+TIED_ORDER = [
+    ("insights", "e"),
+    ("insights", "c"),
+    ("failures", "a"),
+    ("insights", "a"),
+    ("insights", "b"),
+    ("insights", "d"),
+]
+
+
+def test_ties_rank_newest_first_then_by_id_then_by_shard() -> None:
+    hits = Index.build(TIED).search("cache", limit=10)
+    assert [(h.shard, h.id) for h in hits] == TIED_ORDER
+    assert len({h.score for h in hits}) == 1
+
+
+@pytest.mark.parametrize("limit", range(-1, 9))
+def test_finds_places_tied_entries_as_search_does(limit: int) -> None:
+    index = Index.build(TIED)
+    for place, (shard, key) in enumerate(TIED_ORDER):
+        assert index.finds("cache", shard, key, limit) is (place < limit), (shard, key)
+    assert index.finds("cache", "failures", "f", limit) is False  # holds no query word, however many fit
+    assert index.finds("cache", "quirks", "a", limit) is False  # no entry a in that shard
+
+
+def test_finds_nothing_for_a_query_of_stopwords_or_of_nothing() -> None:
+    index = Index.build(TIED)
+    for query in ("", "the of and", "why does it", "?!"):
+        assert [index.finds(query, shard, key, 10) for shard, key in TIED_ORDER] == [False] * 6, query
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_finds_places_an_entry_by_its_best_placed_copy(reverse: bool) -> None:
+    """Two copies of one entry (a hand edit, a merge of two branches) are two hits; the newer is first."""
+    docs = [
+        Doc("x", "insights", "2026-01-01T00:00:00Z", (), "cache miss"),
+        Doc("x", "insights", "2026-06-01T00:00:00Z", (), "cache miss"),
+        Doc("y", "insights", "2026-03-01T00:00:00Z", (), "cache miss"),
+    ]
+    index = Index.build(docs[::-1] if reverse else docs)
+    assert [(h.id, h.created[:7]) for h in index.search("cache")] == [
+        ("x", "2026-06"),
+        ("y", "2026-03"),
+        ("x", "2026-01"),
+    ]
+    assert [index.finds("cache", "insights", "x", limit) for limit in (1, 2, 3)] == [True, True, True]
+    assert [index.finds("cache", "insights", "y", limit) for limit in (1, 2, 3)] == [False, True, True]
+
+
+@pytest.mark.parametrize(("seed", "small"), [(1, 2000), (1, 20), (2, 0)])
 def test_finds_answers_as_search_does(seed: int, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "_SMALL", small)  # long lists are looked up by binary search, not in dicts
     monkeypatch.setattr(search, "_KEPT", small * 10)
-    docs = _corpus(300, seed)
+    docs = _corpus(120, seed)
     index = Index.build(docs)
     for doc in docs:
         title = doc.text.splitlines()[0]
@@ -596,6 +721,125 @@ def test_finds_answers_as_search_does(seed: int, small: int, monkeypatch: pytest
             expected = (doc.shard, doc.id) in [(h.shard, h.id) for h in hits]
             assert index.finds(title, doc.shard, doc.id, limit) is expected, (doc, limit)
     assert index.finds("lock", "failures", "missing", 5) is False
+
+
+def _rare_corpus(seed: int) -> list[Doc]:
+    """Notes of a few common words and many rare ones, some travelling in pairs (so queries are
+    widened with associations and a rare word outweighs several common ones), with ids shared
+    across shards, an exact copy now and then, and few dates (so scores and dates tie)."""
+    rng = random.Random(seed)
+    common = ["cache", "lock", "retry", "build"]
+    rare = ["enospc disk", "sqlite", "fsync", "proxy", "token", "upload", "merge conflict", "runner", "yaml"]
+    rare += ["HttpClient", "os.replace", "parse_config", "deadlock", "timeout", "windows", "kernel panic", "mutex"]
+    docs: list[Doc] = []
+    for number in range(60):
+        title = " ".join([*rng.sample(common, rng.randrange(0, 3)), *rng.sample(rare, rng.randrange(1, 3))])
+        body = " ".join(rng.choice(common + rare) for _ in range(rng.randrange(0, 8)))
+        tags = tuple(rng.sample(["ci", "db", "windows"], rng.randrange(0, 2)))
+        created = f"2026-01-0{rng.randrange(1, 4)}T00:00:00Z"
+        doc = Doc(f"n{rng.randrange(45)}", rng.choice(["failures", "insights"]), created, tags, f"{title}\n{body}")
+        docs.append(doc)
+        if number % 15 == 0:
+            docs.append(Doc(doc.id, doc.shard, "2026-01-04T00:00:00Z", doc.tags, doc.text))  # a copy, newer
+    return docs
+
+
+# posting lists kept as dicts; looked up by binary search; short, but binary-searched once the dicts are full
+@pytest.mark.parametrize(("seed", "small", "kept"), [(11, 2000, 20000), (12, 0, 0), (13, 2000, 0)])
+def test_finds_answers_as_search_does_when_rare_words_and_associations_decide(
+    seed: int, small: int, kept: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)
+    monkeypatch.setattr(search, "_KEPT", kept)
+    docs = _rare_corpus(seed)
+    index = Index.build(docs)
+    rng = random.Random(seed)
+    words = [
+        "cache",
+        "lock",
+        "retry",
+        "build",
+        "enospc",
+        "disk",
+        "sqlite",
+        "proxy",
+        "merge",
+        "runner",
+        "timeout",
+        "windows",
+        "mutex",
+        "zzzz",
+        "the",
+    ]
+    queries = [doc.text.splitlines()[0] for doc in docs[:6]]
+    queries += [" ".join(rng.sample(words, rng.randrange(1, 5))) for _ in range(6)]
+    queries += ["parseConfig disk", "os.replace fsync zzzz qqqq", "httpclient.timeout", "deadlocks"]
+    keys = sorted({(doc.shard, doc.id) for doc in docs})
+    for query in queries:
+        for limit in (1, 3):
+            listed = {(h.shard, h.id) for h in index.search(query, limit=limit)}
+            found = {key for key in keys if index.finds(query, *key, limit)}
+            assert found == listed, (query, limit)
+
+
+def test_segments_learn_the_associations_one_index_learns() -> None:
+    """Associations are learned from a word's first fifty entries in (id, shard) order, whichever
+    segments hold them: here common words are in more than fifty entries and rare ones widen."""
+    docs = _rare_corpus(13) + [Doc(f"r{d.id}", d.shard, d.created, d.tags, d.text) for d in _rare_corpus(14)]
+    random.Random(13).shuffle(docs)
+    whole = Index.build(docs)
+    split = Index([search.segment_of(docs[n : n + 40]) for n in range(0, len(docs), 40)])
+    assert len(split.segments) == 4
+    for text in ["cache", "lock enospc", "build", "sqlite", "retry proxy", "merge", "kernel", "windows timeout"]:
+        assert split.search(text, limit=30) == whole.search(text, limit=30), text
+
+
+def _varied(count: int, seed: int) -> list[Doc]:
+    """Notes mixing words WordNet relates, identifiers, paths that one note alone names, titles and
+    times that repeat (ties on score and on time), so that every way `finds` bounds a score is met."""
+    rng = random.Random(seed)
+    words = ["fail", "failure", "crash", "error", "broken", "slow", "latency", "quick", "hang", "freeze"]
+    words += ["cache", "lock", "disk", "drive", "storage", "memory", "store", "runner", "merge", "the", "of"]
+    words += ["retryPolicy", "os.replace", "parse_config", "ENOSPC", "sqlite", "database", "windows", "ci"]
+    titles = [" ".join(rng.choice(words) for _ in range(rng.randrange(1, 5))) for _ in range(count // 10)]
+    docs = []
+    for _ in range(count):
+        if rng.random() < 0.3:
+            title = rng.choice(titles)  # the same first line as other notes
+        else:
+            title = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 10)))
+            if rng.random() < 0.4:
+                title += f" src/app/mod_{rng.randrange(count)}.py:{rng.randrange(1, 400)}"
+        body = " ".join(rng.choice(words) for _ in range(rng.randrange(0, 40)))
+        created = f"2026-02-0{rng.randrange(1, 4)}T00:00:00Z"
+        tags = tuple(rng.sample(["ci", "windows", "db"], rng.randrange(0, 3)))
+        docs.append(
+            Doc(f"n{rng.randrange(10**6):06d}", rng.choice(["failures", "quirks"]), created, tags, f"{title}\n{body}")
+        )
+    return docs
+
+
+@pytest.mark.parametrize(("seed", "small"), [(11, 2000), (12, 2000), (13, 0), (14, 30)])
+def test_finds_answers_as_search_does_over_segments_and_copies(
+    seed: int, small: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)
+    monkeypatch.setattr(search, "_KEPT", small * 10)
+    docs = _varied(300, seed)
+    rng = random.Random(seed)
+    copies = rng.sample(docs, 10)  # the same entries again, as an appended segment may hold them
+    parts = [docs[:120], docs[120:250], docs[250:], copies]
+    index = Index([search.segment_of(part) for part in parts])
+    queries = [doc.text.splitlines()[0] for doc in rng.sample(docs, 40)]
+    outcomes = set()
+    for doc in docs:
+        for query in [doc.text.splitlines()[0], rng.choice(queries)]:
+            for limit in (1, 2, 5):
+                hits = index.search(query, limit=limit, min_score=0.0)
+                expected = (doc.shard, doc.id) in [(h.shard, h.id) for h in hits]
+                assert index.finds(query, doc.shard, doc.id, limit) is expected, (doc, query, limit)
+                outcomes.add(expected)
+    assert outcomes == {True, False}
 
 
 @pytest.mark.parametrize("seed", [4, 5])

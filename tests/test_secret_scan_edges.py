@@ -248,6 +248,9 @@ NAMED_VALUES = [
     pytest.param("ZQW_LM3V", False, id="constant-name"),
     pytest.param("ZQ8W-LM3V", True, id="upper-with-dash"),
     pytest.param("some-name-here", False, id="slug"),
+    pytest.param("build.", False, id="word-ending-a-sentence"),
+    pytest.param("deploy!", False, id="word-ending-an-exclamation"),
+    pytest.param("Zq8wLm3v.", True, id="literal-ending-a-sentence"),
 ]
 
 

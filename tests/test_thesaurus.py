@@ -10,13 +10,6 @@ from lean_harness.memory import thesaurus
 from lean_harness.memory.search import DEFAULT_SETTINGS, Doc, Index, Settings
 from test_search import _reference_scores
 
-
-@pytest.fixture(autouse=True)
-def cold_cache() -> None:
-    """Each test looks words up afresh: the per-process cache of related words must not hide a change."""
-    thesaurus.related.cache_clear()
-
-
 TABLE = b"".join(
     line + b"\n"
     for line in (

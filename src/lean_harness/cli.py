@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown, sys.stderr = sys.stderr, _MaskedStream(sys.stderr)
     # Start-up makes modules, classes and functions that live until exit: the cyclic collector
     # would only walk them. It runs again for the command, unless the command's module says its
-    # work is small and makes no cycles worth collecting (COLLECT_CYCLES = False; adr/0025).
+    # work makes no cycles worth collecting (COLLECT_CYCLES = False; adr/0025, adr/0026).
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -18,12 +18,13 @@ compiled on first use.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from lean_harness import keywords
 from lean_harness.finding import Finding
 from lean_harness.values import Value
 
-__all__ = ["RULES", "Finding", "Rule", "neutralise", "rule_ids", "scan"]
+__all__ = ["RULES", "Finding", "Rule", "neutralise", "rule_ids", "scan", "scan_many"]
 
 
 class Rule(Value):
@@ -33,6 +34,7 @@ class Rule(Value):
     description: str
     pattern: str
     keywords: tuple[str, ...]  # the rule runs only when one of these occurs in the lowered text
+    requires: tuple[str, ...] = ()  # and one of these: every match holds one (tests check it)
 
 
 # Names a client's framing uses. Opening tags count only for names that are not also common
@@ -175,6 +177,7 @@ RULES: tuple[Rule, ...] = (
         r"|(?:iex|invoke-expression)\b[^\n]{0,20}?\(\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object)"
         r"(?P<a3>[^\n]{0,300})",
         ("sh", "iex", "invoke-expression", "python", "perl", "ruby", "node"),
+        ("curl", "wget", "iwr", "irm", "iex", "invoke-"),  # what each branch downloads with
     ),
     Rule(
         "hidden-characters",
@@ -188,6 +191,7 @@ RULES: tuple[Rule, ...] = (
 _HOST = r"(?:(?:https?|ftp)://|(?<![^\s\"'=@]))(\[[0-9a-f:]+\]|[a-z0-9\-]+(?:\.[a-z0-9\-]+)*)(?=[:/\s\"']|$)"
 _LOOPBACK = r"localhost|[a-z0-9\-.]+\.localhost|127(?:\.\d+){3}|0\.0\.0\.0|\[::1\]"
 _compiled: dict[str, re.Pattern[str]] = {}
+_KEYWORDS: list[str] = []  # every rule's keywords, once each
 
 
 def rule_ids() -> tuple[str, ...]:
@@ -216,24 +220,55 @@ def _lower(text: str) -> str:
 
 def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Every directive in `text`, sorted by position; rules in `allow` are skipped."""
-    allowed = frozenset(allow)
-    lowered = _lower(text)
-    found: list[Finding] = []
+    return scan_many([text], [allow])[0]
+
+
+def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[tuple[Finding, ...]]:
+    """`scan` of each text, with its allowed rules at the same place in `allows` (or none when
+    `allows` is empty); each keyword is searched for once in a run of texts (keywords.py)."""
+    if allows and len(allows) != len(texts):
+        raise ValueError("scan_many needs one allowance per text, or none at all")
+    results: list[tuple[Finding, ...]] = []
+    for begin, end in keywords.runs(texts):
+        chunk = texts[begin:end]
+        allowed = [frozenset(allow) for allow in allows[begin:end]] if allows else []
+        results += _scan_run(chunk, allowed)
+    return results
+
+
+def _scan_run(texts: Sequence[str], allowed: Sequence[frozenset[str]]) -> list[tuple[Finding, ...]]:
+    lowered = [_lower(text) for text in texts]
+    if not _KEYWORDS:
+        _KEYWORDS.extend(dict.fromkeys(k for rule in RULES for k in rule.keywords + rule.requires))
+    hits = keywords.holding(lowered, _KEYWORDS)
+    found: list[list[Finding]] = [[] for _ in texts]
     for rule in RULES:
-        if rule.id in allowed or (rule.keywords and not any(k in lowered for k in rule.keywords)):
-            continue
-        if not rule.keywords and text.isascii():
-            continue
-        for match in _pattern(rule).finditer(lowered):
-            if rule.id == "remote-pipe-shell" and not _remote(match):
+        if rule.keywords:
+            lists = [hits[k] for k in rule.keywords if k in hits]
+            if not lists:
                 continue
-            start, end = match.span()
-            if start and lowered[start].isalnum() and (lowered[start - 1].isalnum() or lowered[start - 1] == "_"):
-                continue  # starts mid-word; patterns leave the left boundary to this check to stay fast
-            line = text.count("\n", 0, start) + 1
-            column = start - (text.rfind("\n", 0, start) + 1) + 1
-            found.append(Finding(rule.id, rule.description, line, column, start, end, _preview(text[start:end])))
-    return tuple(sorted(found, key=lambda f: (f.start, f.rule)))
+            indices = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
+            if rule.requires:
+                needed = set().union(*[hits[k] for k in rule.requires if k in hits])
+                indices = [index for index in indices if index in needed]
+        else:
+            indices = [index for index, text in enumerate(texts) if not text.isascii()]
+        for index in indices:
+            if allowed and rule.id in allowed[index]:
+                continue
+            text, low = texts[index], lowered[index]
+            for match in _pattern(rule).finditer(low):
+                if rule.id == "remote-pipe-shell" and not _remote(match):
+                    continue
+                start, end = match.span()
+                if start and low[start].isalnum() and (low[start - 1].isalnum() or low[start - 1] == "_"):
+                    continue  # starts mid-word; patterns leave the left boundary to this check to stay fast
+                line = text.count("\n", 0, start) + 1
+                column = start - (text.rfind("\n", 0, start) + 1) + 1
+                found[index].append(
+                    Finding(rule.id, rule.description, line, column, start, end, _preview(text[start:end]))
+                )
+    return [tuple(sorted(each, key=lambda f: (f.start, f.rule))) for each in found]
 
 
 def _preview(phrase: str) -> str:

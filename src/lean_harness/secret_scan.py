@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from lean_harness import keywords
 from lean_harness.finding import Finding
 from lean_harness.values import Value
 
@@ -32,7 +33,7 @@ TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Literal
 
-__all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan"]
+__all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan", "scan_many"]
 
 PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
 _MASK = "********"
@@ -291,6 +292,7 @@ def _keyword_value(value: str) -> bool:
 
 def _named_value(value: str) -> bool:
     """A value under a name that says it is secret: a literal that is not a plain word."""
+    value = value.rstrip(".,;:!?") or value  # the end of a sentence ("token: build.") is not part of the value
     if re.match(r"[A-Za-z_$][\w.$]*\(", value):  # a call; other parentheses are characters
         return False
     if re.fullmatch(_SLUG, value):
@@ -721,18 +723,18 @@ def _redact(value: str) -> str:
     return value[: min(4, len(value) // 5)] + _MASK
 
 
-def _matches(rule: Rule, views: dict[str, str]) -> Iterator[tuple[int, int]]:
-    """Spans of the values this rule's pattern finds, before validation."""
+def _matches(rule: Rule, view: str, text: str) -> Iterator[tuple[int, int]]:
+    """Spans in `text` of the values this rule's pattern finds in `view` (one of its views), before validation."""
     pattern, groups = _compile(rule)
     shift = 1 if rule.view == "lines" else 0  # the "lines" view starts with an added newline
-    for match in pattern.finditer(views[rule.view]):
+    for match in pattern.finditer(view):
         start, end = match.start() - rule.extend_left, match.end()
         for name in groups:
             if match.group(name) is not None:
                 start, end = match.span(name)
                 break
         start, end = start - shift, end - shift
-        if end > start and (not rule.bounded or _bounded(views["text"], start)):
+        if end > start and (not rule.bounded or _bounded(text, start)):
             yield start, end
 
 
@@ -792,26 +794,52 @@ def _gates(short: bool) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
     return gates
 
 
-def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
-    lowered = _lower(text)
-    views = {"text": text, "lowered": lowered, "lines": "\n" + text}
-    found = []
-    present: dict[str, bool] = {}  # keywords shared by several rules are searched for once
-    for rule, keys in _gates(len(text) < _SHORT):
-        if keys:
-            for keyword in keys:
-                hit = present.get(keyword)
-                if hit is None:
-                    hit = present[keyword] = keyword in lowered
-                if hit:
-                    break
-            else:
+# Texts scanned together (secret_scan.scan_many) are lowercased one by one and each keyword is
+# searched for once in all of them (keywords.py): a rule runs on a text exactly when it would
+# if the text were scanned alone.
+_PLAN: list[tuple[Rule, bool, bool]] = []  # each rule, whether it has keywords in a short text, in a long one
+_RULES_OF: dict[str, list[int]] = {}  # each keyword and the rules (by place) it lets run
+
+
+def _plan() -> list[tuple[Rule, bool, bool]]:
+    """The rules, and for each keyword the rules it lets run, worked out once from `_gates`."""
+    if not _PLAN:
+        for number, ((rule, keys), (_, long_keys)) in enumerate(zip(_gates(True), _gates(False), strict=True)):
+            _PLAN.append((rule, bool(keys), bool(long_keys)))
+            for keyword in dict.fromkeys(keys + long_keys):
+                _RULES_OF.setdefault(keyword, []).append(number)
+    return _PLAN
+
+
+def _raw_candidates(texts: Sequence[str]) -> list[list[tuple[int, int, int, Rule]]]:
+    """The candidates of each text; each rule runs only on the texts that hold one of its keywords."""
+    plan = _plan()
+    lowered = [_lower(text) for text in texts]
+    hits = keywords.holding(lowered, _RULES_OF)
+    every = range(len(texts))
+    long = [index for index, text in enumerate(texts) if len(text) >= _SHORT]
+    found: list[list[tuple[int, int, int, Rule]]] = [[] for _ in texts]
+    gates: dict[int, list[Sequence[int]]] = {}  # for each rule with keywords, the texts that hold one, by keyword
+    for keyword, holding in hits.items():
+        for number in _RULES_OF[keyword]:
+            gates.setdefault(number, []).append(holding)
+    for number, (rule, gated, gated_long) in enumerate(plan):
+        indices: Sequence[int] = every
+        if gated:
+            lists = gates.get(number, [])
+            if long and not gated_long:  # a long text has no keyword for this rule: it always runs there
+                lists = [*lists, long]
+            if not lists:
                 continue
-        if not _prefiltered(rule, views[rule.view]):
-            continue
-        for start, end in _matches(rule, views):
-            if rule.validate is None or rule.validate(text[start:end]):
-                found.append((start, end, rule.rank, rule))
+            indices = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
+        for index in indices:
+            text = texts[index]
+            view = text if rule.view == "text" else lowered[index] if rule.view == "lowered" else "\n" + text
+            if not _prefiltered(rule, view):
+                continue
+            for start, end in _matches(rule, view, text):
+                if rule.validate is None or rule.validate(text[start:end]):
+                    found[index].append((start, end, rule.rank, rule))
     return found
 
 
@@ -829,19 +857,33 @@ def _percent_decoded(line: str) -> tuple[str, list[int]]:
     return "".join(parts), origin
 
 
-def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
-    """Candidates in the text, and in URL-encoded lines read decoded (mapped back)."""
-    found = _raw_candidates(text)
-    at = text.find("%")
-    while at >= 0:
-        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-        end = len(text) if end < 0 else end
-        decoded, origin = _percent_decoded(text[start:end])
-        if len(decoded) < end - start:
-            for first, last, rank, rule in _raw_candidates(decoded):
-                found.append((start + origin[first], start + origin[last], rank, rule))
-        at = text.find("%", end)
-    return found + _joined_candidates(text)
+def _candidates(texts: Sequence[str]) -> list[list[tuple[int, int, int, Rule]]]:
+    """Candidates of each text, also in its URL-encoded lines read decoded and across the cuts in
+    it (each mapped back); what is read decoded or joined is scanned in one batch as well."""
+    found = _raw_candidates(texts)
+    derived: list[str] = []
+    places: list[tuple[int, list[int], int, int]] = []  # (text, origin of each character, offset, least rank)
+    for index, text in enumerate(texts):
+        at = text.find("%")
+        while at >= 0:
+            start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+            end = len(text) if end < 0 else end
+            decoded, origin = _percent_decoded(text[start:end])
+            if len(decoded) < end - start:
+                derived.append(decoded)
+                places.append((index, origin, start, -1))
+            at = text.find("%", end)
+        for joined, origin, least in _joined_texts(text):
+            derived.append(joined)
+            places.append((index, origin, 0, least))
+    if derived:
+        for (index, origin, offset, least), more in zip(places, _raw_candidates(derived), strict=True):
+            for start, end, rank, rule in more:
+                if least < 0:  # a decoded line: every candidate, mapped back
+                    found[index].append((offset + origin[start], offset + origin[end], rank, rule))
+                elif rank >= least and origin[end - 1] + 1 - origin[start] != end - start:  # it crosses a cut
+                    found[index].append((origin[start], origin[end - 1] + 1, rank, rule))
+    return found
 
 
 # Where a value may be cut in two: between adjacent string literals ("ab" "cd", 'ab' + 'cd',
@@ -874,9 +916,10 @@ def _mixed(run: str) -> bool:
     return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
 
 
-def _joined_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
-    """Candidates that span a cut, found in the text around it with the cut removed."""
-    found: list[tuple[int, int, int, Rule]] = []
+def _joined_texts(text: str) -> list[tuple[str, list[int], int]]:
+    """The lines around each group of cuts with the cuts removed: (text, origin of each of its
+    characters and of its end, least rank a candidate across a cut needs)."""
+    joined: list[tuple[str, list[int], int]] = []
     cuts = _joins(text)
     index = 0
     while index < len(cuts):
@@ -897,18 +940,19 @@ def _joined_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
             done = end
         parts.append(text[done:last])
         origin += [*range(done, last), last]
-        least = min(rank for _, _, rank in group)
-        for start, end, rank, rule in _raw_candidates("".join(parts)):
-            span = origin[end - 1] + 1 - origin[start]
-            if rank >= least and span != end - start:  # it crosses a cut
-                found.append((origin[start], origin[end - 1] + 1, rank, rule))
-    return found
+        joined.append(("".join(parts), origin, min(rank for _, _, rank in group)))
+    return joined
+
+
+_ORDER: dict[str, int] = {}  # each rule's place in the registry, worked out once
 
 
 def _best(candidates: list[tuple[int, int, int, Rule]]) -> list[tuple[int, int, Rule]]:
     """Of overlapping candidates keep the best-ranked, then the longest, then the one
     listed first (registry order puts the specific before the general); sorted by start."""
-    order = {rule.id: index for index, rule in enumerate(RULES)}
+    if not _ORDER:
+        _ORDER.update((rule.id, index) for index, rule in enumerate(RULES))
+    order = _ORDER
     starts: list[int] = []
     chosen: list[tuple[int, int, Rule]] = []
     for start, end, _, rule in sorted(candidates, key=lambda c: (-c[2], c[0] - c[1], order[c[3].id], c[0])):
@@ -926,9 +970,31 @@ def scan(text: str, *, allow: Iterable[str] = ()) -> list[Finding]:
     A finding whose rule is in `allow` is dropped after overlaps are settled, so an
     allowed value does not resurface under a weaker rule.
     """
+    return _findings(text, _candidates([text])[0], allow)
+
+
+def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[list[Finding]]:
+    """`scan` of each text, with its allowed rules at the same place in `allows` (or none when
+    `allows` is empty): the same findings, each distinct text scanned once and the texts scanned
+    together in runs (keywords.py)."""
+    if allows and len(allows) != len(texts):
+        raise ValueError("scan_many needs one allowance per text, or none at all")
+    distinct: dict[str, int] = {}  # the same text has the same candidates, whatever it is allowed
+    for text in texts:
+        distinct.setdefault(text, len(distinct))
+    unique = list(distinct)
+    candidates: list[list[tuple[int, int, int, Rule]]] = []
+    for begin, end in keywords.runs(unique):
+        candidates += _candidates(unique[begin:end])
+    return [
+        _findings(text, candidates[distinct[text]], allows[index] if allows else ()) for index, text in enumerate(texts)
+    ]
+
+
+def _findings(text: str, candidates: list[tuple[int, int, int, Rule]], allow: Iterable[str]) -> list[Finding]:
     allowed = frozenset(allow)
     findings, line, line_start, counted = [], 1, 0, 0
-    for start, end, rule in _best(_candidates(text)):
+    for start, end, rule in _best(candidates):
         line += text.count("\n", counted, start)
         line_start, counted = text.rfind("\n", 0, start) + 1, start
         if rule.id not in allowed:

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lean_harness import injection
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink
@@ -205,19 +204,12 @@ def prepare(
             )
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
-    for candidate in candidates:
-        found = rules.credential(candidate.checked)
-        if found is not None:
-            what, f = found
-            refused.append(Refusal(candidate.record.where, what, f.rule, f.description, f.preview))
-            continue
-        said = injection.scan(candidate.checked.text, allow=candidate.checked.directives)
-        if said:
-            d = said[0]
-            where = candidate.record.where
-            refused.append(Refusal(where, f"line {d.line}", d.rule, d.description, d.preview, directive=True))
-        else:
+    for candidate, found in zip(candidates, rules.screened([c.checked for c in candidates]), strict=True):
+        if found is None:
             kept.append(candidate)
+            continue
+        what, f, directive = found
+        refused.append(Refusal(candidate.record.where, what, f.rule, f.description, f.preview, directive))
     return kept, refused, sorted(problems, key=_location)
 
 
@@ -338,15 +330,15 @@ def _plan(
     recorded: dict[str, str] = {}
     for candidate in candidates:
         record, shard = candidate.record, candidate.shard
-        key = record.id
+        key, found, digest = record.id, text_key(candidate.text), candidate.digest
         if key is None:
-            same = by_text[shard].get(text_key(candidate.text))
+            same = by_text[shard].get(found)
             if same is not None:  # the text is stored already; without an id of its own, that is this record
                 outcomes.append(Outcome(record.where, shard, same, "unchanged"))
-                recorded[same] = candidate.digest
+                recorded[same] = digest
                 continue
             key = derive_id(shard, candidate.text, existing)
-        if before.get(key) == candidate.digest:
+        if before.get(key) == digest:
             outcomes.append(Outcome(record.where, shard, key, "imported before"))
             continue
         if key in existing:
@@ -354,13 +346,13 @@ def _plan(
             detail = _difference(candidate, name, entry)
             outcomes.append(Outcome(record.where, shard, key, "conflict" if detail else "unchanged", detail))
             if not detail:
-                recorded[key] = candidate.digest
+                recorded[key] = digest
             continue
         entry = _entry(candidate, key, record.created or now_utc())
         additions.append((shard, entry))
         existing[key] = (shard, entry)
-        by_text[shard][text_key(candidate.text)] = key
-        recorded[key] = candidate.digest
+        by_text[shard][found] = key
+        recorded[key] = digest
         outcomes.append(Outcome(record.where, shard, key, "added"))
     return outcomes, additions, recorded
 

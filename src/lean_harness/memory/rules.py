@@ -185,16 +185,47 @@ def credential(checked: Checked) -> tuple[str, Finding] | None:
     The text is scanned with the entry's allowed rules; the id and the tags are scanned as given
     and in full, since an allowance recorded in the entry covers its text only.
     """
+    return credentials([checked])[0]
+
+
+def credentials(entries: Sequence[Checked]) -> list[tuple[str, Finding] | None]:
+    """`credential` of each entry, every field of every entry scanned in one batch."""
     from lean_harness import secret_scan
 
-    findings = secret_scan.scan(checked.text, allow=checked.allow)
-    if findings:
-        return f"line {findings[0].line}", findings[0]
-    for what, value in checked.given:
-        found = secret_scan.scan(value)
-        if found:
-            return what, found[0]
-    return None
+    texts = [checked.text for checked in entries]
+    allows: list[Sequence[str]] = [checked.allow for checked in entries]
+    for checked in entries:
+        texts += [value for _, value in checked.given]
+        allows += [()] * len(checked.given)
+    found = secret_scan.scan_many(texts, allows)
+    results: list[tuple[str, Finding] | None] = []
+    at = len(entries)  # the id and tags follow the texts, entry by entry
+    for number, checked in enumerate(entries):
+        first = (f"line {found[number][0].line}", found[number][0]) if found[number] else None
+        for what, _ in checked.given:
+            if first is None and found[at]:
+                first = what, found[at][0]
+            at += 1
+        results.append(first)
+    return results
+
+
+def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | None]:
+    """Why each entry may not be stored, checked in one batch: (what, finding, False) for its first
+    credential, else ("line N", finding, True) for its first directive (adr/0019); None when it may."""
+    from lean_harness import injection
+
+    results: list[tuple[str, Finding, bool] | None] = [
+        None if found is None else (*found, False) for found in credentials(entries)
+    ]
+    rest = [number for number, result in enumerate(results) if result is None]
+    said = injection.scan_many(
+        [entries[number].text for number in rest], [entries[number].directives for number in rest]
+    )
+    for number, findings in zip(rest, said, strict=True):
+        if findings:
+            results[number] = f"line {findings[0].line}", findings[0], True
+    return results
 
 
 def refuse_credentials(

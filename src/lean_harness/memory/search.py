@@ -38,8 +38,9 @@ import sys
 from array import array
 from binascii import crc32
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
-from itertools import islice
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from itertools import compress, islice
 
 from lean_harness.memory import segment, thesaurus
 from lean_harness.memory.segment import Segment, Shape
@@ -270,6 +271,12 @@ class Index:
         self._stem = stem if settings.stem else _same
         self._synonyms: dict[str, tuple[str, ...]] | None = None
         self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
+        self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
+        self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
+        self._prepared_concepts: dict[
+            tuple[object, ...],
+            tuple[list[tuple[str, float]], list[tuple[_Sorted | dict[int, int], float]], list[float], list[int]],
+        ] = {}
         self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -312,11 +319,17 @@ class Index:
     def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
         """Whether `search(query, limit=limit)` holds the entry `key` of `shard`.
 
-        The answer `search` gives, found without scoring every entry that shares a word with the
-        query: only entries that hold a word whose weight the others cannot make up for can rank
-        above this one, so only they are scored (a max-score bound), one at a time.
+        The answer `search` gives, found without adding up every entry that shares a word with the
+        query. The entry's own score fixes a floor that any entry ranked above it must reach. Each
+        concept gets a threshold, the thresholds adding up to at most the floor (`_thresholds`): an
+        entry whose share of every concept stays under that concept's threshold scores under the
+        floor, so only the entries whose impact on some term reaches its concept's threshold are
+        candidates, taken from the posting lists without a loop in Python. They are checked concept
+        by concept and dropped once they cannot reach the floor; once fewer than `limit` are left,
+        the entry is found; else the rest are scored as `search` adds them up (adr/0021).
         """
-        bases = {id(part): base for part, base in zip(self._segments, self._postings.bases, strict=True)}
+        postings = self._postings
+        bases = {id(part): base for part, base in zip(self._segments, postings.bases, strict=True)}
         mine = [bases[id(part)] + local for part, local in self._entries(shard, key)]
         if limit <= 0 or not mine:
             return False
@@ -327,46 +340,74 @@ class Index:
         if not denominator:
             return False
         scale = 1.0 / denominator
-        factor_of = (self._settings.k1 + 1) / 255
-        factors = [
-            [(self._postings.impacts(t), weight * share * self._idf(t) * factor_of) for t, share in alternatives]
-            for _, weight, _, alternatives in concepts
-        ]
-        own = max(self._score(factors, doc) for doc in mine)
+        prepared = [self._prepared(weight, alternatives) for _, weight, _, alternatives in concepts]
+        weighted = [terms for terms, _, _, _ in prepared]
+        factors = [pairs for _, pairs, _, _ in prepared]
+        mine_values = [(self._score(factors, doc), doc) for doc in mine]
+        own = max(value for value, _ in mine_values)
         if own <= 0:
             return False
-        # An entry scoring below `floor` rounds to a lower score than this one. Concepts whose bounds
-        # add up to less than it cannot lift an entry there on their own: only entries that hold
-        # another concept's terms are added up, and only those that may reach `floor` scored exactly.
+        # An entry scoring below `floor` rounds to a lower score than this one.
         floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
-        bounds = [self._bound(alternatives, weight) for _, weight, _, alternatives in concepts]
-        order = sorted(range(len(concepts)), key=bounds.__getitem__)
-        rest, skipped = 0.0, 0
-        while skipped < len(order) and rest + bounds[order[skipped]] < floor:
-            rest += bounds[order[skipped]]
-            skipped += 1
-        partial = self._totals([concepts[n] for n in sorted(order[skipped:])])
-        lesser = [(bounds[n], self._postings.holding(concepts[n][3])) for n in reversed(order[:skipped])]
-        values = dict.fromkeys(mine, own)
+        # The most each term adds to another entry's score (a little more, against rounding), and each concept.
+        tops = []
+        for terms, pairs, most, alone in prepared:
+            # Only a term whose highest impact one entry alone holds may bound others lower than all.
+            changed = range(len(terms)) if len(mine) > 1 else [n for n in alone if pairs[n][0].get(mine[0], 0)]
+            if changed:
+                most = list(most)  # noqa: PLW2901 - a copy for this entry; the prepared one stays
+                for n in changed:
+                    most[n] = terms[n][1] * postings.top_of_others(terms[n][0], pairs[n][0], mine) * (1 + 1e-9)
+            tops.append(most)
+        bounds = [max(values, default=0.0) for values in tops]
+        candidates: set[int] = set()
+        for terms, threshold, most in zip(weighted, _thresholds(postings, weighted, tops, floor), tops, strict=True):
+            for (term, factor), top in zip(terms, most, strict=True):
+                if top >= threshold:
+                    postings.reaching(term, threshold / factor, candidates)
+        # Concept by concept, largest bound first: what a candidate may still score is what it has
+        # from the concepts seen, plus the bounds of the others; it is dropped once under the floor.
         reach = floor / (1 + 1e-9)
-        for doc, value in partial.items():
-            room = value + rest  # at most what the entry scores; less each lesser concept it lacks
-            for bound, held in lesser:
-                if room < reach:
-                    break
-                if doc not in held:
-                    room -= bound
-            if doc not in values and room >= reach:
-                exact = self._score(factors, doc)
-                if exact >= floor and exact > 0:
-                    values[doc] = exact
+        left = sum(bounds)
+        alive = candidates.difference(mine)
+        if len(alive) < limit:
+            return True
+        have: dict[int, float] = {}
+        for n in sorted(range(len(bounds)), key=bounds.__getitem__, reverse=True):
+            if not alive:
+                break
+            # Terms that add less than half the concept's bound count as their bound, whether held or not.
+            strong = bounds[n] / 2
+            weak = max((top for top in tops[n] if top < strong), default=0.0)
+            left -= bounds[n] - weak
+            best: dict[int, float] = {}
+            for (impacts, factor), top in zip(factors[n], tops[n], strict=True):
+                if top >= strong:
+                    for doc, impact in _among(alive, impacts):
+                        value = factor * impact
+                        if value > best.get(doc, 0.0):
+                            best[doc] = value
+            for doc, value in best.items():
+                if value > weak:
+                    have[doc] = have.get(doc, 0.0) + (value - weak)
+            need = reach - left
+            if need > 0:
+                alive = {doc for doc, value in have.items() if value >= need and doc in alive}
+                if len(alive) < limit:  # fewer than `limit` others can rank above this entry
+                    return True
+        values = dict.fromkeys(mine, own)
+        for doc in alive:
+            exact = self._score(factors, doc)
+            if exact >= floor and exact > 0:
+                values[doc] = exact
         cutoff = -math.inf
         if len(values) > limit:  # as `search` keeps only what may reach the top `limit`
             cutoff = sorted(values.values(), reverse=True)[limit - 1] - 1e-9
             if own < cutoff:
                 return False
         shard_of = memoryview(self._doc_shards).cast("I")
-        mine_rank = (round(own * scale, 6), self._created[mine[0]])
+        # copies of the entry (a hand edit, a merge) rank apart: the best placed one is the one `search` may list
+        mine_rank = max((round(value * scale, 6), self._created[doc]) for value, doc in mine_values)
         above = 0
         for doc, value in values.items():
             if doc in mine or value < cutoff:
@@ -377,6 +418,23 @@ class Index:
             ):
                 above += 1
         return above < limit
+
+    def _prepared(
+        self, weight: float, alternatives: list[tuple[str, float]]
+    ) -> tuple[list[tuple[str, float]], list[tuple[_Sorted | dict[int, int], float]], list[float], list[int]]:
+        """A concept as `finds` weighs it, made once per process: each term with its factor, its
+        impacts and the most it adds to any entry (a little more, against rounding), and the terms
+        whose highest impact one entry alone holds."""
+        key = (weight, *alternatives)
+        found = self._prepared_concepts.get(key)
+        if found is None:
+            postings, factor_of = self._postings, (self._settings.k1 + 1) / 255
+            terms = [(t, weight * share * self._idf(t) * factor_of) for t, share in alternatives]
+            pairs = [(postings.impacts(t), f) for t, f in terms]
+            most = [f * postings.top(t) * (1 + 1e-9) for t, f in terms]
+            alone = [n for n, (t, _) in enumerate(terms) if postings.alone_at_top(t)]
+            found = self._prepared_concepts[key] = (terms, pairs, most, alone)
+        return found
 
     def _score(self, factors: list[list[tuple[_Sorted | dict[int, int], float]]], doc: int) -> float:
         """One entry's BM25F sum over concepts given as (impacts, factor) lists, added up as `_add` adds it."""
@@ -390,14 +448,6 @@ class Index:
             if best is not None:
                 total = best if total is None else total + best
         return total or 0.0
-
-    def _bound(self, alternatives: list[tuple[str, float]], weight: float) -> float:
-        """The most a concept adds to any entry's sum (a little more, against rounding)."""
-        factor_of = (self._settings.k1 + 1) / 255
-        top = 0.0
-        for term, share in alternatives:
-            top = max(top, weight * share * self._idf(term) * factor_of * self._postings.top(term))
-        return top * (1 + 1e-9)
 
     def search(
         self,
@@ -505,9 +555,12 @@ class Index:
             if len(alternatives) != 1 or not known:
                 widened.append((label, weight, known, alternatives))
                 continue
-            related = self._sharing(alternatives[0][0])[: settings.associations + len(query_terms)]
-            ranked = [(v, t) for v, t in related if t not in query_terms]
-            extra = [(t, settings.association_weight * v) for v, t in ranked[: settings.associations]]
+            extra: list[tuple[str, float]] = []
+            for share, term in self._sharing(alternatives[0][0]):
+                if len(extra) == settings.associations:
+                    break
+                if term not in query_terms:
+                    extra.append((term, settings.association_weight * share))
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
 
@@ -524,11 +577,10 @@ class Index:
         most = max(20, int(len(self._ids) * settings.association_common))
         ranked: list[tuple[float, str]] = []
         if self._postings.df(term) >= 2:
-            together: dict[str, int] = {}
+            together: Counter[str] = Counter()
             sample = self._postings.first(term, settings.association_sample)
             for doc in sample:
-                for other in self._postings.terms_of(doc):
-                    together[other] = together.get(other, 0) + 1
+                together.update(self._postings.terms_of(doc))
             for other, shared in together.items():
                 if shared >= 2 and other != term:
                     df = self._postings.df(other)
@@ -543,7 +595,6 @@ class Index:
         share, most = self._settings.thesaurus, self._settings.thesaurus_words
         if not share or most <= 0:
             return concepts
-        common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         # a term another query word holds counts for that word alone, as associations skip it too
         own = {alternatives[0][0] for _, _, known, alternatives in concepts if known and alternatives}
         widened: list[_Concept] = []
@@ -551,15 +602,24 @@ class Index:
             if not label.isalpha():
                 widened.append((label, weight, known, alternatives))
                 continue
+            related = self._relations.get(label)
+            if related is None:
+                related = self._relations[label] = self._relation_terms(label, most)
             have = own.union(term for term, _ in alternatives)
-            extra: list[tuple[str, float]] = []
-            for word in thesaurus.related(label)[:most]:
-                term = self._stem(word)
-                if term in self._postings and term not in have and self._postings.df(term) <= common:
-                    have.add(term)
-                    extra.append((term, share))
-            widened.append((label, weight, known, [*alternatives, *extra]))
+            extra = [(term, share) for term in related if term not in have]
+            widened.append((label, weight, known, [*alternatives, *extra] if extra else alternatives))
         return widened
+
+    def _relation_terms(self, label: str, most: int) -> list[str]:
+        """The index terms of the first `most` words WordNet relates to a word, once each, leaving out
+        terms in more than the `thesaurus_common` share of entries (and in more than 20)."""
+        common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
+        found: list[str] = []
+        for word in thesaurus.related(label)[:most]:
+            term = self._stem(word)
+            if term in self._postings and term not in found and self._postings.df(term) <= common:
+                found.append(term)
+        return found
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
@@ -620,6 +680,15 @@ class Index:
         return list(concepts.values())
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
+        found = self._words.get(word)
+        if found is None:
+            added: dict[str, _Concept] = {}
+            self._word_concepts(word, added)
+            found = self._words[word] = list(added.items())
+        for key, concept in found:
+            concepts.setdefault(key, concept)
+
+    def _word_concepts(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
         share = self._settings.synonym
         if term in self._postings:
@@ -744,6 +813,85 @@ def segments_from_bytes(data: bytes | memoryview) -> list[Segment]:
     return [segment.from_payload(part) for part in parts]
 
 
+def _thresholds(
+    postings: _Postings, weighted: list[list[tuple[str, float]]], tops: list[list[float]], floor: float
+) -> list[float]:
+    """Per concept, the share of a score that makes an entry a candidate for `Index.finds`.
+
+    `tops` holds the most each term of each concept adds to an entry's score. The thresholds add up
+    to at most `floor`, so an entry whose share of each concept stays under that concept's threshold
+    scores under `floor`. A concept at `math.inf` brings no candidates (it counts as its bound, which
+    no entry reaches); one at 0 brings every entry that holds it. Of two plans, the one that brings
+    fewer entries: concepts opened whole in order of entries per unit of bound (rare words first, as
+    a max-score bound would), the one that brings fewest at the threshold left taking it; or the
+    concepts of the largest bounds, each at the same share of its bound.
+    """
+    count = len(tops)
+    bounds = [max(values, default=0.0) for values in tops]
+    thresholds = [math.inf] * count
+    excess = sum(bounds) - floor * (1 - 1e-9)  # how far below their bounds the thresholds must go in all
+    if excess <= 0:
+        return thresholds
+
+    def entries(n: int, threshold: float) -> int:
+        return sum(
+            postings.count(term, threshold / factor)
+            for (term, factor), top in zip(weighted[n], tops[n], strict=True)
+            if top >= threshold
+        )
+
+    wide = [entries(n, 0.0) if bounds[n] > 0 else 0 for n in range(count)]
+    order = sorted((n for n in range(count) if bounds[n] > 0), key=lambda n: wide[n] / bounds[n])
+    best, plan = math.inf, thresholds
+    spent, left = 0, excess
+    for step in range(len(order) + 1):
+        for n in order[step:] if step < 3 else ():
+            if bounds[n] >= left:
+                cost = spent + entries(n, bounds[n] - left)
+                if cost < best:
+                    best, plan = cost, [0.0 if m in order[:step] else math.inf for m in range(count)]
+                    plan[n] = bounds[n] - left
+        if step == len(order):
+            break
+        spent += wide[order[step]]
+        left -= bounds[order[step]]
+        if spent >= best:
+            break
+        if left <= 0:
+            best, plan = spent, [0.0 if m in order[: step + 1] else math.inf for m in range(count)]
+            break
+    largest = sorted(range(count), key=bounds.__getitem__, reverse=True)
+    total = 0.0
+    for size, n in enumerate(largest[:4], start=1):
+        total += bounds[n]
+        if total <= excess:
+            continue
+        share = (1 - excess / total) * (1 - 1e-9)
+        cost = sum(entries(m, share * bounds[m]) for m in largest[:size])
+        if cost < best:
+            best, plan = cost, [share * bounds[m] if m in largest[:size] else math.inf for m in range(count)]
+    return plan
+
+
+def _among(docs: set[int], impacts: _Sorted | dict[int, int]) -> list[tuple[int, int]]:
+    """The entries of `docs` that a posting list holds, with their impacts."""
+    if isinstance(impacts, dict):
+        return [(doc, impacts[doc]) for doc in impacts.keys() & docs]
+    if len(impacts) > 16 * len(docs):
+        return [(doc, impact) for doc in docs if (impact := impacts.get(doc))]
+    return [(doc, impacts.get(doc)) for doc in docs.intersection(impacts.docs)]
+
+
+def _least(level: float) -> int:
+    """The smallest impact of at least `level` (a little less, against rounding); 256 for none."""
+    if level <= 1:
+        return 1
+    return min(256, math.ceil(level / (1 + 1e-6))) if level < 256 else 256
+
+
+_AT_LEAST: dict[int, bytes] = {}  # per impact, a table that `bytes.translate` maps impacts with to 1 when at least it
+
+
 class _Impacts(dict[int, int]):
     """One segment's quantized impact per shape, computed on first use."""
 
@@ -756,7 +904,7 @@ class _Impacts(dict[int, int]):
         return value
 
 
-_SMALL = 2000  # entries up to which a posting list is kept as a dict (or a concept's as one set) by `finds`
+_SMALL = 2000  # entries up to which a posting list is kept as a dict by `finds`
 _KEPT = 2_000_000  # entries all such dicts hold at most
 
 
@@ -773,27 +921,9 @@ class _Sorted:
     def __len__(self) -> int:
         return len(self.docs)
 
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.docs)
-
-    def __contains__(self, doc: object) -> bool:
-        return self.get(doc) > 0 if isinstance(doc, int) else False
-
     def get(self, doc: int, default: int = 0) -> int:
         at = bisect_left(self.docs, doc)
         return self.impacts[at] if at < len(self.docs) and self.docs[at] == doc else default
-
-
-class _AnyOf:
-    """Entries that any of several posting lists holds."""
-
-    __slots__ = ("lists",)
-
-    def __init__(self, lists: list[_Sorted | dict[int, int]]) -> None:
-        self.lists = lists
-
-    def __contains__(self, doc: object) -> bool:
-        return any(doc in held for held in self.lists)
 
 
 class _Postings:
@@ -819,12 +949,16 @@ class _Postings:
         self._sorted: dict[str, _Sorted | dict[int, int]] = {}
         self._kept = 0  # entries held in dicts
         self._top: dict[str, int] = {}
-        self._holding: dict[tuple[str, ...], Container[int]] = {}
         self.bases = self._bases
         self._vocabs: dict[int, list[str]] = {}
+        self._levels: dict[str, tuple[list[int], list[int]]] = {}
+        self._known: dict[object, bool] = {}
 
     def __contains__(self, term: object) -> bool:
-        return any(term in part.postings for part in self._segments)
+        found = self._known.get(term)
+        if found is None:
+            found = self._known[term] = any(term in part.postings for part in self._segments)
+        return found
 
     def __getitem__(self, term: str) -> bytes:
         made = self._made.get(term)
@@ -833,23 +967,12 @@ class _Postings:
             for part, base, table in zip(self._segments, self._bases, self._impacts, strict=True):
                 if term in part.postings:
                     local, shapes = part.docs(term)
-                    docs.extend(local if not base else array("I", [base + d for d in local]))
+                    docs.extend(local if not base else array("I", map(base.__add__, local)))
                     impacts += bytes(map(table.__getitem__, shapes))
             if not docs:
                 raise KeyError(term)
             made = self._made[term] = docs.tobytes() + bytes(impacts)
         return made
-
-    def holding(self, alternatives: list[tuple[str, float]]) -> Container[int]:
-        """The entries that hold any of the terms: a set when they are few, else a lookup in each list."""
-        terms = tuple(sorted(term for term, _ in alternatives))
-        found = self._holding.get(terms)
-        if found is None:
-            lists = [self.impacts(term) for term in terms]
-            few = sum(len(held) for held in lists) <= _SMALL
-            found = frozenset().union(*lists) if few else _AnyOf(lists)
-            self._holding[terms] = found
-        return found
 
     def top(self, term: str) -> int:
         """The highest impact of a term in any entry."""
@@ -858,6 +981,61 @@ class _Postings:
             posting = self[term]
             found = self._top[term] = max(posting[4 * (len(posting) // 5) :], default=0)
         return found
+
+    def alone_at_top(self, term: str) -> bool:
+        """Whether one entry alone holds the term's highest impact."""
+        _, at_least = self._levels_of(term)
+        return at_least[-2] == 1 if len(at_least) > 1 else False
+
+    def top_of_others(self, term: str, impacts: _Sorted | dict[int, int], mine: Sequence[int]) -> int:
+        """The highest impact of a term in any entry but those of `mine` (the term's `impacts`)."""
+        levels, at_least = self._levels_of(term)
+        if not levels:
+            return 0
+        if at_least[-2] > len(mine):  # more entries than those hold the highest impact
+            return levels[-1]
+        leaving = [impacts.get(doc, 0) for doc in mine]
+        if levels[-1] not in leaving:
+            return levels[-1]
+        for at in range(len(levels) - 1, -1, -1):
+            if at_least[at] > sum(1 for impact in leaving if impact >= levels[at]):
+                return levels[at]
+        return 0
+
+    def count(self, term: str, level: float) -> int:
+        """How many entries hold the term with an impact of at least `level` (see `_least`)."""
+        least = _least(level)
+        if least <= 1:
+            return self.df(term)
+        levels, at_least = self._levels_of(term)
+        return at_least[bisect_left(levels, least)]
+
+    def _levels_of(self, term: str) -> tuple[list[int], list[int]]:
+        """The impacts the term has in some entry, ascending, and how many entries have each or more."""
+        found = self._levels.get(term)
+        if found is None:
+            posting = self[term]
+            impacts = sorted(Counter(posting[4 * (len(posting) // 5) :]).items())
+            above, at_least = 0, []
+            for _, many in reversed(impacts):
+                above += many
+                at_least.append(above)
+            found = self._levels[term] = ([impact for impact, _ in impacts], [*reversed(at_least), 0])
+        return found
+
+    def reaching(self, term: str, level: float, into: set[int]) -> None:
+        """Add to `into` the entries that hold the term with an impact of at least `level` (see `_least`)."""
+        least = _least(level)
+        if least > 255:
+            return
+        held = _Sorted(self[term])
+        if least <= 1:
+            into.update(held.docs)
+            return
+        table = _AT_LEAST.get(least)
+        if table is None:
+            table = _AT_LEAST[least] = bytes(impact >= least for impact in range(256))
+        into.update(compress(held.docs, held.impacts.translate(table)))
 
     def impacts(self, term: str) -> _Sorted | dict[int, int]:
         """The impact of a term in each entry that holds it: a dict while they are few, else a binary search."""
@@ -887,9 +1065,11 @@ class _Postings:
         """The first `count` entries holding the term in (id, shard) order, as one segment numbers them."""
         runs = []
         for part, base in zip(self._segments, self._bases, strict=True):
-            if term in part.postings:
-                local, _ = part.docs(term)
-                runs.append([(part.ids[d], part.shard_of(d), base + d) for d in local[:count]])
+            posting = part.postings.get(term)
+            if posting:
+                local = memoryview(posting)[: min(len(posting) // 2, 4 * count)].cast("I")  # segment.py's layout
+                shard_of = memoryview(part.doc_shards).cast("I")
+                runs.append([(part.ids[d], part.shards[shard_of[d]], base + d) for d in local])
         if len(runs) == 1:
             return [doc for _, _, doc in runs[0]]
         return [doc for _, _, doc in islice(heapq.merge(*runs), count)]
@@ -903,7 +1083,7 @@ class _Postings:
             vocab = self._vocabs[number] = list(part.postings)  # built in sorted order
         offsets = memoryview(part.forward).cast("I")
         numbers = offsets[len(part) + 1 :]
-        return [vocab[n] for n in numbers[offsets[local] : offsets[local + 1]]]
+        return list(map(vocab.__getitem__, numbers[offsets[local] : offsets[local + 1]]))
 
     def tagged(self, tag: str) -> array[int]:
         """The entries carrying a tag (lowercase)."""
@@ -911,7 +1091,7 @@ class _Postings:
         for part, base in zip(self._segments, self._bases, strict=True):
             local = array("I")
             local.frombytes(part.tags.get(tag, b""))
-            docs.extend(local if not base else array("I", [base + d for d in local]))
+            docs.extend(local if not base else array("I", map(base.__add__, local)))
         return docs
 
     def prefixed(self, prefix: str, count: int) -> list[str]:

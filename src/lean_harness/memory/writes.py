@@ -221,7 +221,9 @@ def add_entries(
         memory.summary(other)
     grouped: dict[str, list[Entry]] = {}
     for name, entry in additions:
-        grouped.setdefault(memory.check_shard(name), []).append(entry)
+        grouped.setdefault(name, []).append(entry)
+    for name in grouped:  # in the order the names first come: the first unknown one is named
+        memory.check_shard(name)
     changes: dict[Path, bytes | None] = dict(records or {})
     appends: dict[Path, journal.Append] = {}
     appended: list[tuple[_Stored, tuple[str, ...], list[Entry]]] = []
