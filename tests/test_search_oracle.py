@@ -27,7 +27,7 @@ class Weights:
     k1: float = 1.2
     b: float = 0.5
     body: float = 1.0
-    title: float = 1.0
+    title: float = 0.5
     tags: float = 2.0
     shard: float = 0.5
     part: float = 1.0
