@@ -272,8 +272,11 @@ def _scan_run(texts: Sequence[str], allowed: Sequence[frozenset[str]]) -> list[t
 
 
 def _preview(phrase: str) -> str:
-    """The matched phrase as one short, escaped line that cannot itself act as framing."""
-    flat = " ".join(phrase.split())
+    """The matched phrase as one short, escaped line that cannot itself act as framing, credentials masked."""
+    from lean_harness import secret_scan  # only for a finding: the phrase may hold a token (`curl https://u:TOKEN@...`)
+
+    credentials = secret_scan.scan(phrase)
+    flat = " ".join((secret_scan.mask(phrase, credentials) if credentials else phrase).split())
     flat = "".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in flat)
     flat = flat if len(flat) <= 60 else flat[:57] + "..."
     return flat.replace("<", "&lt;").replace(">", "&gt;")
