@@ -196,14 +196,14 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     named = ", ".join(paths[:MAX_NAMED])
     if len(paths) > MAX_NAMED:
         named += f" and {len(paths) - MAX_NAMED} more"
-    from lean_harness import injection, secret_scan  # rare: files changed outside lh
+    from lean_harness import injection  # rare: files changed outside lh
 
-    named = injection.neutralise(secret_scan.redact(named))  # a file name is anyone's text
+    named = injection.shown(named)  # a file name is anyone's text
     message = CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
     loose = [name for name in shards[:MAX_NAMED] if _has_prose(os.path.join(project.memory_dir, name))]
     if loose:
         shards_named = ", ".join(name.removesuffix(".md") for name in loose)
-        message += " " + PROSE.format(shards=injection.neutralise(secret_scan.redact(shards_named)))
+        message += " " + PROSE.format(shards=injection.shown(shards_named))
     return message
 
 
@@ -462,10 +462,9 @@ def mask_index(project: Project, text: str) -> str:
 
 def as_shown(text: str) -> str:
     """INDEX.md as a session start shows it: credentials masked, framing tags escaped."""
-    from lean_harness import injection, secret_scan
+    from lean_harness import injection
 
-    findings = secret_scan.scan(text)
-    return injection.neutralise(secret_scan.mask(text, findings) if findings else text)
+    return injection.shown(text)
 
 
 def remember_clean_index(cache_dir: str | os.PathLike[str], text: str) -> None:

@@ -271,6 +271,13 @@ def _scan_run(texts: Sequence[str], allowed: Sequence[frozenset[str]]) -> list[t
     return [tuple(sorted(each, key=lambda f: (f.start, f.rule))) for each in found]
 
 
+def shown(text: str) -> str:
+    """Anyone's text as lh shows it to an agent: credentials masked, framing tags escaped."""
+    from lean_harness import secret_scan  # only when text from outside lh is shown
+
+    return neutralise(secret_scan.redact(text))
+
+
 def _preview(phrase: str) -> str:
     """The matched phrase as one short, escaped line that cannot itself act as framing, credentials masked."""
     from lean_harness import secret_scan  # only for a finding: the phrase may hold a token (`curl https://u:TOKEN@...`)

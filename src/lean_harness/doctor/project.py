@@ -306,6 +306,7 @@ def conflicts(p: Project) -> Verdict:
 
 def reachability(p: Project) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
+    from lean_harness.injection import shown
     from lean_harness.memory import query
 
     skipped = _skip_without_shards(p)
@@ -319,7 +320,11 @@ def reachability(p: Project) -> Verdict:
             return Verdict("ok", "no entries yet")
         step = max(1, len(every) // REACH_SAMPLE)
         sample = _titled(memory, search_index, every[::step][:REACH_SAMPLE])
-    lost = [f"{name}/{key}: {title}" for name, key, title in sample if not search_index.finds(title, name, key, 5)]
+    lost = [
+        shown(f"{name}/{key}: {title}")  # an id or a title written by hand may hold a credential or framing
+        for name, key, title in sample
+        if not search_index.finds(title, name, key, 5)
+    ]
     scope = f"{len(sample)} entries sampled from {len(every)}" if len(sample) < len(every) else _entries(len(every))
     if lost:
         return Verdict(

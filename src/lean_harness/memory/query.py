@@ -115,6 +115,8 @@ def ask(
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     """Entries that their own first line does not retrieve within the top `top` results."""
+    from lean_harness import injection
+
     memory.check_dir()
     with memory.reading():
         index = _load_index(memory)
@@ -122,7 +124,8 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
         for name in memory.config.shard_names:
             for entry in memory.entries(name):
                 if not index.finds(entry.title, name, entry.id, top):
-                    found.append(Unreachable(entry.id, name, entry.title))
+                    # shown as an agent may read them: an id or title written by hand may hold a credential
+                    found.append(Unreachable(injection.shown(entry.id), name, injection.shown(entry.title)))
     return found
 
 
