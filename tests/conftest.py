@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from lean_harness import secret_scan
 from lean_harness.cli import main
 from lean_harness.memory import search, thesaurus
 
@@ -24,6 +25,15 @@ def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     for name in list(os.environ):
         if name.startswith("LH_") or name in ("SOURCE_DATE_EPOCH", "TIKTOKEN_CACHE_DIR"):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def cold_scanner() -> None:
+    """The scanner's compiled patterns and literal heads emptied, so that a test runs the code that
+    fills them (for the scanner's own tests: a mutation run forks each mutant's tests from a process
+    whose caches the unchanged code filled)."""
+    secret_scan._compiled.clear()
+    secret_scan._HEADS.clear()
 
 
 @pytest.fixture(autouse=True)

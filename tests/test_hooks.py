@@ -138,18 +138,7 @@ def test_lh_keeps_no_copy_of_an_index_that_would_be_masked(project: Path) -> Non
 def test_a_clean_index_is_scanned_once_and_then_read_without_the_scanner(project: Path) -> None:
     (project / ".agents/.cache/lh/hooks/index-clean").unlink(missing_ok=True)
     hook("session-start", project)  # scans, and remembers INDEX.md as clean
-    probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from lean_harness import hooks;"
-        "hooks.session_start('{}', {'CLAUDE_PROJECT_DIR': sys.argv[2]}); print(' '.join(sorted(sys.modules)))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", probe, str(REPO / "src"), str(project)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    loaded = set(done.stdout.split())
+    loaded = _modules_of_a_session_start(project)
     heavy = {"argparse", "json", "tomllib", "typing", "dataclasses", "re", "jsonschema", "tiktoken"}
     assert loaded & heavy == set()
     assert "lean_harness.secret_scan" not in loaded

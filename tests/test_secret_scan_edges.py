@@ -22,14 +22,7 @@ import pytest
 from lean_harness import secret_scan
 from lean_harness.secret_scan import Finding, mask, redact, scan
 
-
-@pytest.fixture(autouse=True)
-def _empty_caches() -> None:
-    """Compiled patterns and literal heads live in per-process caches; empty them so that
-    every test runs the code that fills them (mutation testing forks a process whose
-    caches an earlier test filled)."""
-    secret_scan._compiled.clear()
-    secret_scan._HEADS.clear()
+pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
 
 
 R = random.Random(20261201)
