@@ -825,15 +825,15 @@ def test_finds_answers_as_search_does_over_segments_and_copies(
 ) -> None:
     monkeypatch.setattr(search, "_SMALL", small)
     monkeypatch.setattr(search, "_KEPT", small * 10)
-    docs = _varied(300, seed)
+    docs = _varied(150, seed)
     rng = random.Random(seed)
-    copies = rng.sample(docs, 10)  # the same entries again, as an appended segment may hold them
-    parts = [docs[:120], docs[120:250], docs[250:], copies]
+    copies = rng.sample(docs, 6)  # the same entries again, as an appended segment may hold them
+    parts = [docs[:60], docs[60:125], docs[125:], copies]
     index = Index([search.segment_of(part) for part in parts])
-    queries = [doc.text.splitlines()[0] for doc in rng.sample(docs, 40)]
+    queries = [doc.text.splitlines()[0] for doc in rng.sample(docs, 20)]
     outcomes = set()
-    for doc in docs:
-        for query in [doc.text.splitlines()[0], rng.choice(queries)]:
+    for number, doc in enumerate(docs):
+        for query in [doc.text.splitlines()[0] if number % 2 else rng.choice(queries)]:
             for limit in (1, 2, 5):
                 hits = index.search(query, limit=limit, min_score=0.0)
                 expected = (doc.shard, doc.id) in [(h.shard, h.id) for h in hits]
