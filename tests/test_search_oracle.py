@@ -207,11 +207,12 @@ QUERY_FORMS = {
     "alph": [Asked(1.0, (("alpha", 0.5), ("alphadelta", 0.5)), known=False)],
     "sigmat": [Asked(1.0, (("sigmatau", 0.5),), known=False)],
     "eps": [Asked(1.0, (), known=False)],
-    # or is rejoined from two known words of three letters or more
-    "alphazeta": [word("alpha"), word("zeta")],
-    "rhoiota": [word("rho"), word("iota")],
-    "iotarho": [word("iota"), word("rho")],
-    "rhotau": [word("rho"), word("tau")],
+    # or is rejoined from two known words of three letters or more, each weighing half: one word in all
+    "alphazeta": [word("alpha", 0.5), word("zeta", 0.5)],
+    "rhoiota": [word("rho", 0.5), word("iota", 0.5)],
+    "iotarho": [word("iota", 0.5), word("rho", 0.5)],
+    "rhotau": [word("rho", 0.5), word("tau", 0.5)],
+    "rhotau gamma": [word("rho", 0.5), word("tau", 0.5), word("gamma")],
     "muzeta": [Asked(1.0, (), known=False)],
     "zetamu": [Asked(1.0, (), known=False)],
 }
@@ -221,6 +222,12 @@ QUERY_FORMS = {
 def test_a_query_is_read_as_its_words_and_identifiers(query: str) -> None:
     got = scores(Index.build(FIELDED, PLAIN), query)
     assert got == pytest.approx(reference(FIELDED, QUERY_FORMS[query]), abs=1e-6)
+
+
+@pytest.mark.parametrize("piece", [0.25, 1.0])
+def test_the_pieces_of_a_rejoined_word_weigh_as_the_settings_say(piece: float) -> None:
+    got = scores(Index.build(FIELDED, PLAIN._replace(piece=piece)), "alphazeta gamma")
+    assert got == pytest.approx(reference(FIELDED, [word("alpha", piece), word("zeta", piece), word("gamma")]), abs=1e-6)
 
 
 # "lock" and "mutex" are one synonym group, and so are "hang", "stuck", "freeze" and "timeout".

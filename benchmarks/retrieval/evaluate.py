@@ -252,6 +252,7 @@ ABLATIONS: list[tuple[str, dict[str, Any]]] = [
     ("no prefix completion or rejoining of unknown words", {"expand_unknown": False}),
     ("identifier parts at half weight in entries (part_doc=0.5)", {"part_doc": 0.5}),
     ("identifier parts at full weight in queries (part_query=1)", {"part_query": 1.0}),
+    ("each piece of a rejoined unknown word at full weight (piece=1)", {"piece": 1.0}),
     ("no title field (w_title=0)", {"w_title": 0.0}),
     ("title field at weight 1", {"w_title": 1.0}),
     ("title field: the whole first line", {"short_title": False}),

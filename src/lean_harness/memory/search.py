@@ -68,6 +68,7 @@ class Settings(Value):
     w_shard: float = 0.5
     part_doc: float = 1.0  # an identifier's part counts this much of a plain word in an entry
     part_query: float = 0.5  # and this much of the whole identifier in a query
+    piece: float = 0.5  # each known piece of an unknown run-together query word ("lockfile") counts this much of a word
     synonym: float = 0.5  # a synonym's match counts this much of the word's own
     prefix: float = 0.5  # a completion of an unknown query word counts this much of a full match
     unknown: float = 1.0  # a query word no entry contains still weighs this share of the rarest idf
@@ -701,7 +702,7 @@ class Index:
             return
         pieces = self._segment(word)
         for piece in pieces:
-            concepts.setdefault(piece, (word, 1.0, True, [(piece, 1.0)]))
+            concepts.setdefault(piece, (word, self._settings.piece, True, [(piece, 1.0)]))
         if not pieces:
             completions = [(t, self._settings.prefix) for t, _ in self._prefixed(term)] if len(word) >= 4 else []
             concepts.setdefault(term, (word, 1.0, False, completions))
