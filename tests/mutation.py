@@ -34,7 +34,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "memory/index.py": ("test_index_render.py",),
     "memory/search.py": ("test_search.py", "test_search_oracle.py", "test_thesaurus.py"),
     "memory/thesaurus.py": ("test_thesaurus.py",),
-    "secret_scan.py": ("test_secret_scan.py", "test_secret_scan_edges.py"),
+    "secret_scan.py": ("test_secret_scan.py", "test_secret_scan_edges.py", "test_scan_batches.py"),
+    "keywords.py": ("test_scan_batches.py", "test_secret_scan_edges.py"),
+    "values.py": ("test_values.py",),
 }
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")
 

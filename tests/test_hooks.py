@@ -281,6 +281,30 @@ def test_the_memory_dir_comes_from_the_config(project: Path) -> None:
     assert hook("session-start", project).startswith("Project memory (lean-harness): notes/memory/INDEX.md follows.")
 
 
+@pytest.mark.parametrize(("name", "value"), [("dir", "../outside"), ("dir", "{outside}"), ("cacheDir", "../outside")])
+def test_a_memory_or_cache_dir_outside_the_project_is_never_used(
+    name: str, value: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """lh refuses a config that points outside the project; the hooks fall back to the default
+    folders, so a cloned repository's config cannot make them read or write elsewhere."""
+    outside = project.parent / "outside"
+    (outside / "lh" / "hooks").mkdir(parents=True)
+    (outside / "INDEX.md").write_text("# Outside the project\n", encoding="utf-8")
+    config = project / ".agents" / "lh.toml"
+    written = f'{name} = "{value.format(outside=outside.as_posix())}"'
+    config.write_text(config.read_text("utf-8").replace(f'{name} = ".agents/', f"{written}\n# was ", 1), "utf-8")
+    capsys.readouterr()
+    assert main(["memory", "status"]) == 2  # lh refuses the config
+    assert f"at memory.{name}: " in capsys.readouterr().err
+    shown = hook("session-start", project)
+    assert shown.startswith("Project memory (lean-harness): .agents/memory/INDEX.md follows.")
+    assert "Outside the project" not in shown
+    assert sorted(p.name for p in outside.rglob("*")) == ["INDEX.md", "hooks", "lh"]
+
+
+DEFAULTS = (".agents/memory", ".agents/.cache")
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -295,6 +319,10 @@ def test_the_memory_dir_comes_from_the_config(project: Path) -> None:
         pytest.param('[memory]\n"dir" = "quoted"\n', ("quoted", ".agents/.cache"), id="quoted-key"),
         pytest.param('[memory]\ndir = "a\\u0062"\n', ("ab", ".agents/.cache"), id="escape"),
         pytest.param("[memory\n", (".agents/memory", ".agents/.cache"), id="broken"),
+        pytest.param('[memory]\ndir = "../m"\ncacheDir = "c/../../x"\n', DEFAULTS, id="dotdot"),
+        pytest.param("[memory]\ndir = '/abs'\ncacheDir = 'C:\\x'\n", DEFAULTS, id="absolute"),
+        pytest.param('memory.dir = "..\\\\m"\n', DEFAULTS, id="backslash-dotdot"),
+        pytest.param('[memory]\ndir = "m..n/..x"\n', ("m..n/..x", ".agents/.cache"), id="dots-in-a-name"),
     ],
 )
 def test_memory_settings(text: str, expected: tuple[str, str], tmp_path: Path) -> None:

@@ -15,16 +15,16 @@ import hashlib
 import json
 from pathlib import Path
 
-from lean_harness import __version__
+from lean_harness import __version__, locations
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, write_atomic
+from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR
 from lean_harness.values import Value
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Any
 
-CONFIG_PATH = ".agents/lh.toml"
 
 DEFAULT_SHARDS: dict[str, str] = {
     "seed": "Project facts an agent needs on day one: purpose, layout, how to build and test.",
@@ -37,8 +37,8 @@ DEFAULT_SHARDS: dict[str, str] = {
 
 DEFAULTS: dict[str, Any] = {
     "memory": {
-        "dir": ".agents/memory",
-        "cacheDir": ".agents/.cache",
+        "dir": MEMORY_DIR,
+        "cacheDir": CACHE_DIR,
         "tokenBudget": 20000,
         "compactAtPercent": 80,
         "compactTargetPercent": 60,
@@ -233,15 +233,10 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _cache_dir(value: object) -> str:
-    if not isinstance(value, str) or not value or ".." in value:
-        return str(DEFAULTS["memory"]["cacheDir"])
-    return value
-
-
 def _marker_path(root: Path, user: dict[str, Any]) -> Path:
     memory = user.get("memory")
-    return root / _cache_dir(memory.get("cacheDir") if isinstance(memory, dict) else None) / "lh" / "config.json"
+    cache = locations.inside(memory.get("cacheDir") if isinstance(memory, dict) else None, CACHE_DIR)
+    return root / cache / "lh" / "config.json"
 
 
 def _payload(text: str, data: dict[str, Any]) -> str:
@@ -269,12 +264,10 @@ def _read_marker(marker: Path, stamp: str) -> str | None:
 
 def _remembered(root: Path, text: str, stamp: str) -> Config | None:
     """The config remembered for exactly this text, found without parsing TOML, or None."""
-    from lean_harness.hooks import scan_settings
-
-    settings = scan_settings(text)
+    settings = locations.written(text)
     if settings is None:
         return None  # the text sets the cache dir in a way only tomllib reads
-    cache = _cache_dir(settings.get("cacheDir"))
+    cache = locations.inside(settings.get("cacheDir"), CACHE_DIR)
     payload = _read_marker(root / cache / "lh" / "config.json", stamp)
     if payload is None:
         return None

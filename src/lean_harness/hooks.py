@@ -15,7 +15,7 @@ plain text for Claude Code and Codex CLI, `{"additionalContext": ...}` for Copil
 
 These run on every turn, so this module imports only modules the interpreter has loaded
 already (os, sys, time); tomllib, json and the credential scanner are imported only when a
-file needs them, and the config is read by a small line scan instead of `config.py`.
+file needs them, and the config is read by a small line scan (locations.py) instead of `config.py`.
 
 State lives in `<cacheDir>/lh/hooks/`: `seen/<session>` lists the memory files as the agent
 last saw them and `written` the files as `lh` last wrote them, in lines of
@@ -30,14 +30,13 @@ import os
 import sys
 import time
 
+from lean_harness import locations
+
 TYPE_CHECKING = False  # importing typing alone would double the hook's import time
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from types import TracebackType
 
-CONFIG_PATH = ".agents/lh.toml"
-DEFAULT_MEMORY_DIR = ".agents/memory"
-DEFAULT_CACHE_DIR = ".agents/.cache"
 INDEX_NAME = "INDEX.md"
 MAX_NAMED = 5  # changed files named in one prompt-submit message
 PROSE_CHECK_BYTES = 256 * 1024  # larger changed shards are not read by the prompt hook
@@ -238,7 +237,7 @@ def find_project(raw: str, env: Mapping[str, str]) -> Project | None:
     start = env.get("CLAUDE_PROJECT_DIR") or event_field(raw, "cwd") or os.getcwd()
     current = os.path.abspath(start)
     while True:
-        config = os.path.join(current, CONFIG_PATH)
+        config = os.path.join(current, locations.CONFIG_PATH)
         if os.path.isfile(config):
             memory_dir, cache_dir = memory_settings(config)
             return Project(current, os.path.join(current, memory_dir), os.path.join(current, cache_dir))
@@ -249,55 +248,9 @@ def find_project(raw: str, env: Mapping[str, str]) -> Project | None:
 
 
 def memory_settings(config_path: str) -> tuple[str, str]:
-    """memory.dir and memory.cacheDir from the config, defaults applied."""
+    """memory.dir and memory.cacheDir from the config, defaults applied (locations.py)."""
     with open(config_path, encoding="utf-8", errors="replace") as handle:
-        text = handle.read()
-    found = scan_settings(text)
-    if found is None:
-        found = _toml_settings(text)
-    return found.get("dir", DEFAULT_MEMORY_DIR), found.get("cacheDir", DEFAULT_CACHE_DIR)
-
-
-def scan_settings(text: str) -> dict[str, str] | None:
-    """memory.dir and memory.cacheDir as written in config text, or None when only tomllib can tell."""
-    # lh writes its config with tomli-w: a [memory] table of `key = "value"` lines. Anything
-    # else that could set these keys (dotted or quoted keys, escapes) is left to tomllib.
-    table = ""
-    found: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("["):
-            table = line.partition("#")[0].replace(" ", "").replace("\t", "")
-            continue
-        key, equals, value = line.partition("=")
-        key = key.strip()
-        if not equals:
-            continue
-        if table == "" and key.strip("\"'").startswith("memory"):
-            return None
-        if table == "[memory]" and key[:1] in ("'", '"'):
-            return None
-        if table == "[memory]" and key in ("dir", "cacheDir"):
-            value = value.partition("#")[0].strip() if '"' not in value.partition("#")[2] else value.strip()
-            inner = value[1:-1]
-            if len(value) < 2 or value[0] != '"' or value[-1] != '"' or '"' in inner or "\\" in inner:
-                return None
-            found[key] = inner
-    return found
-
-
-def _toml_settings(text: str) -> dict[str, str]:
-    import tomllib
-
-    try:
-        memory = tomllib.loads(text).get("memory")
-    except tomllib.TOMLDecodeError:
-        return {}
-    if not isinstance(memory, dict):
-        return {}
-    return {k: v for k in ("dir", "cacheDir") if isinstance(v := memory.get(k), str)}
+        return locations.of_text(handle.read())
 
 
 def event_field(raw: str, name: str) -> str | None:

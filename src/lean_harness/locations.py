@@ -1,0 +1,75 @@
+"""Where a project keeps its config, its memory and its cache, as the config's text says.
+
+The hooks and the common commands read `memory.dir` and `memory.cacheDir` at every start, so this
+module imports nothing and reads them with a line scan of the config as lh writes it (tomli-w:
+a `[memory]` table of `key = "value"` lines). Only a config that sets them another way (dotted,
+quoted or inline keys, escapes) is parsed with tomllib. A value the config schema refuses (an
+absolute path, a drive, a `..` part) counts as unset here, so nothing outside the project is
+ever read or written for it: the commands refuse that config, and the hooks use the defaults.
+"""
+
+from __future__ import annotations
+
+CONFIG_PATH = ".agents/lh.toml"
+MEMORY_DIR = ".agents/memory"
+CACHE_DIR = ".agents/.cache"
+
+
+def of_text(text: str) -> tuple[str, str]:
+    """memory.dir and memory.cacheDir of a config's text, defaults applied."""
+    found = written(text)
+    if found is None:
+        found = parsed(text)
+    return inside(found.get("dir"), MEMORY_DIR), inside(found.get("cacheDir"), CACHE_DIR)
+
+
+def inside(value: object, default: str) -> str:
+    """`value` when it is a path relative to the project root without a `..` part, else `default`.
+
+    The same rule as the `dir` and `cacheDir` patterns of config.schema.json."""
+    if not isinstance(value, str) or not value or value[0] in "/\\" or value[1:2] == ":":
+        return default
+    if ".." in value.replace("\\", "/").split("/"):
+        return default
+    return value
+
+
+def written(text: str) -> dict[str, str] | None:
+    """memory.dir and memory.cacheDir as written in config text, or None when only tomllib can tell."""
+    table = ""
+    found: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            table = line.partition("#")[0].replace(" ", "").replace("\t", "")
+            continue
+        key, equals, value = line.partition("=")
+        key = key.strip()
+        if not equals:
+            continue
+        if table == "" and key.strip("\"'").startswith("memory"):
+            return None
+        if table == "[memory]" and key[:1] in ("'", '"'):
+            return None
+        if table == "[memory]" and key in ("dir", "cacheDir"):
+            value = value.partition("#")[0].strip() if '"' not in value.partition("#")[2] else value.strip()
+            inner = value[1:-1]
+            if len(value) < 2 or value[0] != '"' or value[-1] != '"' or '"' in inner or "\\" in inner:
+                return None
+            found[key] = inner
+    return found
+
+
+def parsed(text: str) -> dict[str, str]:
+    """memory.dir and memory.cacheDir as tomllib reads them; none from a config it cannot read."""
+    import tomllib
+
+    try:
+        memory = tomllib.loads(text).get("memory")
+    except tomllib.TOMLDecodeError:
+        return {}
+    if not isinstance(memory, dict):
+        return {}
+    return {k: v for k in ("dir", "cacheDir") if isinstance(v := memory.get(k), str)}

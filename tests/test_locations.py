@@ -1,0 +1,28 @@
+"""Where the memory and cache live: the hooks' reading of the config agrees with the schema's."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lean_harness import locations
+
+SCHEMA = Path(locations.__file__).with_name("schemas") / "config.schema.json"
+VALUES = ["m", "notes/memory", ".agents/.cache", ".hidden", "m..n", "..m", "m..", "a/.../b", "a b/c", "x:y"]
+VALUES += ["", "..", "../m", "a/../b", "a/..", "..\\m", "a\\..\\b", "/abs", "\\abs", "C:x", "c:/x", "D:\\x"]
+
+
+@pytest.mark.parametrize("name", ["dir", "cacheDir"])
+@pytest.mark.parametrize("value", VALUES)
+def test_a_folder_is_used_exactly_when_the_schema_allows_it(name: str, value: str) -> None:
+    rule = json.loads(SCHEMA.read_text("utf-8"))["properties"]["memory"]["properties"][name]
+    allowed = len(value) >= rule["minLength"] and re.search(rule["pattern"], value) is not None
+    assert locations.inside(value, "DEFAULT") == (value if allowed else "DEFAULT")
+
+
+@pytest.mark.parametrize("value", [None, 3, ["m"], {"m": 1}])
+def test_a_folder_that_is_not_text_is_the_default(value: object) -> None:
+    assert locations.inside(value, "DEFAULT") == "DEFAULT"
