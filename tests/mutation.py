@@ -64,6 +64,7 @@ def score(module: str, tests: tuple[str, ...], keep: bool = False) -> tuple[int,
                 "tests_dir = ["
                 + ", ".join(f'"{p}"' for p in [*test_paths, "tests/conftest.py", "tests/support.py"])
                 + "]",
+                'also_copy = ["benchmarks/"]',  # tests read the secret corpora and their makers there
                 "",
             ]
         )
