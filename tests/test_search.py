@@ -855,3 +855,27 @@ def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
         for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):
             assert split.search(text, **options) == whole.search(text, **options), (text, options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_candidate_thresholds_never_let_an_entry_that_reaches_the_floor_through(seed: int) -> None:
+    """The thresholds `finds` takes candidates at, whatever the concepts, their bounds and the
+    floor: an entry under every threshold (or, for a concept left unopened, at most its bound)
+    scores under the floor, and a threshold is never negative."""
+    rng = random.Random(seed)
+    index = Index.build(_varied(120, seed))
+    postings = index._postings
+    vocabulary = sorted({term for part in index.segments for term in part.postings})
+    for _ in range(60):
+        weighted = [
+            [(term, rng.uniform(0.001, 0.05)) for term in rng.sample(vocabulary, rng.randrange(1, 4))]
+            for _ in range(rng.randrange(1, 7))
+        ]
+        tops = [[rng.choice([0.0, rng.uniform(0.01, 3.0)]) for _ in terms] for terms in weighted]
+        bounds = [max(values) for values in tops]
+        floor = sum(bounds) * rng.choice([0.001, 0.05, 0.3, 0.7, 0.999, 1.0, 1.2])
+        thresholds = search._thresholds(postings, weighted, tops, floor)
+        assert len(thresholds) == len(tops)
+        assert all(threshold >= 0 for threshold in thresholds)
+        most_under_all = sum(min(threshold, bound) for threshold, bound in zip(thresholds, bounds, strict=True))
+        assert most_under_all <= floor + 1e-12 * sum(bounds), (weighted, tops, floor, thresholds)
