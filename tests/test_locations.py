@@ -11,8 +11,9 @@ import pytest
 from lean_harness import locations
 
 SCHEMA = Path(locations.__file__).with_name("schemas") / "config.schema.json"
-VALUES = ["m", "notes/memory", ".agents/.cache", ".hidden", "m..n", "..m", "m..", "a/.../b", "a b/c", "x:y"]
-VALUES += ["", "..", "../m", "a/../b", "a/..", "..\\m", "a\\..\\b", "/abs", "\\abs", "C:x", "c:/x", "D:\\x"]
+VALUES = ["m", "notes/memory", ".agents/.cache", ".hidden", "m..n", "..m", "m..", "a/.../b", "a b/c"]
+VALUES += ["1:y", "é:x", "ab:c"]
+VALUES += ["", "..", "../m", "a/../b", "a/..", "..\\m", "a\\..\\b", "/abs", "\\abs", "C:x", "c:/x", "D:\\x", "x:y"]
 
 
 @pytest.mark.parametrize("name", ["dir", "cacheDir"])

@@ -27,7 +27,9 @@ def inside(value: object, default: str) -> str:
     """`value` when it is a path relative to the project root without a `..` part, else `default`.
 
     The same rule as the `dir` and `cacheDir` patterns of config.schema.json."""
-    if not isinstance(value, str) or not value or value[0] in "/\\" or value[1:2] == ":":
+    if not isinstance(value, str) or not value or value[0] in "/\\":
+        return default
+    if value[1:2] == ":" and value[0].isascii() and value[0].isalpha():  # a drive: C:x, c:/x
         return default
     if ".." in value.replace("\\", "/").split("/"):
         return default
