@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import config as config_mod
+from lean_harness import locations
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, with_block, write_text
 from lean_harness.memory import handle, status
@@ -46,7 +47,7 @@ def run(root: Path, force: bool = False) -> InitResult:
     paths = _managed(root)
     before = {path: _bytes(path) for path in paths}
     # The folders init may create, outermost first: .agents, then the memory dir (paths[-1] is INDEX.md).
-    folders = [f for f in (root / config_mod.CONFIG_PATH.split("/")[0], paths[-1].parent) if not f.exists()]
+    folders = [f for f in (root / locations.CONFIG_PATH.split("/")[0], paths[-1].parent) if not f.exists()]
     try:
         return _run(root, force)
     except BaseException:
@@ -64,7 +65,7 @@ def run(root: Path, force: bool = False) -> InitResult:
 
 
 def _managed(root: Path) -> list[Path]:
-    config_path = root / config_mod.CONFIG_PATH
+    config_path = root / locations.CONFIG_PATH
     paths = [
         config_path,
         config_path.with_name(config_path.name + ".bak"),
@@ -98,7 +99,7 @@ def _bytes(path: Path) -> bytes | None:
 def _run(root: Path, force: bool) -> InitResult:
     created: list[str] = []
     updated: list[str] = []
-    config_path = root / config_mod.CONFIG_PATH
+    config_path = root / locations.CONFIG_PATH
     refuse_symlink(config_path, root)
     if config_path.exists() and not force:
         cfg = config_mod.load(root)

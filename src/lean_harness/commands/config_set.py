@@ -20,11 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness import config
+    from lean_harness import config, locations
     from lean_harness.files import read_text, write_text
 
     root = project_root()
-    path = root / config.CONFIG_PATH
+    path = root / locations.CONFIG_PATH
     shown = path.relative_to(root).as_posix()
     text = read_text(path, root)
     if not args.drop_comments and any(line.lstrip().startswith("#") for line in text.splitlines()):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lean_harness import config as config_mod
+from lean_harness import locations
 from lean_harness.doctor import Check, Verdict
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
@@ -66,7 +67,7 @@ class Project:
 
 def open_project(root: Path) -> Project:
     """The project at `root`, its config validated from the file (never from the validation cache)."""
-    path = root / config_mod.CONFIG_PATH
+    path = root / locations.CONFIG_PATH
     shown = display(path, root)
     if not path.is_file() and not path.is_symlink():
         raise LhError(f'no lean-harness config at {shown}; run "lh init"')
@@ -99,7 +100,7 @@ def config(p: Project) -> Verdict:
     """The config parses and matches the shipped schema, validated afresh."""
     if p.config is None:
         first, *rest = p.config_problems
-        hint = f'edit {config_mod.CONFIG_PATH} ("lh config schema" prints what is allowed), or "lh init --force"'
+        hint = f'edit {locations.CONFIG_PATH} ("lh config schema" prints what is allowed), or "lh init --force"'
         return Verdict("fail", first, hint, tuple(rest))
     return Verdict("ok", f"{p.config.shown_path} is valid ({len(p.config.shards)} shards)")
 
@@ -236,7 +237,7 @@ def directives(p: Project) -> Verdict:
 
 def symlinks(p: Project) -> Verdict:
     """No managed path, nor a folder between it and the root, is a symbolic link."""
-    paths = [p.root / config_mod.CONFIG_PATH, p.root / ".gitignore", p.root / ".gitattributes"]
+    paths = [p.root / locations.CONFIG_PATH, p.root / ".gitignore", p.root / ".gitattributes"]
     if p.config is not None:
         cfg = p.config
         paths += [cfg.memory_dir, cfg.memory_dir / "INDEX.md", cfg.cache_dir]
@@ -279,7 +280,7 @@ def encoding(p: Project) -> Verdict:
 
 def conflicts(p: Project) -> Verdict:
     """No git conflict markers in the config, the managed blocks' files or the memory files."""
-    files = [p.root / config_mod.CONFIG_PATH, p.root / ".gitignore", p.root / ".gitattributes"]
+    files = [p.root / locations.CONFIG_PATH, p.root / ".gitignore", p.root / ".gitattributes"]
     if p.config is not None and p.config.memory_dir.is_dir():
         files += sorted(p.config.memory_dir.glob("*.md"))
     found: list[str] = []
