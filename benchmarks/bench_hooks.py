@@ -31,8 +31,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import bench_memory
+from lean_harness import hooks
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = 2.0
@@ -73,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         env["PATH"] = str(work / "bin") + os.pathsep + env["PATH"]
         event = json.dumps({"session_id": "bench", "cwd": str(root)})
         hook = ["sh", str(REPO / "hooks" / "lh-hook")]
-        marker = root / ".agents" / ".cache" / "lh" / "hooks" / "index-clean"
+        marker = Path(hooks.clean_copy(root / ".agents" / "memory" / "INDEX.md"))
         quirks = root / ".agents" / "memory" / "quirks.md"
         timed([*hook, "session-start"], root, env, event)  # warms the bytecode cache and marks INDEX.md clean
         figures: dict[str, list[float]] = {

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 import random
 import string
 import tomllib
@@ -195,24 +197,32 @@ def test_defaults_validate_against_the_schema() -> None:
 REMEMBERED = ".agents/.cache/lh/config.json"
 
 
-def remembered_file(stamp_text: str, data: object) -> str:
-    """A remembered config as the cache holds it, made here from its documented layout."""
+def user_key() -> bytes:
+    """The user's key as lh made it, read from where userkey.py documents it (HOME is per test)."""
+    return (Path(os.environ["XDG_CACHE_HOME"]) / "lean-harness" / "key").read_bytes()
+
+
+def remembered_file(stamp_text: str, data: object, key: bytes | None = None) -> str:
+    """A remembered config as the cache holds it, made here from its documented layout: the
+    stamp, an HMAC-SHA256 of the stamp and the payload under the user's key, the payload."""
     from lean_harness import __version__
 
     payload = json.dumps(data)
-    digest = hashlib.sha256(payload.encode()).hexdigest()
     defaults = hashlib.sha256(json.dumps(DEFAULTS).encode()).hexdigest()[:16]
-    return f"{__version__} {hashlib.sha256(stamp_text.encode()).hexdigest()} {defaults}\n{digest}\n{payload}\n"
+    stamp = f"{__version__} {hashlib.sha256(stamp_text.encode()).hexdigest()} {defaults}"
+    signature = hmac.new(user_key() if key is None else key, f"{stamp}\n{payload}".encode(), "sha256").hexdigest()
+    return f"{stamp}\n{signature}\n{payload}\n"
 
 
 def test_the_effective_config_is_remembered_for_the_bytes_of_the_file(project: Path) -> None:
     text = "[memory]\ntokenBudget = 5000\n"
     write_config(project, text)
     assert load(project).token_budget == 5000
-    head, digest, payload = (project / REMEMBERED).read_text("utf-8").split("\n", 2)
+    head, signature, payload = (project / REMEMBERED).read_text("utf-8").split("\n", 2)
     data = json.loads(payload)
     assert head.split(" ")[1] == hashlib.sha256(text.encode()).hexdigest()
-    assert digest == hashlib.sha256(payload.removesuffix("\n").encode()).hexdigest()
+    signed = f"{head}\n{payload.removesuffix(chr(10))}".encode()
+    assert signature == hmac.new(user_key(), signed, "sha256").hexdigest()
     assert data["memory"]["tokenBudget"] == 5000
     assert data["memory"]["shards"] == DEFAULTS["memory"]["shards"]
 
@@ -226,6 +236,67 @@ def test_a_remembered_config_is_used_for_the_same_bytes_only(project: Path) -> N
     assert load(project).token_budget == 1234  # what was remembered for these bytes is not parsed again
     write_config(project, "[memory]\ntokenBudget = 5001\n")
     assert load(project).token_budget == 5001
+
+
+def digested_file(stamp_text: str, data: object) -> str:
+    """A remembered config with a plain SHA-256 of its payload, which anyone can compute."""
+    stamp, _, payload = remembered_file(stamp_text, data).split("\n", 2)
+    return f"{stamp}\n{hashlib.sha256(payload.removesuffix(chr(10)).encode()).hexdigest()}\n{payload}"
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        pytest.param(lambda text, data: remembered_file(text, data, key=b"k" * 32), id="another-key"),
+        pytest.param(digested_file, id="a-plain-digest"),
+    ],
+)
+def test_a_remembered_config_this_user_did_not_sign_is_never_trusted(
+    project: Path, forged: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repository can hold a cache folder: a remembered config pointing outside the project,
+    or one that would skip validation, is ignored unless the user's own key signed it."""
+    text = "[memory]\ntokenBudget = 5000\n"
+    write_config(project, text)
+    load(project)  # the key exists
+    data = json.loads(json.dumps(DEFAULTS))
+    data["memory"]["dir"] = "../outside"
+    data["memory"]["shards"] = {"../../escape": "a shard outside the memory folder"}
+    (project / REMEMBERED).write_text(forged(text, data), encoding="utf-8")  # type: ignore[operator]
+    assert load(project).memory_dir == project / ".agents" / "memory"
+    dotted = 'memory.dir = "../outside"\n'  # read by tomllib only, and refused by validation
+    write_config(project, dotted)
+    (project / REMEMBERED).write_text(forged(dotted, data), encoding="utf-8")  # type: ignore[operator]
+    capsys.readouterr()
+    assert main(["memory", "put", "seed", "Build with make."]) == 2
+    assert "at memory.dir: '../outside' is not allowed" in capsys.readouterr().err
+    assert not (project.parent / "outside").exists()
+    assert not (tmp_path / "escape.md").exists()
+
+
+def test_without_a_user_key_the_config_is_validated_every_time_and_nothing_is_remembered(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))  # the key's folder cannot be made
+    (project / REMEMBERED).unlink(missing_ok=True)
+    write_config(project, "[memory]\ntokenBudget = 5000\n")
+    assert load(project).token_budget == 5000
+    assert not (project / REMEMBERED).exists()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_the_user_key_is_made_once_and_readable_by_the_user_alone(project: Path) -> None:
+    write_config(project, "[memory]\ntokenBudget = 5000\n")
+    load(project)
+    key = Path(os.environ["XDG_CACHE_HOME"]) / "lean-harness" / "key"
+    made = key.read_bytes()
+    assert len(made) == 32
+    assert (key.stat().st_mode & 0o777, key.parent.stat().st_mode & 0o777) == (0o600, 0o700)
+    write_config(project, "[memory]\ntokenBudget = 5001\n")
+    load(project)
+    assert key.read_bytes() == made
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import random
@@ -397,8 +398,9 @@ def test_a_content_found_clean_is_remembered_by_its_bytes_not_its_stat(
     record = (repo / CLEAN_RECORD).read_text("ascii").splitlines()
     assert record[0].startswith("lh-scan-clean ")
     assert len(record[0]) == len("lh-scan-clean ") + 64
-    assert hashlib.sha256((repo / ".agents/lh.toml").read_bytes()).hexdigest() in record[1:]
-    assert all(len(line) == 64 and set(line) <= set("0123456789abcdef") for line in record[1:])
+    assert record[1] == user_signature("\n".join([record[0], *record[2:], ""]))
+    assert hashlib.sha256((repo / ".agents/lh.toml").read_bytes()).hexdigest() in record[2:]
+    assert all(len(line) == 64 and set(line) <= set("0123456789abcdef") for line in record[2:])
 
     leaky = _plant_key_in_place(repo / MEMORY / "seed.md")
     code, checks = doctor(capsys)
@@ -410,11 +412,38 @@ def test_a_content_found_clean_is_remembered_by_its_bytes_not_its_stat(
     assert doctor(capsys)[1]["secrets"]["message"] == AWS_FINDING  # and found again on the next run
 
 
+def user_signature(text: str, key: bytes | None = None) -> str:
+    """An HMAC-SHA256 under the user's key, read from where userkey.py documents it (HOME is per test)."""
+    key = key or (Path(os.environ["XDG_CACHE_HOME"]) / "lean-harness" / "key").read_bytes()
+    return hmac.new(key, text.encode(), "sha256").hexdigest()
+
+
 def test_a_record_made_under_another_scanner_is_not_trusted(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     leaky = _plant_key_in_place(repo / MEMORY / "seed.md")
     record = repo / CLEAN_RECORD
     record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(f"lh-scan-clean {'0' * 64}\n{hashlib.sha256(leaky).hexdigest()}\n", "ascii")
+    rest = f"{hashlib.sha256(leaky).hexdigest()}\n"
+    stamp = f"lh-scan-clean {'0' * 64}"
+    signature = user_signature(stamp + "\n" + rest)
+    record.write_text(f"{stamp}\n{signature}\n{rest}", "ascii")
+    assert doctor(capsys)[1]["secrets"]["message"] == AWS_FINDING
+
+
+@pytest.mark.parametrize("signed", ["another key", "a plain digest", "no signature"])
+def test_a_record_this_user_did_not_sign_is_not_trusted(
+    signed: str, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repository can hold a cache folder: a record it holds, listing a leaky shard as clean, is ignored."""
+    doctor(capsys)
+    stamp = (repo / CLEAN_RECORD).read_text("ascii").split("\n")[0]  # this scanner's own stamp
+    leaky = _plant_key_in_place(repo / MEMORY / "seed.md")
+    rest = f"{hashlib.sha256(leaky).hexdigest()}\n"
+    signature = {
+        "another key": user_signature(f"{stamp}\n{rest}", key=b"k" * 32),
+        "a plain digest": hashlib.sha256(f"{stamp}\n{rest}".encode()).hexdigest(),
+        "no signature": "",
+    }[signed]
+    (repo / CLEAN_RECORD).write_text(f"{stamp}\n{signature}\n{rest}", "ascii")
     assert doctor(capsys)[1]["secrets"]["message"] == AWS_FINDING
 
 
@@ -469,8 +498,9 @@ def test_only_clean_contents_are_remembered_and_a_directive_is_found_every_time(
     record = (repo / DIRECTIVE_RECORD).read_text("ascii").splitlines()
     assert record[0].startswith("lh-directive-clean ")
     assert len(record[0]) == len("lh-directive-clean ") + 64
+    assert record[1] == user_signature("\n".join([record[0], *record[2:], ""]))
     shard = repo / MEMORY / "failures.md"
-    assert hashlib.sha256(shard.read_bytes()).hexdigest() in record[1:]
+    assert hashlib.sha256(shard.read_bytes()).hexdigest() in record[2:]
 
     with shard.open("a", encoding="utf-8") as handle:
         handle.write(f"\n{OVERRIDE}\n")

@@ -12,7 +12,8 @@ from lean_harness import locations
 
 SCHEMA = Path(locations.__file__).with_name("schemas") / "config.schema.json"
 VALUES = ["m", "notes/memory", ".agents/.cache", ".hidden", "m..n", "..m", "m..", "a/.../b", "a b/c"]
-VALUES += ["1:y", "é:x", "ab:c"]
+VALUES += ["1:y", "é:x", "ab:c", "m\r", "C:", "\\\\?\\c", "//srv/x"]
+VALUES += ["m\n", "..\n", "a/..\n", "x\n../y", "a\nb", "\n"]
 VALUES += ["", "..", "../m", "a/../b", "a/..", "..\\m", "a\\..\\b", "/abs", "\\abs", "C:x", "c:/x", "D:\\x", "x:y"]
 
 

@@ -168,7 +168,8 @@ def heldout(
             row["ms/query"] = latency(rank, subset)
         print(table(rows))
     answerable = [q for q in queries if qrels[q["qid"]] and q["set"] not in UNSEEN]
-    print("\n### held-out halves (all sets but `fresh` and `later`): even queries pick parameters, odd ones check them\n")
+    print("\n### held-out halves (all sets but `fresh` and `later`): even queries pick parameters, odd ones check them")
+    print()
     for name, subset in (("even", answerable[0::2]), ("odd", answerable[1::2])):
         print(
             f"{name}: "

@@ -4,9 +4,10 @@ Validation against the shipped JSON Schema runs whenever the file's bytes are ne
 effective config of bytes that passed is remembered in the cache dir, keyed by their hash, so
 ordinary commands import neither jsonschema nor tomllib (adr/0003-config.md). The remembered
 file, `<cacheDir>/lh/config.json`, holds three lines: the stamp (package version, the SHA-256
-of the config's text and a digest of the defaults), the SHA-256 of the third line, and the effective config as JSON,
-or `null` when the config holds a credential (no cache copies one) or a value JSON cannot hold.
-A file that does not match in every part is ignored and written again.
+of the config's text and a digest of the defaults), the user's signature of the stamp and the
+third line (userkey.py, adr/0028: a repository can hold a cache folder, never that key), and the
+effective config as JSON, or `null` when the config holds a credential (no cache copies one) or a
+value JSON cannot hold. A file that does not match in every part is ignored and written again.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from lean_harness import __version__, locations
+from lean_harness import __version__, locations, userkey
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, write_atomic
 from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR
@@ -151,8 +152,10 @@ def load(root: Path) -> Config:
             raise LhError("\n".join(f"{shown}: {line}" for line in found))
     data = effective(user)
     payload = _payload(text, data)
-    try:  # a hint, not synced: a torn or lost file fails its digest and is written again
-        write_atomic(marker, f"{stamp}\n{_sha256(payload)}\n{payload}\n".encode(), durable=False)
+    signature = userkey.sign(f"{stamp}\n{payload}")
+    try:  # a hint, not synced: a torn, lost or foreign file fails its signature and is written again
+        if signature is not None:
+            write_atomic(marker, f"{stamp}\n{signature}\n{payload}\n".encode(), durable=False)
     except OSError:
         pass  # a read-only cache only costs the next command a parse and a validation
     return _build(root, path, data)
@@ -253,13 +256,14 @@ def _payload(text: str, data: dict[str, Any]) -> str:
 
 
 def _read_marker(marker: Path, stamp: str) -> str | None:
-    """The remembered payload when the file at `marker` was written for `stamp` and is whole."""
+    """The remembered payload when the file at `marker` was written for `stamp`, whole, by this
+    user's lh: signed with the user's key (userkey.py), which no repository can hold."""
     try:
-        head, digest, payload = marker.read_text("utf-8").split("\n", 2)
+        head, signature, payload = marker.read_text("utf-8").split("\n", 2)
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     payload = payload.removesuffix("\n")
-    return payload if head == stamp and digest == _sha256(payload) else None
+    return payload if head == stamp and userkey.signed(f"{stamp}\n{payload}", signature) else None
 
 
 def _remembered(root: Path, text: str, stamp: str) -> Config | None:

@@ -19,9 +19,11 @@ file needs them, and the config is read by a small line scan (locations.py) inst
 
 State lives in `<cacheDir>/lh/hooks/`: `seen/<session>` lists the memory files as the agent
 last saw them and `written` the files as `lh` last wrote them, in lines of
-`name size mtime_ns inode`; `index-clean` is a copy of the last INDEX.md found clean (no
-credential, no framing tag), kept by this hook after a scan and by `lh` when it writes a clean
-INDEX.md, so a session start after an lh write prints INDEX.md without loading the scanner.
+`name size mtime_ns inode`. A copy of the last INDEX.md found clean (no credential, no framing
+tag) is kept by this hook after a scan and by `lh` when it writes a clean INDEX.md, so a session
+start after an lh write prints INDEX.md without loading the scanner. That copy decides what is
+shown unscanned, so it lives outside every project, in the user's own folder (userkey.py), where
+no repository can put one (adr/0028).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import os
 import sys
 import time
 
-from lean_harness import locations
+from lean_harness import locations, userkey
 
 TYPE_CHECKING = False  # importing typing alone would double the hook's import time
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
 INDEX_NAME = "INDEX.md"
 MAX_NAMED = 5  # changed files named in one prompt-submit message
 PROSE_CHECK_BYTES = 256 * 1024  # larger changed shards are not read by the prompt hook
-INDEX_CLEAN = "index-clean"  # a copy of the INDEX.md last found clean, in the hooks' state dir
+CLEAN_COPIES = "clean-index"  # copies of INDEX.md files last found clean, in the user's folder
 SEEN_DAYS = 30  # session snapshots older than this are removed at session start
 
 Stat = tuple[int, int, int]
@@ -88,6 +90,18 @@ class Project:
     def shown(self, path: str) -> str:
         """A path as the agent reads it: relative to the project root, forward slashes."""
         return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def linked(self) -> str | None:
+        """The first symbolic link on the way to the config, the memory or the hooks' state, shown.
+
+        lh refuses to work through a link (files.py); nor do the hooks read or write through one,
+        so a link committed to a repository cannot point them outside the project."""
+        config = os.path.join(self.root, locations.CONFIG_PATH)
+        for path in (config, self.memory_dir, os.path.join(self.state_dir, "seen")):
+            found = _symlinked(self, path)
+            if found:
+                return found
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -148,7 +162,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
         return ""
     index_path = os.path.join(project.memory_dir, INDEX_NAME)
     shown = project.shown(index_path)
-    refused = _symlinked(project, index_path)
+    refused = project.linked() or _symlinked(project, index_path)
     if refused:
         return f"lean-harness: {refused} is a symbolic link; lh reads only real files, so memory is not shown."
     try:
@@ -156,7 +170,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
             data = handle.read()
     except FileNotFoundError:
         return f'lean-harness: there is no {shown}; run "lh memory index" to write it.'
-    text = mask_index(project, data.decode("utf-8", errors="replace").removeprefix("\ufeff"))
+    text = mask_index(index_path, data.decode("utf-8", errors="replace").removeprefix("\ufeff"))
     _save_lines(_seen_path(project, raw), scan_memory(project))
     _prune_seen(project)
     lines = [PREFACE.format(index=shown), "", text.rstrip("\n")]
@@ -175,7 +189,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
 def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     """The memory files changed on disk since the agent last saw them; "" when none did."""
     project = find_project(raw, env)
-    if project is None:
+    if project is None or project.linked():
         return ""
     seen_path = _seen_path(project, raw)
     seen = _load_lines(seen_path)
@@ -239,7 +253,9 @@ def find_project(raw: str, env: Mapping[str, str]) -> Project | None:
     while True:
         config = os.path.join(current, locations.CONFIG_PATH)
         if os.path.isfile(config):
-            memory_dir, cache_dir = memory_settings(config)
+            # A linked config is not read (Project.linked names it): its target may lie anywhere.
+            linked = os.path.islink(config)
+            memory_dir, cache_dir = (locations.MEMORY_DIR, locations.CACHE_DIR) if linked else memory_settings(config)
             return Project(current, os.path.join(current, memory_dir), os.path.join(current, cache_dir))
         parent = os.path.dirname(current)
         if parent == current:
@@ -372,7 +388,7 @@ def _save_lines(path: str, stats: Mapping[str, Stat]) -> None:
 
 def _save_bytes(path: str, data: bytes) -> None:
     folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
     # The hooks' state is a hint, rewritten on every turn: not synced, and kept out of files.py so
     # a hook imports nothing it has not loaded already (adr/0010-hooks.md). The temp file is created
     # new, never through a link planted in its place; the rename replaces a link, never follows it.
@@ -399,9 +415,18 @@ def _symlinked(project: Project, path: str) -> str | None:
 # --- What INDEX.md says -------------------------------------------------------------------------
 
 
-def mask_index(project: Project, text: str) -> str:
+def clean_copy(index_path: str | os.PathLike[str]) -> str:
+    """Where the copy of this INDEX.md last found clean is kept: in the user's folder, named after
+    the file's absolute path (two paths that share a name only share a copy, and only bytes equal
+    to the copy are trusted)."""
+    path = os.path.abspath(os.fspath(index_path))
+    name = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in path)[-200:]
+    return os.path.join(userkey.folder(), CLEAN_COPIES, name)
+
+
+def mask_index(index_path: str, text: str) -> str:
     """INDEX.md with credentials masked and framing tags escaped; a copy already found clean is not scanned again."""
-    marker = os.path.join(project.state_dir, INDEX_CLEAN)
+    marker = clean_copy(index_path)
     if _read_bytes(marker) == text.encode("utf-8"):  # the bytes themselves: no stat can hide an edit
         return text
     shown = as_shown(text)
@@ -420,12 +445,12 @@ def as_shown(text: str) -> str:
     return injection.shown(text)
 
 
-def remember_clean_index(cache_dir: str | os.PathLike[str], text: str) -> None:
+def remember_clean_index(index_path: str | os.PathLike[str], text: str) -> None:
     """After lh wrote INDEX.md: keep a copy if it is shown as it is, so the next session start need not scan it."""
     if as_shown(text) != text:
         return
     try:
-        _save_bytes(os.path.join(os.fspath(cache_dir), "lh", "hooks", INDEX_CLEAN), text.encode("utf-8"))
+        _save_bytes(clean_copy(index_path), text.encode("utf-8"))
     except OSError:
         pass  # the next session start scans it
 

@@ -27,7 +27,7 @@ def inside(value: object, default: str) -> str:
     """`value` when it is a path relative to the project root without a `..` part, else `default`.
 
     The same rule as the `dir` and `cacheDir` patterns of config.schema.json."""
-    if not isinstance(value, str) or not value or value[0] in "/\\":
+    if not isinstance(value, str) or not value or value[0] in "/\\" or "\n" in value:
         return default
     if value[1:2] == ":" and value[0].isascii() and value[0].isalpha():  # a drive: C:x, c:/x
         return default
@@ -38,28 +38,35 @@ def inside(value: object, default: str) -> str:
 
 def written(text: str) -> dict[str, str] | None:
     """memory.dir and memory.cacheDir as written in config text, or None when only tomllib can tell."""
+    if '"""' in text or "'''" in text:
+        return None  # a multi-line string may hold lines that read as keys
     table = ""
     found: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
+    for raw in text.split("\n"):  # TOML ends lines at LF (or CRLF) alone: U+2028 is not a line break
+        line = raw.strip(" \t\r")  # TOML's whitespace; U+2028 and its kind are not
         if not line or line.startswith("#"):
             continue
         if line.startswith("["):
             table = line.partition("#")[0].replace(" ", "").replace("\t", "")
+            if "'" in table or '"' in table:
+                return None  # a quoted table name: ["memory"] is [memory]
             continue
         key, equals, value = line.partition("=")
-        key = key.strip()
+        key = key.strip(" \t")
         if not equals:
             continue
-        if table == "" and key.strip("\"'").startswith("memory"):
-            return None
+        if table == "" and (key[:1] in ("'", '"') or key.startswith("memory")):
+            return None  # memory.dir = ..., "memory".dir = ..., memory = { ... }
         if table == "[memory]" and key[:1] in ("'", '"'):
             return None
         if table == "[memory]" and key in ("dir", "cacheDir"):
-            value = value.partition("#")[0].strip() if '"' not in value.partition("#")[2] else value.strip()
+            value = value.partition("#")[0] if '"' not in value.partition("#")[2] else value
+            value = value.strip(" \t")
             inner = value[1:-1]
             if len(value) < 2 or value[0] != '"' or value[-1] != '"' or '"' in inner or "\\" in inner:
                 return None
+            if key in found:
+                return None  # a key set twice: TOML refuses the file
             found[key] = inner
     return found
 

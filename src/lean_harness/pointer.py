@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import files
+from lean_harness import files, locations
 from lean_harness.files import display, read_text, refuse_symlink, write_text
 
 START = "<!-- >>> lean-harness >>> (managed by lh init; lines between these markers are rewritten) -->"
@@ -27,7 +27,7 @@ class PointerResult:
     action: str
 
 
-def block(memory_dir: str = ".agents/memory") -> str:
+def block(memory_dir: str = locations.MEMORY_DIR) -> str:
     """The pointer block for a memory dir (relative to the project root)."""
     folder = memory_dir.rstrip("/")
     return (
@@ -54,7 +54,7 @@ def targets(root: Path) -> list[Path]:
     return found or [root / NAMES[0]]
 
 
-def write(root: Path, memory_dir: str = ".agents/memory", paths: list[Path] | None = None) -> list[PointerResult]:
+def write(root: Path, memory_dir: str = locations.MEMORY_DIR, paths: list[Path] | None = None) -> list[PointerResult]:
     """Add or refresh the pointer block in each file; nothing is written if any file is a symlink."""
     chosen = targets(root) if paths is None else paths
     for path in chosen:

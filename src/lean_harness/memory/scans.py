@@ -6,11 +6,12 @@ text that does not parse as a shard are scanned whole. Credentials (memory/leaks
 directives (memory/directives.py) are both found this way.
 
 `flagged` remembers verdicts: a record under `<cacheDir>/lh/` holds a stamp of the scanner (its
-source and the Python running it) and then the SHA-256 of every content that scanner found
-clean: the same bytes under the same rules give the same verdict (adr/0023). Only digests of
-clean contents are kept, never anything about a finding. A record that is missing, damaged or
-stamped by another scanner is read as empty, and an unwritable cache only means scanning again
-next time.
+source and the Python running it), the user's signature of the rest (userkey.py: a repository
+can hold a cache folder, never a record this user's lh signed; adr/0028), and then the SHA-256
+of every content that scanner found clean: the same bytes under the same rules give the same
+verdict (adr/0023). Only digests of clean contents are kept, never anything about a finding. A
+record that is missing, damaged, unsigned or stamped by another scanner is read as empty, and
+an unwritable cache only means scanning again next time.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from lean_harness import userkey
 from lean_harness.errors import LhError
 from lean_harness.files import write_text
 from lean_harness.finding import Finding
@@ -103,8 +105,11 @@ def flagged(
         elif path != record:  # the record changes as it is written, so its own digest is never kept
             clean.add(digest)
     if record is not None and clean != known:
+        digests = "".join(f"{digest}\n" for digest in sorted(clean))
+        signature = userkey.sign(f"{stamp}\n{digests}")
         try:
-            write_text(record, f"{stamp}\n" + "".join(f"{digest}\n" for digest in sorted(clean)))
+            if signature is not None:
+                write_text(record, f"{stamp}\n{signature}\n{digests}")
         except (OSError, LhError):
             pass  # scanned again next time
     return found
@@ -122,9 +127,9 @@ def _stamp(scanner: str, record_name: str) -> str:
 
 def _read(record: Path, stamp: str) -> frozenset[str]:
     try:
-        lines = record.read_text("ascii").splitlines()
-    except (OSError, UnicodeDecodeError):
+        head, signature, digests = record.read_text("ascii").split("\n", 2)
+    except (OSError, UnicodeDecodeError, ValueError):
         return frozenset()
-    if not lines or lines[0] != stamp:
+    if head != stamp or not userkey.signed(f"{stamp}\n{digests}", signature):
         return frozenset()
-    return frozenset(line for line in lines[1:] if len(line) == 64)
+    return frozenset(line for line in digests.split("\n") if len(line) == 64)

@@ -80,7 +80,7 @@ def write_index(memory: Memory) -> index_md.IndexText:
     rendered = memory.render_index()
     refuse_symlink(memory.index_path, memory.root)
     if write_text(memory.index_path, rendered.text):
-        hooks.remember_clean_index(memory.config.cache_dir, rendered.text)
+        hooks.remember_clean_index(memory.index_path, rendered.text)
     return rendered
 
 
@@ -115,7 +115,7 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         fresh = _index_matches(memory, rendered.text) and not duplicates
         changed = write_text(memory.index_path, rendered.text)
         if changed:
-            hooks.remember_clean_index(memory.config.cache_dir, rendered.text)
+            hooks.remember_clean_index(memory.index_path, rendered.text)
         written = changed or bool(duplicates)
         clashes = id_clashes(memory)
     return IndexResult(

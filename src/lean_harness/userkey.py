@@ -1,0 +1,66 @@
+"""The user's own key, kept outside every project, that signs what lh remembers inside one.
+
+lh remembers the validated config in `<cacheDir>/lh/config.json` so that a command need not
+parse and validate it again. A cache folder is inside the project, and a repository can hold
+one: a remembered result is trusted only when it carries a signature made with this key, which
+no repository can hold (adr/0028). The key is 32 random bytes in
+`$XDG_CACHE_HOME/lean-harness/key` (`~/.cache/...` when that is unset; `%LOCALAPPDATA%` on
+Windows), made on first use and readable by the user alone. When it can be neither read nor
+made, nothing is signed and nothing is trusted: lh validates every time.
+"""
+
+from __future__ import annotations
+
+import os
+
+KEY_BYTES = 32
+
+
+def folder() -> str:
+    """Where the key lives."""
+    base = os.environ.get("XDG_CACHE_HOME") or (os.environ.get("LOCALAPPDATA") if os.name == "nt" else None)
+    return os.path.join(base or os.path.join(os.path.expanduser("~"), ".cache"), "lean-harness")
+
+
+def key() -> bytes | None:
+    """The user's key, made when there is none yet; None when it can be neither read nor made."""
+    path = os.path.join(folder(), "key")
+    data: bytes | None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        data = _made(path)
+    except OSError:
+        return None
+    return data if data is not None and len(data) == KEY_BYTES else None
+
+
+def _made(path: str) -> bytes | None:
+    data = os.urandom(KEY_BYTES)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    except FileExistsError:
+        return None  # another process made it a moment ago: this one signs nothing
+    except OSError:
+        return None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return data
+
+
+def sign(text: str) -> str | None:
+    """An HMAC-SHA256 of the text under the user's key, in hex; None without a key."""
+    import hmac
+
+    found = key()
+    return hmac.new(found, text.encode(), "sha256").hexdigest() if found is not None else None
+
+
+def signed(text: str, signature: str) -> bool:
+    """Whether `signature` is the user's signature of `text`."""
+    import hmac
+
+    expected = sign(text)
+    return expected is not None and hmac.compare_digest(expected, signature)
