@@ -7,6 +7,7 @@ import math
 import random
 import sys
 import zlib
+from array import array
 
 import pytest
 
@@ -879,3 +880,71 @@ def test_candidate_thresholds_never_let_an_entry_that_reaches_the_floor_through(
         assert all(threshold >= 0 for threshold in thresholds)
         most_under_all = sum(min(threshold, bound) for threshold, bound in zip(thresholds, bounds, strict=True))
         assert most_under_all <= floor + 1e-12 * sum(bounds), (weighted, tops, floor, thresholds)
+
+
+# --- The posting-list helpers `finds` relies on, each against the documented bytes read plainly ---
+
+
+def _plain(postings: search._Postings, term: str) -> dict[int, int]:
+    """A term's posting list read from its documented layout: entry numbers (array 'I'), then an impact byte each."""
+    raw = postings[term]
+    size = len(raw) // 5
+    docs = array("I")
+    docs.frombytes(raw[: 4 * size])
+    return dict(zip(docs, raw[4 * size :], strict=True))
+
+
+LEAST = [(-3.0, 1), (0.0, 1), (0.999, 1), (1.0, 1), (1.000001, 1), (1.0001, 2), (1.5, 2), (2.0, 2), (2.000001, 2)]
+LEAST += [(2.5, 3), (17.0, 17), (17.0000169, 17), (17.0001, 18), (254.5, 255), (255.0, 255), (255.0002, 255)]
+LEAST += [(255.5, 256), (256.0, 256), (1000.0, 256), (math.inf, 256)]
+
+
+@pytest.mark.parametrize(("level", "least"), LEAST)
+def test_the_least_impact_that_reaches_a_level_forgives_a_millionth(level: float, least: int) -> None:
+    assert search._least(level) == least
+
+
+@pytest.mark.parametrize(("small", "kept"), [(2000, 20000), (0, 0), (2000, 0)])
+def test_each_posting_helper_answers_what_its_plain_bytes_say(
+    small: int, kept: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)  # impacts as dicts, or looked up by binary search
+    monkeypatch.setattr(search, "_KEPT", kept)
+    docs = _varied(150, 21)
+    parts = [docs[:50], docs[50:120], docs[120:]]
+    index = Index([search.segment_of(part) for part in parts])
+    postings = index._postings
+    vocabulary = sorted({term for part in index.segments for term in part.postings})
+    rng = random.Random(21)
+    for term in vocabulary:
+        plain = _plain(postings, term)
+        top = max(plain.values())
+        assert postings.df(term) == len(plain), term
+        assert postings.top(term) == top, term
+        assert postings.alone_at_top(term) is (list(plain.values()).count(top) == 1), term
+        impacts = postings.impacts(term)
+        assert {doc: impacts.get(doc, 0) for doc in range(len(index._ids))} == {
+            doc: plain.get(doc, 0) for doc in range(len(index._ids))
+        }, term
+        for level in (0.0, 0.5, 1.0, 1.5, 2.0, top - 0.5, float(top), top + 0.5, 254.5, 255.0, 300.0):
+            reached: set[int] = set()
+            postings.reaching(term, level, reached)
+            expected = {doc for doc, impact in plain.items() if impact * (1 + 1e-6) >= level}
+            assert reached == expected, (term, level)
+            assert postings.count(term, level) == len(expected), (term, level)
+        holders = sorted(plain)
+        for mine in (
+            [],
+            rng.sample(holders, 1),
+            rng.sample(holders, min(3, len(holders))),
+            [d for d in holders if plain[d] == top],
+        ):
+            others = [impact for doc, impact in plain.items() if doc not in mine]
+            assert postings.top_of_others(term, impacts, mine) == max(others, default=0), (term, mine)
+    for prefix in ("", "c", "cach", "s", "src", "zz", "wind", "o"):
+        for count in (1, 3, 50):
+            assert postings.prefixed(prefix, count) == [t for t in vocabulary if t.startswith(prefix)][:count]
+    for tag in ("ci", "windows", "db", "nope"):
+        carrying = {(doc.id, doc.shard) for doc in docs if tag in doc.tags}
+        shard_of = memoryview(index._doc_shards).cast("I")
+        assert {(index._ids[d], index._shard_names[shard_of[d]]) for d in postings.tagged(tag)} == carrying
