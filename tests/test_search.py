@@ -948,3 +948,30 @@ def test_each_posting_helper_answers_what_its_plain_bytes_say(
         carrying = {(doc.id, doc.shard) for doc in docs if tag in doc.tags}
         shard_of = memoryview(index._doc_shards).cast("I")
         assert {(index._ids[d], index._shard_names[shard_of[d]]) for d in postings.tagged(tag)} == carrying
+
+
+@pytest.mark.parametrize("small", [2000, 0])
+def test_a_concept_is_prepared_with_each_terms_factor_top_and_whether_one_entry_holds_it(
+    small: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "_SMALL", small)
+    monkeypatch.setattr(search, "_KEPT", small * 10)
+    index = Index.build(_varied(150, 22))
+    postings = index._postings
+    rng = random.Random(22)
+    for query in ["cache lock", "failure", "ENOSPC disk", "os.replace", "retryPolicy slow", "storage drive", "zzzz"]:
+        for _, weight, _, alternatives in index._concepts(query):
+            terms, pairs, most, alone = index._prepared(weight, alternatives)
+            assert [term for term, _ in terms] == [term for term, _ in alternatives]
+            for n, ((term, factor), (impacts, paired), share) in enumerate(
+                zip(terms, pairs, alternatives, strict=True)
+            ):
+                plain = _plain(postings, term)
+                top = max(plain.values())
+                assert factor == pytest.approx(weight * share[1] * index._idf(term) * (index._settings.k1 + 1) / 255)
+                assert paired == factor
+                assert most[n] == pytest.approx(factor * top, rel=2e-9)
+                assert most[n] >= factor * top
+                assert (n in alone) is (list(plain.values()).count(top) == 1)
+                docs = set(rng.sample(range(len(index._ids)), 40)) | set(rng.sample(sorted(plain), 1))
+                assert sorted(search._among(docs, impacts)) == sorted((d, plain[d]) for d in docs if d in plain)
