@@ -17,6 +17,7 @@ import string
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -161,6 +162,20 @@ def test_every_directive_match_holds_one_of_the_words_its_rule_requires() -> Non
 def test_holding_names_exactly_the_texts_that_hold_each_keyword(texts: list[str], words: list[str]) -> None:
     expected = {w: [i for i, t in enumerate(texts) if w in t] for w in words}
     assert keywords.holding(texts, words) == {w: found for w, found in expected.items() if found}
+
+
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [
+        pytest.param([100, 200, 50], [(0, 2), (2, 3)], id="a-run-closes-on-reaching-the-size"),
+        pytest.param([100, 199, 50], [(0, 3)], id="one-character-short-takes-the-next"),
+        pytest.param([200, 150, 10], [(0, 2), (2, 3)], id="every-text-counts"),
+        pytest.param([0, 0, 300, 0], [(0, 3), (3, 4)], id="empty-texts"),
+        pytest.param([900], [(0, 1)], id="one-text-over-the-size"),
+    ],
+)
+def test_a_run_takes_texts_until_they_reach_the_size(sizes: list[int], expected: list[tuple[int, int]]) -> None:
+    assert list(keywords.runs(["x" * n for n in sizes], 300)) == expected
 
 
 def test_runs_cover_every_text_once_in_order() -> None:
