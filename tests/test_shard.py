@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lean_harness.errors import LhError
+from lean_harness.memory import shard as shard_module
 from lean_harness.memory.shard import (
     Conflict,
     Entry,
@@ -751,3 +752,34 @@ def test_entries_equal_by_content_whatever_file_position_they_were_read_from() -
     assert repr(read) == (
         "Entry(id='k1', created='2026-01-02T03:04:05Z', text='text', tags=('a',), extra=(('refs', 'x.py'),), line=7)"
     )
+
+
+HEAD = '<!-- lh:entry id="e1" created="2026-01-01T00:00:00Z" -->\n'
+SHUT = "<!-- /lh:entry -->"
+NEXT = '<!-- lh:entry id="e2" created="2026-01-02T00:00:00Z" -->\nc\n<!-- /lh:entry -->\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "entry", "rest"),
+    [
+        pytest.param("", f"{HEAD}body\n{SHUT}\n", "after\n", id="the-end-marker-line-and-its-newline"),
+        pytest.param("", f"{HEAD}body\n{SHUT}\n", NEXT, id="the-next-entry-is-not-read"),
+        pytest.param("", f"{HEAD}say `{SHUT}` here\n{SHUT}\n", "after\n", id="a-marker-inside-a-line-is-text"),
+        pytest.param("", f"{HEAD}body\n{SHUT} and words\n{SHUT}\n", "x", id="not-alone-on-its-line"),
+        pytest.param("", f"{HEAD}body\n  {SHUT}  \r\n", "after", id="indented-and-crlf"),
+        pytest.param("", f"{HEAD}body\n{SHUT}", "", id="at-the-end-without-a-newline"),
+        pytest.param("", f"{HEAD}body\nno end\n", "", id="no-end-marker"),
+        pytest.param(f"x\n{SHUT}\n", f"{HEAD}b\n{SHUT}\n", "after", id="one-before-the-entry-is-not-its-end"),
+        pytest.param("", f'<!-- lh:entry id="e1" note="{SHUT}" -->\nb\n{SHUT}\n', "after", id="on-the-header-line"),
+    ],
+)
+def test_an_entry_ends_at_the_first_end_marker_line_after_its_header(before: str, entry: str, rest: str) -> None:
+    """Where `entry_at` stops reading: just past the end marker's line, found without splitting the shard."""
+    text = before + entry + rest
+    assert shard_module._entry_stop(text, len(before)) == len(before) + len(entry)
+
+
+def test_a_shard_read_without_a_path_is_named_shard_in_messages() -> None:
+    with pytest.raises(ShardError) as raised:
+        parse('<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nA\n')
+    assert raised.value.message == 'shard:1: entry a is not closed; add <!-- /lh:entry id="a" --> after its text'
