@@ -975,3 +975,11 @@ def test_a_concept_is_prepared_with_each_terms_factor_top_and_whether_one_entry_
                 assert (n in alone) is (list(plain.values()).count(top) == 1)
                 docs = set(rng.sample(range(len(index._ids)), 40)) | set(rng.sample(sorted(plain), 1))
                 assert sorted(search._among(docs, impacts)) == sorted((d, plain[d]) for d in docs if d in plain)
+
+
+def test_a_search_lists_ten_hits_unless_told_otherwise() -> None:
+    docs = [Doc(f"e{n:02d}", "failures", f"2026-01-{n + 1:02d}T00:00:00Z", (), f"cache miss {n}") for n in range(14)]
+    index = Index.build(docs)
+    assert len(index.search("cache", min_score=0.0)) == 10
+    assert len(index.search("cache", limit=12, min_score=0.0)) == 12
+    assert index.search("cache", limit=0) == []

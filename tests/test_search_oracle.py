@@ -296,3 +296,55 @@ def test_a_word_reaches_the_words_that_share_its_entries(
 ) -> None:
     index = Index.build(SHARING, Settings(associations=associations, thesaurus=0.0))
     assert scores(index, "alpha") == pytest.approx(reference(SHARING, [Asked(1.0, answers)]), abs=1e-6)
+
+
+def test_a_term_in_both_the_tags_and_the_shard_name_adds_up() -> None:
+    docs = [
+        Doc("t1", "omega", "2026-01-01T00:00:00Z", ("omega",), "nu xi"),
+        Doc("t2", "omega", "2026-01-02T00:00:00Z", (), "nu"),
+        Doc("t3", "kappa", "2026-01-03T00:00:00Z", ("omega",), "xi"),
+        Doc("t4", "kappa", "2026-01-04T00:00:00Z", (), "xi nu"),
+    ]
+    got = scores(Index.build(docs, PLAIN), "omega")
+    assert got == pytest.approx(reference(docs, [word("omega")]), abs=1e-6)
+    assert got["t1"] > got["t3"] > got["t2"]
+
+
+LONG = [
+    Doc("l1", "kappa", "2026-01-01T00:00:00Z", (), " ".join(["alpha"] * 3 + ["beta"] * 12 + ["gamma"] * 4) + "\ndelta"),
+    Doc("l2", "kappa", "2026-01-02T00:00:00Z", (), "\n\ngamma alpha\nbeta"),
+    Doc("l3", "sigma", "2026-01-03T00:00:00Z", (), "delta " * 30 + "gamma"),
+]
+
+
+@pytest.mark.parametrize("query", ["alpha", "gamma", "beta", "delta", "alpha gamma"])
+def test_the_whole_first_line_is_the_title_field_when_asked(query: str) -> None:
+    """With `short_title` off the title field is the first non-blank line whole, however long (the
+    reference's own reading); the default cuts it where lh's titles are cut."""
+    settings = PLAIN._replace(short_title=False)
+    asked = [word(term) for term in query.split()]
+    assert scores(Index.build(LONG, settings), query) == pytest.approx(reference(LONG, asked), abs=1e-6)
+    assert scores(Index.build(LONG, PLAIN), "gamma") != scores(Index.build(LONG, settings), "gamma")
+
+
+@pytest.mark.parametrize("query", ["alpha theta lambda", "gamma zeta", "alpha epsilon rho"])
+def test_min_score_keeps_exactly_the_entries_whose_score_reaches_it(query: str) -> None:
+    expected = reference(FIELDED, [word(term) for term in query.split()])
+    index = Index.build(FIELDED, PLAIN)
+    for threshold in sorted(expected.values()):
+        found = {hit.id for hit in index.search(query, limit=20, min_score=threshold - 1e-7)}
+        assert found == {key for key, value in expected.items() if value >= threshold - 1e-7}, threshold
+
+
+INFLECTED = [
+    Doc("i1", "builds", "2026-01-01T00:00:00Z", ("caching",), "locks failing\nnotes"),
+    Doc("i2", "kappa", "2026-01-02T00:00:00Z", (), "lock fail\nlocks"),
+    Doc("i3", "builds", "2026-01-03T00:00:00Z", ("cached",), "notes noted"),
+]
+
+
+@pytest.mark.parametrize("query", ["locks", "lock", "failing", "caching", "builds", "notes"])
+def test_without_stemming_every_field_keeps_words_as_written(query: str) -> None:
+    """`stem=False` reaches the text, the title, the tags and the shard name alike."""
+    got = scores(Index.build(INFLECTED, PLAIN._replace(stem=False)), query)
+    assert got == pytest.approx(reference(INFLECTED, [word(query)]), abs=1e-6)
