@@ -199,6 +199,7 @@ QUERY_FORMS = {
     "ALPHADELTA": [word("alphadelta")],
     "alphadelta": [word("alphadelta")],
     "alphaOmicron": [word("alpha"), Asked(1.0, (), known=False)],  # the whole is unknown: its parts are words
+    "alphaOmicron gamma": [word("alpha"), Asked(1.0, (), known=False), word("gamma")],
     "zetas gammas": [word("zeta"), word("gamma")],  # plurals
     # an identifier no entry holds reaches the identifiers it starts (with a full share)
     "alphaDel": [Asked(1.0, (("alphadelta", 1.0),)), word("alpha", 0.5)],
@@ -247,6 +248,8 @@ SYNONYM_QUERIES = {
     # a word it does not hold is answered by its synonyms alone, and weighs as an unknown word
     "hangs": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False)],
     "freezing sigma": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False), word("sigma")],
+    # two such words are two concepts
+    "hangs freezing": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False)] * 2,
 }
 
 
@@ -348,3 +351,16 @@ def test_without_stemming_every_field_keeps_words_as_written(query: str) -> None
     """`stem=False` reaches the text, the title, the tags and the shard name alike."""
     got = scores(Index.build(INFLECTED, PLAIN._replace(stem=False)), query)
     assert got == pytest.approx(reference(INFLECTED, [word(query)]), abs=1e-6)
+
+
+NESTED = [
+    Doc("n1", "kappa", "2026-01-01T00:00:00Z", (), "kappaMu chi"),
+    Doc("n2", "kappa", "2026-01-02T00:00:00Z", (), "kappaMuNu chi"),
+    Doc("n3", "kappa", "2026-01-03T00:00:00Z", (), "psi chi"),
+]
+
+
+def test_an_identifier_the_memory_holds_is_not_widened_to_longer_ones() -> None:
+    """A known identifier answers for itself and its parts; an identifier it begins is only a part's match."""
+    got = scores(Index.build(NESTED, PLAIN), "kappaMu")
+    assert got == pytest.approx(reference(NESTED, [word("kappamu"), word("kappa", 0.5), word("mu", 0.5)]), abs=1e-6)
