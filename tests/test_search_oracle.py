@@ -249,7 +249,7 @@ SYNONYM_QUERIES = {
     "hangs": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False)],
     "freezing sigma": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False), word("sigma")],
     # two such words are two concepts
-    "hangs freezing": [Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False)] * 2,
+    "hangs freezing sigma": [*[Asked(1.0, (("stuck", 0.5), ("timeout", 0.5)), known=False)] * 2, word("sigma")],
 }
 
 
