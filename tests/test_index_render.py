@@ -209,8 +209,9 @@ def test_entries_of_one_second_go_by_position_then_by_shard_name() -> None:
     # Within a shard the later position was written later; across shards one second cannot be
     # told apart, so the name decides (the greater first, as everything here is newest first).
     same = "2026-11-05T12:00:00Z"
-    alpha = (Newest(same, "a1", "alpha at 0", 0), Newest(same, "a2", "alpha at 1", 1))
-    beta = (Newest(same, "b1", "beta at 0", 0), Newest("2026-11-04T12:00:00Z", "b2", "beta older", 1))
+    # ids that sort against the shard names, so that only the names can put beta first
+    alpha = (Newest(same, "z1", "alpha at 0", 0), Newest(same, "z2", "alpha at 1", 1))
+    beta = (Newest(same, "c1", "beta at 0", 0), Newest("2026-11-04T12:00:00Z", "c2", "beta older", 1))
     summaries = {
         "alpha": Summary("alpha", "", 2, 30, alpha),
         "beta": Summary("beta", "", 2, 12, beta),
