@@ -30,11 +30,20 @@ def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
 
 @pytest.fixture
 def cold_scanner() -> None:
-    """The scanner's compiled patterns and literal heads emptied, so that a test runs the code that
+    """Every table the scanner works out once per process emptied (compiled patterns, literal heads,
+    prefilters, keyword gates, the rule plan, the registry order), so that a test runs the code that
     fills them (for the scanner's own tests: a mutation run forks each mutant's tests from a process
-    whose caches the unchanged code filled)."""
-    secret_scan._compiled.clear()
-    secret_scan._HEADS.clear()
+    whose tables the unchanged code filled)."""
+    for table in (
+        secret_scan._compiled,
+        secret_scan._HEADS,
+        secret_scan._prefilters,
+        secret_scan._GATES,
+        secret_scan._PLAN,
+        secret_scan._RULES_OF,
+        secret_scan._ORDER,
+    ):
+        table.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -31,6 +31,8 @@ import public_shapes
 
 from test_injection import BENIGN, DIRECTIVES
 
+pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
+
 MEMORY = ".agents/memory"
 BREAKS = ("\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\x00")
 FILLER = "The lock file is held by another process; retry after the build. "
