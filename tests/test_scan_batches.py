@@ -226,3 +226,8 @@ def test_an_import_with_only_refused_records_changes_no_file(project: Path, tmp_
     assert result.returncode == 1
     assert result.stderr.count("rule github-pat); not imported\n") == 3
     assert snapshot(project) == before
+
+
+def test_a_batch_takes_one_allowance_per_text_or_none() -> None:
+    with pytest.raises(ValueError, match=r"^scan_many needs one allowance per text, or none at all$"):
+        secret_scan.scan_many(["a", "b"], [()])
