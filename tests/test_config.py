@@ -357,3 +357,18 @@ def test_a_config_holding_a_credential_is_validated_but_never_copied_to_the_cach
     assert remembered.endswith("\nnull\n")
     assert value not in remembered
     assert load(project).shards == (("failures", f"see postgres://app:{value}@db.internal/app"),)
+
+
+@pytest.mark.parametrize("damage", [b"", b"short", b"k" * 33])
+def test_a_damaged_user_key_is_made_again_and_remembering_resumes(project: Path, damage: bytes) -> None:
+    key = Path(os.environ["XDG_CACHE_HOME"]) / "lean-harness" / "key"
+    write_config(project, "[memory]\ntokenBudget = 5000\n")
+    load(project)
+    key.write_bytes(damage)  # as a full disk or a hand edit could leave it
+    (project / REMEMBERED).unlink()
+    assert load(project).token_budget == 5000
+    assert len(key.read_bytes()) == 32
+    head, signature, payload = (project / REMEMBERED).read_text("utf-8").split("\n", 2)
+    signed = f"{head}\n{payload.removesuffix(chr(10))}".encode()
+    assert signature == hmac.new(key.read_bytes(), signed, "sha256").hexdigest()
+    assert sorted(p.name for p in key.parent.iterdir() if p.name.startswith("key")) == ["key"]  # no temp file left

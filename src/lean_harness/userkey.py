@@ -23,30 +23,37 @@ def folder() -> str:
 
 
 def key() -> bytes | None:
-    """The user's key, made when there is none yet; None when it can be neither read nor made."""
+    """The user's key, made when there is none yet (or it is damaged); None when it can be neither read nor made."""
     path = os.path.join(folder(), "key")
-    data: bytes | None
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except FileNotFoundError:
-        data = _made(path)
+        return _made(path, replace=False)
     except OSError:
         return None
-    return data if data is not None and len(data) == KEY_BYTES else None
+    return data if len(data) == KEY_BYTES else _made(path, replace=True)
 
 
-def _made(path: str) -> bytes | None:
+def _made(path: str, *, replace: bool) -> bytes | None:
+    """A new key, published whole: written to a file of this process, then linked in (or, over a
+    damaged key, renamed in), so a kill at any step never leaves a short key behind."""
     data = os.urandom(KEY_BYTES)
+    temp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-    except FileExistsError:
-        return None  # another process made it a moment ago: this one signs nothing
-    except OSError:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if replace:
+            os.replace(temp, path)
+        else:
+            try:
+                os.link(temp, path)  # never over a key another process made a moment ago
+            finally:
+                os.unlink(temp)
+    except OSError:  # FileExistsError included: that process's key is used from the next command on
         return None
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
     return data
 
 
