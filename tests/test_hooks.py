@@ -447,3 +447,17 @@ def test_json_string_round_trips_through_json(text: str) -> None:
     literal = hooks.json_string(text)
     assert literal.isascii()
     assert json.loads(literal) == text
+
+
+def test_a_credential_in_the_configured_memory_folder_is_never_printed(project: Path) -> None:
+    rng = random.Random(8)
+    token = "gh" + "p_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+    config = project / ".agents" / "lh.toml"
+    config.write_text(config.read_text("utf-8").replace('dir = ".agents/memory"', f'dir = "notes-{token}"'), "utf-8")
+    assert hook("session-start", project) == (
+        'lean-harness: there is no notes-ghp_********/INDEX.md; run "lh memory index" to write it.\n'
+    )
+    (project / MEMORY).rename(project / f"notes-{token}")
+    shown = hook("session-start", project, session="s-2")
+    assert shown.startswith("Project memory (lean-harness): notes-ghp_********/INDEX.md follows.")
+    assert token not in shown

@@ -88,8 +88,10 @@ class Project:
         return os.path.join(self.cache_dir, "lh", "hooks")
 
     def shown(self, path: str) -> str:
-        """A path as the agent reads it: relative to the project root, forward slashes."""
-        return os.path.relpath(path, self.root).replace(os.sep, "/")
+        """A path as the agent reads it: relative to the project root, forward slashes, and, outside
+        the default memory folder (a folder the config names is anyone's text), masked and escaped."""
+        text = os.path.relpath(path, self.root).replace(os.sep, "/")
+        return text if text.startswith(locations.MEMORY_DIR + "/") else as_shown(text)
 
     def linked(self) -> str | None:
         """The first symbolic link on the way to the config, the memory or the hooks' state, shown.
