@@ -533,7 +533,7 @@ def test_synonyms_can_be_switched_off() -> None:
 def _with_payload(payload: bytes) -> bytes:
     """A blob with a valid header and checksum around `payload`."""
     order = b"L" if sys.byteorder == "little" else b"B"
-    return b"LHIX" + bytes([3]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+    return b"LHIX" + bytes([4]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
 
 
 CORRUPT = "search index is corrupt (unexpected layout)"
@@ -549,8 +549,10 @@ def _segment(**changed: object) -> bytes:
         "tags": {},
         "body_total": 0,
         "title_total": 0,
-        "shapes": [],
-        "postings": {},
+        "shapes": b"",
+        "terms": [],
+        "ends": b"",
+        "postings": b"",
         "forward": b"\x00" * 8,
         "spans": b"",
     }
@@ -563,7 +565,7 @@ def _segment(**changed: object) -> bytes:
     [
         pytest.param(b"LHIY" + bytes(20), "not a search index (bad magic bytes)", id="magic"),
         pytest.param(b"LHIX\x02L" + bytes(20), "search index has another format version or byte order", id="version"),
-        pytest.param(b"LHIX\x03X" + bytes(20), "search index has another format version or byte order", id="order"),
+        pytest.param(b"LHIX\x04X" + bytes(20), "search index has another format version or byte order", id="order"),
         pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
         pytest.param(_with_payload(b"x"), "search index is corrupt (EOF read where not expected)", id="marshal"),
         pytest.param(_with_payload(marshal.dumps({})), CORRUPT, id="not-a-list"),
@@ -575,6 +577,10 @@ def _segment(**changed: object) -> bytes:
         pytest.param(_segment(forward="\x00" * 8), CORRUPT, id="forward-not-bytes"),
         pytest.param(_segment(spans=b"\x00" * 8), CORRUPT, id="spans-short"),
         pytest.param(_segment(body_total=1.5), CORRUPT, id="total-not-int"),
+        pytest.param(_segment(shapes=b"\x00" * 8), CORRUPT, id="shape-partial"),
+        pytest.param(_segment(terms=["x"]), CORRUPT, id="term-without-end"),
+        pytest.param(_segment(terms=["x"], ends=(8).to_bytes(4, sys.byteorder)), CORRUPT, id="postings-short"),
+        pytest.param(_segment(terms=("x",), ends=(0).to_bytes(4, sys.byteorder)), CORRUPT, id="terms-not-a-list"),
     ],
 )
 def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:

@@ -3,9 +3,9 @@
     python3 benchmarks/retrieval/bench_query.py [--sizes 1000,10000] [--repeat 15] [--src DIR ...]
 
 Each size gets a project filled with the synthetic notes of benchmarks/bench_memory.py. One
-query builds the cached search index; then every timed query is a fresh `python -m lean_harness
-memory get --query TEXT` beside a fresh `python -c pass`, interleaved so both see the same
-machine load. `--src` names source folders to compare (default: this checkout's `src`); each
+query builds the cached search index; then every timed query is a fresh process beside a fresh
+`python -c pass`, interleaved so both see the same machine load: the installed `lh` console
+script, as users and agents run it, and `python -m lean_harness`, which also loads runpy. `--src` names source folders to compare (default: this checkout's `src`); each
 gets its own copy of the project, since index caches of other formats would rebuild each other.
 """
 
@@ -57,9 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     queries = [
         json.loads(line)["query"] for line in (HERE / "heldout" / "queries.jsonl").read_text("utf-8").splitlines()
     ]
-    print("| entries | source | query median ms | bare `python -c pass` median ms | ratio", end="")
+    script = str(bench_memory.find_lh())
+    entries = {"lh": [script], "python -m": [sys.executable, "-m", "lean_harness"]}
+    print("| entries | source | run as | query median ms | bare `python -c pass` median ms | ratio", end="")
     print(" | CPU ms query / bare | CPU ratio |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         bytecode = Path(folder) / "bytecode"
         for size in (int(s) for s in args.sizes.split(",")):
@@ -76,21 +78,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                 wall([*command, "warm up"], project, env)  # builds the cached search index
                 projects.append(project)
                 envs.append(env)
-            samples: dict[int, list[tuple[float, float]]] = {n: [] for n in range(len(sources))}
+            samples: dict[tuple[int, str], list[tuple[float, float]]] = {
+                (n, way): [] for n in range(len(sources)) for way in entries
+            }
             bare: list[tuple[float, float]] = []
             for turn in range(args.repeat):
                 text = queries[(turn * 7) % len(queries)]
                 bare.append(timed([sys.executable, "-c", "pass"], projects[0], envs[0]))
                 for number in range(len(sources)):
-                    samples[number].append(timed([*command, text], projects[number], envs[number]))
+                    for way, start in entries.items():
+                        argv = [*start, "memory", "get", "--query", text]
+                        samples[number, way].append(timed(argv, projects[number], envs[number]))
             base = statistics.median(w for w, _ in bare)
             base_cpu = statistics.median(c for _, c in bare)
-            for number, source in enumerate(sources):
-                value = statistics.median(w for w, _ in samples[number])
-                cpu = statistics.median(c for _, c in samples[number])
+            for (number, way), taken in samples.items():
+                value = statistics.median(w for w, _ in taken)
+                cpu = statistics.median(c for _, c in taken)
+                source = sources[number]
                 label = os.path.relpath(source, ROOT) if source.is_relative_to(ROOT) else str(source)
                 print(
-                    f"| {size:,} | {label} | {value:.0f} | {base:.0f} | {value / base:.1f}x"
+                    f"| {size:,} | {label} | {way} | {value:.0f} | {base:.0f} | {value / base:.1f}x"
                     f" | {cpu:.0f} / {base_cpu:.0f} | {cpu / base_cpu:.1f}x |"
                 )
     return 0

@@ -12,11 +12,10 @@ value JSON cannot hold. A file that does not match in every part is ignored and 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
-from lean_harness import __version__, locations, userkey
+from lean_harness import __version__, digests, locations, userkey
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, write_atomic
 from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR
@@ -233,7 +232,7 @@ def _stamp(text: str) -> str:
 
 
 def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+    return digests.sha256(text.encode())
 
 
 def _marker_path(root: Path, user: dict[str, Any]) -> Path:

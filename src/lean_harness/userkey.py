@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 
+from lean_harness import digests
+
 KEY_BYTES = 32
 
 
@@ -59,15 +61,11 @@ def _made(path: str, *, replace: bool) -> bytes | None:
 
 def sign(text: str) -> str | None:
     """An HMAC-SHA256 of the text under the user's key, in hex; None without a key."""
-    import hmac
-
     found = key()
-    return hmac.new(found, text.encode(), "sha256").hexdigest() if found is not None else None
+    return digests.hmac_sha256(found, text.encode()) if found is not None else None
 
 
 def signed(text: str, signature: str) -> bool:
     """Whether `signature` is the user's signature of `text`."""
-    import hmac
-
     expected = sign(text)
-    return expected is not None and hmac.compare_digest(expected, signature)
+    return expected is not None and digests.same(expected, signature)

@@ -16,12 +16,11 @@ an unwritable cache only means scanning again next time.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from lean_harness import userkey
+from lean_harness import digests, userkey
 from lean_harness.errors import LhError
 from lean_harness.files import write_text
 from lean_harness.finding import Finding
@@ -97,7 +96,7 @@ def flagged(
     found: list[Path] = []
     for path in paths:
         data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
+        digest = digests.sha256(data)
         if digest in known:
             clean.add(digest)
         elif finds(data):
@@ -105,11 +104,11 @@ def flagged(
         elif path != record:  # the record changes as it is written, so its own digest is never kept
             clean.add(digest)
     if record is not None and clean != known:
-        digests = "".join(f"{digest}\n" for digest in sorted(clean))
-        signature = userkey.sign(f"{stamp}\n{digests}")
+        listing = "".join(f"{digest}\n" for digest in sorted(clean))
+        signature = userkey.sign(f"{stamp}\n{listing}")
         try:
             if signature is not None:
-                write_text(record, f"{stamp}\n{signature}\n{digests}")
+                write_text(record, f"{stamp}\n{signature}\n{listing}")
         except (OSError, LhError):
             pass  # scanned again next time
     return found
@@ -122,14 +121,14 @@ def _stamp(scanner: str, record_name: str) -> str:
             source = handle.read()
     except (OSError, TypeError):
         return ""  # no source to stamp: nothing is remembered
-    return f"lh-{record_name} " + hashlib.sha256(source + sys.version.encode()).hexdigest()
+    return f"lh-{record_name} " + digests.sha256(source + sys.version.encode())
 
 
 def _read(record: Path, stamp: str) -> frozenset[str]:
     try:
-        head, signature, digests = record.read_text("ascii").split("\n", 2)
+        head, signature, listing = record.read_text("ascii").split("\n", 2)
     except (OSError, UnicodeDecodeError, ValueError):
         return frozenset()
-    if head != stamp or not userkey.signed(f"{stamp}\n{digests}", signature):
+    if head != stamp or not userkey.signed(f"{stamp}\n{listing}", signature):
         return frozenset()
-    return frozenset(line for line in digests.split("\n") if len(line) == 64)
+    return frozenset(line for line in listing.split("\n") if len(line) == 64)

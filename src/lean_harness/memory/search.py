@@ -43,12 +43,12 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import compress, islice
 
 from lean_harness.memory import segment, thesaurus
-from lean_harness.memory.segment import Segment, Shape
+from lean_harness.memory.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
 from lean_harness.values import Value
 
 MAGIC = b"LHIX"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 DEFAULT_MIN_SCORE = 0.3
 
 
@@ -763,7 +763,7 @@ def _title(text: str) -> str:
     return kept if line[len(kept)].isspace() else kept[: len(kept) - len(kept.split()[-1])].rstrip()
 
 
-def _impact(shape: Shape, avg_body: float, avg_title: float, settings: Settings) -> int:
+def _impact(shape: Sequence[float], avg_body: float, avg_title: float, settings: Settings) -> int:
     """The quantized BM25F impact of a term in an entry: its field frequencies and lengths (`shape`),
     normalized by the memory's average lengths and saturated by k1, as one byte."""
     body, title, other, body_len, title_len = shape
@@ -896,12 +896,14 @@ _AT_LEAST: dict[int, bytes] = {}  # per impact, a table that `bytes.translate` m
 class _Impacts(dict[int, int]):
     """One segment's quantized impact per shape, computed on first use."""
 
-    def __init__(self, shapes: list[Shape], avg_body: float, avg_title: float, settings: Settings) -> None:
+    def __init__(self, part: Segment, avg_body: float, avg_title: float, settings: Settings) -> None:
         super().__init__()
-        self._shapes, self._avg_body, self._avg_title, self._settings = shapes, avg_body, avg_title, settings
+        self._shapes = memoryview(part.shapes).cast("d")  # five values a shape (memory/segment.py)
+        self._avg_body, self._avg_title, self._settings = avg_body, avg_title, settings
 
     def __missing__(self, shape: int) -> int:
-        value = self[shape] = _impact(self._shapes[shape], self._avg_body, self._avg_title, self._settings)
+        at = 5 * shape
+        value = self[shape] = _impact(self._shapes[at : at + 5], self._avg_body, self._avg_title, self._settings)
         return value
 
 
@@ -944,14 +946,14 @@ class _Postings:
             count += len(part)
         avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
-        self._impacts = [_Impacts(part.shapes, avg_body, avg_title, settings) for part in segments]
+        self._impacts = [_Impacts(part, avg_body, avg_title, settings) for part in segments]
+        self._lexicons = [(part.postings.terms, part.postings.ends) for part in segments]
         self._made: dict[str, bytes] = {}
         self._df: dict[str, int] = {}
         self._sorted: dict[str, _Sorted | dict[int, int]] = {}
         self._kept = 0  # entries held in dicts
         self._top: dict[str, int] = {}
         self.bases = self._bases
-        self._vocabs: dict[int, list[str]] = {}
         self._levels: dict[str, tuple[list[int], list[int]]] = {}
         self._known: dict[object, bool] = {}
 
@@ -966,8 +968,8 @@ class _Postings:
         if made is None:
             docs, impacts = array("I"), bytearray()
             for part, base, table in zip(self._segments, self._bases, self._impacts, strict=True):
-                if term in part.postings:
-                    local, shapes = part.docs(term)
+                local, shapes = part.docs(term)
+                if local:
                     docs.extend(local if not base else array("I", map(base.__add__, local)))
                     impacts += bytes(map(table.__getitem__, shapes))
             if not docs:
@@ -1055,10 +1057,10 @@ class _Postings:
         found = self._df.get(term)
         if found is None:
             size = 0
-            for part in self._segments:
-                posting = part.postings.get(term)
-                if posting:
-                    size += len(posting)
+            for terms, ends in self._lexicons:  # segment.Lexicon.size, inlined: it runs for every word near a query
+                at = bisect_left(terms, term)
+                if at < len(terms) and terms[at] == term:
+                    size += ends[at] - (ends[at - 1] if at else 0)
             found = self._df[term] = size // 8  # segment.py: 4 + 4 bytes an entry
         return found
 
@@ -1079,9 +1081,7 @@ class _Postings:
         """The terms entry number `doc` holds."""
         number = bisect_right(self._bases, doc) - 1
         part, local = self._segments[number], doc - self._bases[number]
-        vocab = self._vocabs.get(number)
-        if vocab is None:
-            vocab = self._vocabs[number] = list(part.postings)  # built in sorted order
+        vocab = part.postings.terms
         offsets = memoryview(part.forward).cast("I")
         numbers = offsets[len(part) + 1 :]
         return list(map(vocab.__getitem__, numbers[offsets[local] : offsets[local + 1]]))
@@ -1098,10 +1098,8 @@ class _Postings:
     def prefixed(self, prefix: str, count: int) -> list[str]:
         """The first `count` terms, in sorted order, that start with `prefix`."""
         found: set[str] = set()
-        for number, part in enumerate(self._segments):
-            vocab = self._vocabs.get(number)
-            if vocab is None:
-                vocab = self._vocabs[number] = list(part.postings)
+        for part in self._segments:
+            vocab = part.postings.terms
             start = bisect_left(vocab, prefix)
             for term in vocab[start : start + count]:
                 if not term.startswith(prefix):

@@ -16,9 +16,9 @@ whose id or tags hold one is left out, so the cache can be written as it is.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
+from lean_harness import digests
 from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
 from lean_harness.memory import search, segment
@@ -31,7 +31,7 @@ from lean_harness.values import Value
 DELTAS = 8  # appended segments a shard keeps before they are merged
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
 _BOM = b"\xef\xbb\xbf"
-_SETTINGS = hashlib.sha256(repr(search.DEFAULT_SETTINGS).encode()).hexdigest()[:16]
+_SETTINGS = digests.sha256(repr(search.DEFAULT_SETTINGS).encode())[:16]
 _FORMAT = f"lh-search/{search.FORMAT_VERSION}.1/{_SETTINGS}"  # segments depend on how entries are analyzed
 
 

@@ -10,14 +10,18 @@ ranks exactly as an index built over all their entries at once.
 Entries are numbered in (id, shard) order. A term's posting is the bytes of an `array('I')` of
 entry numbers, then one of shape numbers: a shape is (body, title, other frequency, body length,
 title length), which fixes the term's impact in the entry once the averages are known; shapes are
-few and sorted. The forward list is `count + 1` offsets, then each entry's terms as numbers in the
-sorted vocabulary. Spans are each entry's (start, end) byte offsets in its shard file, or empty.
+sorted and stored as five `array('d')` values each. The postings are one blob in the order of the
+sorted vocabulary, with each term's end offset as an `array('I')` (`Lexicon`), so loading a segment
+makes one string per term and nothing per posting. The forward list is `count + 1` offsets, then
+each entry's terms as numbers in the sorted vocabulary. Spans are each entry's (start, end) byte
+offsets in its shard file, or empty.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 
 from lean_harness.values import Value
 
@@ -35,6 +39,58 @@ class Row(Value):
     title_len: int
     weights: dict[str, tuple[float, float, float]]
     span: tuple[int, int] = (0, 0)
+
+
+class Lexicon:
+    """A segment's posting lists by term: its sorted vocabulary, and their bytes in one blob."""
+
+    __slots__ = ("_blob", "ends", "terms")
+
+    def __init__(self, terms: list[str], ends: bytes, blob: bytes) -> None:
+        self.terms, self._blob = terms, blob
+        self.ends = memoryview(ends).cast("I")  # where each term's posting list ends in the blob
+
+    @classmethod
+    def of(cls, postings: dict[str, bytes]) -> Lexicon:
+        """The lexicon of the posting lists `postings` (in any order)."""
+        terms = sorted(postings)
+        ends, end = array("I"), 0
+        for term in terms:
+            end += len(postings[term])
+            ends.append(end)
+        return cls(terms, ends.tobytes(), b"".join(postings[term] for term in terms))
+
+    def get(self, term: str, default: bytes = b"") -> bytes:
+        """The term's posting list, or `default` when no entry of the segment holds it."""
+        terms = self.terms
+        at = bisect_left(terms, term)
+        if at == len(terms) or terms[at] != term:
+            return default
+        return self._blob[self.ends[at - 1] if at else 0 : self.ends[at]]
+
+    def size(self, term: str) -> int:
+        """The length in bytes of the term's posting list (0 when no entry of the segment holds it)."""
+        terms = self.terms
+        at = bisect_left(terms, term)
+        if at == len(terms) or terms[at] != term:
+            return 0
+        return self.ends[at] - (self.ends[at - 1] if at else 0)
+
+    def __contains__(self, term: object) -> bool:
+        if not isinstance(term, str):
+            return False
+        at = bisect_left(self.terms, term)
+        return at < len(self.terms) and self.terms[at] == term
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.terms)
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def payload(self) -> tuple[list[str], bytes, bytes]:
+        """Plain values for marshal."""
+        return self.terms, self.ends.tobytes(), self._blob
 
 
 class Segment:
@@ -66,8 +122,8 @@ class Segment:
         tags: dict[str, bytes],
         body_total: int,
         title_total: int,
-        shapes: list[Shape],
-        postings: dict[str, bytes],
+        shapes: bytes,
+        postings: Lexicon,
         forward: bytes,
         spans: bytes,
     ) -> None:
@@ -77,6 +133,11 @@ class Segment:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def shape(self, number: int) -> Shape:
+        """Shape number `number` (see the module docs)."""
+        body, title, other, body_len, title_len = memoryview(self.shapes).cast("d")[5 * number : 5 * number + 5]
+        return body, title, other, int(body_len), int(title_len)
 
     def docs(self, term: str) -> tuple[array[int], array[int]]:
         """The entry numbers holding `term` and the shape of each."""
@@ -88,7 +149,7 @@ class Segment:
         return docs, shapes
 
     def df(self, term: str) -> int:
-        return len(self.postings.get(term, b"")) // 8
+        return self.postings.size(term) // 8  # 4 + 4 bytes an entry
 
     def shard_of(self, doc: int) -> str:
         return self.shards[memoryview(self.doc_shards).cast("I")[doc]]
@@ -110,7 +171,7 @@ class Segment:
             self.body_total,
             self.title_total,
             self.shapes,
-            self.postings,
+            *self.postings.payload(),
             self.forward,
             self.spans,
         )
@@ -118,9 +179,9 @@ class Segment:
 
 def from_payload(payload: object) -> Segment:
     """The segment `to_payload` gave; ValueError when the values do not fit together."""
-    if not isinstance(payload, tuple) or len(payload) != 11:
+    if not isinstance(payload, tuple) or len(payload) != 13:
         raise ValueError("search index is corrupt (unexpected layout)")
-    ids, created, shards, doc_shards, tags, body_total, title_total, shapes, postings, forward, spans = payload
+    ids, created, shards, doc_shards, tags, body_total, title_total, shapes, terms, ends, blob, forward, spans = payload
     count = len(ids) if isinstance(ids, list) else -1
     if not (
         isinstance(ids, list)
@@ -130,16 +191,22 @@ def from_payload(payload: object) -> Segment:
         and isinstance(tags, dict)
         and isinstance(body_total, int)
         and isinstance(title_total, int)
-        and isinstance(shapes, list)
-        and isinstance(postings, dict)
+        and isinstance(shapes, bytes)
+        and isinstance(terms, list)
+        and isinstance(ends, bytes)
+        and isinstance(blob, bytes)
         and isinstance(forward, bytes)
         and isinstance(spans, bytes)
         and len(created) == count
         and len(doc_shards) == 4 * count
         and len(forward) >= 4 * (count + 1)
         and len(spans) in (0, 16 * count)
+        and len(shapes) % 40 == 0
+        and len(ends) == 4 * len(terms)
+        and (memoryview(ends).cast("I")[-1] if terms else 0) == len(blob)
     ):
         raise ValueError("search index is corrupt (unexpected layout)")
+    postings = Lexicon(terms, ends, blob)
     return Segment(ids, created, shards, doc_shards, tags, body_total, title_total, shapes, postings, forward, spans)
 
 
@@ -191,7 +258,7 @@ def merge(segments: Sequence[Segment]) -> Segment:
         for term in segment.postings:
             docs, shapes = segment.docs(term)
             found = terms.setdefault(term, [])
-            found.extend((renumber[start + d], segment.shapes[s]) for d, s in zip(docs, shapes, strict=True))
+            found.extend((renumber[start + d], segment.shape(s)) for d, s in zip(docs, shapes, strict=True))
     for found in terms.values():
         found.sort(key=lambda pair: pair[0])
     return _assemble(
@@ -237,8 +304,8 @@ def _assemble(
         tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
         body_total=body_total,
         title_total=title_total,
-        shapes=shapes,
-        postings=postings,
+        shapes=array("d", [value for shape in shapes for value in shape]).tobytes(),
+        postings=Lexicon.of(postings),
         forward=offsets.tobytes() + numbers.tobytes(),
         spans=array("Q", [v for row in ordered for v in row.span]).tobytes() if spans else b"",
     )

@@ -15,13 +15,13 @@ whole shard (adr/0022-appends-in-place.md); the block hashes are kept in the sum
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from lean_harness import digests
 from lean_harness.files import write_atomic
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
@@ -66,12 +66,12 @@ class Summary(Value):
 def fingerprint(data: bytes | memoryview) -> tuple[str, ...]:
     """The SHA-256 of each BLOCK_BYTES block of a file's bytes."""
     view = memoryview(data)
-    return tuple(hashlib.sha256(view[at : at + BLOCK_BYTES]).hexdigest() for at in range(0, len(view), BLOCK_BYTES))
+    return tuple(digests.sha256(view[at : at + BLOCK_BYTES]) for at in range(0, len(view), BLOCK_BYTES))
 
 
 def digest_of(blocks: tuple[str, ...]) -> str:
     """The digest of a file from its block hashes: what `Summary.sha256` and journals hold."""
-    return hashlib.sha256("".join(blocks).encode("ascii")).hexdigest()
+    return digests.sha256("".join(blocks).encode("ascii"))
 
 
 def shard_digest(data: bytes | memoryview) -> str:
@@ -88,14 +88,14 @@ def appended_blocks(blocks: tuple[str, ...], size: int, last: bytes, data: bytes
     whole, part = divmod(size, BLOCK_BYTES)
     if len(last) != part or len(blocks) != whole + (1 if part else 0):
         return None
-    if part and hashlib.sha256(last).hexdigest() != blocks[-1]:
+    if part and digests.sha256(last) != blocks[-1]:
         return None
     return blocks[:whole] + fingerprint(last + data)
 
 
 def text_key(text: str) -> str:
     """A short hash of an entry's normalized text, for finding duplicates."""
-    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
+    return digests.sha256(normalize_text(text).encode("utf-8"))[:20]
 
 
 def entry_cost(entry: Entry, counter: TokenCounter) -> int:

