@@ -5,8 +5,10 @@
 Each size gets a project filled with the synthetic notes of benchmarks/bench_memory.py. One
 query builds the cached search index; then every timed query is a fresh process beside a fresh
 `python -c pass`, interleaved so both see the same machine load: the installed `lh` console
-script, as users and agents run it, and `python -m lean_harness`, which also loads runpy. `--src` names source folders to compare (default: this checkout's `src`); each
-gets its own copy of the project, since index caches of other formats would rebuild each other.
+script, as users and agents run it, and `python -m lean_harness`, which also loads runpy. `--src`
+names source folders to compare (default: this checkout's `src`; the script runs the first module
+found on PYTHONPATH, set to each in turn); each gets its own copy of the project, since index
+caches of other formats would rebuild each other.
 """
 
 from __future__ import annotations
