@@ -79,6 +79,7 @@ class Settings(Value):
     association_sample: int = 50  # learned from at most this many of the word's entries
     association_words: int = 16  # only for queries of at most this many words (not pasted logs)
     association_common: float = 0.02  # a term in more than this share of entries is never one
+    association_least: float = 0.05  # a term sharing less than this share of the word's entries is not one
     thesaurus: float = 0.2  # a word WordNet relates to a query word counts this much of the word's match
     thesaurus_words: int = 12  # at most this many related words per query word
     thesaurus_common: float = 0.05  # a related term in more than this share of entries (and 20) is skipped
@@ -560,6 +561,8 @@ class Index:
             for share, term in self._sharing(alternatives[0][0]):
                 if len(extra) == settings.associations:
                     break
+                if share < settings.association_least:
+                    break  # the rest share less still
                 if term not in query_terms:
                     extra.append((term, settings.association_weight * share))
             widened.append((label, weight, known, [*alternatives, *extra]))
