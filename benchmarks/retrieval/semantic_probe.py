@@ -13,6 +13,7 @@ check the pick. `--cost` adds import, load, embedding and storage costs.
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 import os
 import statistics
@@ -67,7 +68,9 @@ class Prepared:
     semantic: dict[str, list[tuple[str, float]]]  # query -> cosine top-POOL
 
 
-def prepare(corpus: list[dict[str, Any]], queries: Sequence[str], wl: Any, *, norm: bool = True, half: bool = False) -> Prepared:
+def prepare(
+    corpus: list[dict[str, Any]], queries: Sequence[str], wl: Any, *, norm: bool = True, half: bool = False
+) -> Prepared:
     import numpy as np
 
     index = search.Index.from_bytes(search.Index.build(docs_of(corpus)).to_bytes())
@@ -208,7 +211,9 @@ def cell(found: dict[str, float]) -> str:
     return f"{found['R@1']:.2f} / {found['R@5']:.2f} / {found['R@10']:.3f} / {found['MRR@10']:.3f}"
 
 
-def grid(title: str, rows: dict[str, list[dict[str, Any]]], columns: list[tuple[str, Ranker]], qrels: dict[str, set[str]]) -> None:
+def grid(
+    title: str, rows: dict[str, list[dict[str, Any]]], columns: list[tuple[str, Ranker]], qrels: dict[str, set[str]]
+) -> None:
     print(f"\n### {title}: R@1 / R@5 / R@10 / MRR@10\n")
     print("| set (queries) | " + " | ".join(label for label, _ in columns) + " |")
     print("|---|" + "---:|" * len(columns))
@@ -291,7 +296,9 @@ def quality() -> None:
         cells = []
         for name in corpora:
             rank = make(name)
-            cells += [f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())]
+            cells += [
+                f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())
+            ]
         print(f"| {label} | " + " | ".join(cells) + " |")
 
     for name, data in prepared.items():
@@ -308,7 +315,9 @@ def quality() -> None:
         grid(f"held-out notes {name} ({len(corpus)} entries)", subsets, columns, qrels)
         issue_ranks(columns, queries, qrels)
 
-    print("\n### chosen hybrid minus baseline, per question: mean [paired bootstrap 95%], questions won / lost on MRR\n")
+    print(
+        "\n### chosen hybrid minus baseline, per question: mean [paired bootstrap 95%], questions won / lost on MRR\n"
+    )
     print("| corpus, set | vs | R@10 | MRR@10 | won / lost |\n|---|---|---|---|---|")
     for name, corpus in corpora.items():
         hybrid = chosen.ranker(prepared[name])
@@ -326,14 +335,19 @@ def quality() -> None:
             (chosen.label, lambda name: chosen.ranker(prepared[name])),
             ("  no fill", lambda name: replace(chosen, fill=False).ranker(prepared[name])),
             (f"lh at min_score {floor}", lambda name: above(lh_ranker(corpora[name]), floor)),
-            (f"  re-ranked, no fill, lh >= {floor}", lambda name: replace(chosen, fill=False, floor=floor).ranker(prepared[name])),
+            (
+                f"  re-ranked, no fill, lh >= {floor}",
+                lambda name: replace(chosen, fill=False, floor=floor).ranker(prepared[name]),
+            ),
             (f"  re-ranked, fill, lh >= {floor}", lambda name: replace(chosen, floor=floor).ranker(prepared[name])),
         ]
         for label, make in variants:
             cells = []
             for name in corpora:
                 rank = make(name)
-                cells += [f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())]
+                cells += [
+                    f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())
+                ]
             print(f"| {label} | " + " | ".join(cells) + " |")
 
     print("\n### Matryoshka truncation and float16 storage: R@10 / MRR@10\n")
@@ -347,7 +361,9 @@ def quality() -> None:
             cells = []
             for name in corpora:
                 rank = semantic_alone(data[name]) if kind == "wordllama" else chosen.ranker(data[name])
-                cells += [f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())]
+                cells += [
+                    f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())
+                ]
             print(f"| {kind}, {label} | " + " | ".join(cells) + " |")
 
     corpus, project_queries, project_qrels = load()
@@ -396,13 +412,15 @@ def cost(runs: int = 15) -> None:
         "import wordllama": "import wordllama",
         "import + load model": f"{setup}; WordLlama.load(cache_dir=f, disable_download=True)",
         "import + load + embed one query": (
-            f"{setup}; WordLlama.load(cache_dir=f, disable_download=True).embed(['disk full on build machine'], norm=True)"
+            f"{setup}; WordLlama.load(cache_dir=f, disable_download=True)"
+            ".embed(['disk full on build machine'], norm=True)"
         ),
     }
     # The same bundled files read without the wordllama module (which pulls in pydantic and requests):
     # the tokenizer, the embedding table and a mean of the query's token vectors, as an extra could do.
     scripts["numpy + tokenizers + safetensors, bundled files, embed one query"] = (
-        "import importlib.util, pathlib, numpy as np; from tokenizers import Tokenizer; from safetensors import safe_open;"
+        "import importlib.util, pathlib, numpy as np; from tokenizers import Tokenizer;"
+        " from safetensors import safe_open;"
         " f = pathlib.Path(importlib.util.find_spec('wordllama').origin).parent;"
         " t = Tokenizer.from_file(str(f / 'tokenizers' / 'l2_supercat_tokenizer_config.json'));"
         " w = safe_open(str(f / 'weights' / 'l2_supercat_256.safetensors'), 'np').get_tensor('embedding.weight');"
@@ -432,7 +450,7 @@ def cost(runs: int = 15) -> None:
     from make_corpus import synthetic
 
     entries = [entry_text(e) for e in synthetic(10_001)]
-    texts = [f"{text} {after}"[:300] for text, after in zip(entries, entries[1:], strict=False)]
+    texts = [f"{text} {after}"[:300] for text, after in itertools.pairwise(entries)]
     bulk = []
     for _ in range(3):
         start = time.process_time()
@@ -444,7 +462,10 @@ def cost(runs: int = 15) -> None:
         vector = wl.embed([query["query"]], norm=True)[0]
         np.argpartition(-(vectors @ vector), 10)[:10]
         lookups.append((time.process_time_ns() - start) / 1e6)
-    print(f"\nin process: load model {statistics.median(loads):.0f} ms; embed one query {statistics.median(single):.2f} ms;")
+    print(
+        f"\nin process: load model {statistics.median(loads):.0f} ms;"
+        f" embed one query {statistics.median(single):.2f} ms;"
+    )
     print(
         f"embed 10,000 entries (mean {statistics.mean(map(len, texts)):.0f} chars) {statistics.median(bulk):.2f} s;"
         f" embed a query + cosine top-10 over 10,000 vectors {statistics.median(lookups):.2f} ms"
@@ -465,7 +486,35 @@ from lean_harness.memory.search import Index
 index_path, vectors_path, ids_path, query, how = sys.argv[1:6]
 with open(index_path, 'rb') as f:
     hits = Index.from_bytes(f.read()).search(query, limit=50)
-if how != 'lh':
+with open(ids_path, encoding='utf-8') as f:
+    row = {key: n for n, key in enumerate(f.read().split())}
+if how == 'pure':  # no numpy: float16 rows read with struct from the weights and the vectors file
+    import importlib.util, json, math, pathlib, struct
+    from tokenizers import Tokenizer
+    folder = pathlib.Path(importlib.util.find_spec('wordllama').origin).parent
+    tokens = Tokenizer.from_file(str(folder / 'tokenizers' / 'l2_supercat_tokenizer_config.json'))
+    dim = int(vectors_path.rsplit('v', 1)[1].split('.')[0])
+    with open(folder / 'weights' / 'l2_supercat_256.safetensors', 'rb') as f:
+        size = struct.unpack('<Q', f.read(8))[0]
+        table = json.loads(f.read(size))['embedding.weight']
+        start, width = 8 + size + table['data_offsets'][0], table['shape'][1]
+        asked = [0.0] * dim
+        for token in tokens.encode(query, add_special_tokens=False).ids:
+            f.seek(start + token * width * 2)
+            asked = [a + b for a, b in zip(asked, struct.unpack(f'<{dim}e', f.read(dim * 2)))]
+    norm = math.sqrt(sum(a * a for a in asked)) or 1.0
+    cosine = []
+    with open(vectors_path, 'rb') as f:
+        for h in hits:
+            f.seek(row[h.id] * dim * 2)
+            cosine.append(sum(a * b for a, b in zip(asked, struct.unpack(f'<{dim}e', f.read(dim * 2)))) / norm)
+    lexical = [h.score for h in hits]
+    def spread(v):
+        low, high = min(v, default=0.0), max(v, default=0.0)
+        return [(x - low) / (high - low) if high > low else 1.0 for x in v]
+    blend = [a + 0.9 * b for a, b in zip(spread(lexical), spread(cosine))]
+    order = sorted(range(len(hits)), key=lambda n: -blend[n])[:10]
+elif how != 'lh':
     import numpy as np
     vectors = np.load(vectors_path)
     if how == 'module':
@@ -483,13 +532,14 @@ if how != 'lh':
             ids = tokens.encode(query, add_special_tokens=False).ids
             asked = table.get_tensor('embedding.weight')[ids].astype(np.float32).mean(0)[: vectors.shape[1]]
     asked = asked / np.linalg.norm(asked)
-    with open(ids_path, encoding='utf-8') as f:
-        row = {key: n for n, key in enumerate(f.read().split())}
     cosine = vectors[[row[h.id] for h in hits]].astype(np.float32) @ asked
     lexical = np.array([h.score for h in hits])
     def spread(v):
         return (v - v.min()) / (v.max() - v.min()) if len(v) and v.max() > v.min() else np.ones_like(v)
     order = np.argsort(-(spread(lexical) + 0.9 * spread(cosine)), kind='stable')[:10]
+else:
+    order = range(min(10, len(hits)))
+print(' '.join(hits[n].id for n in order))
 """
 
 
@@ -503,25 +553,50 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
     entries = synthetic(10_000)
     blob = search.Index.build(docs_of(entries)).to_bytes()
     vectors = wl.embed([entry_text(e) for e in entries], norm=True).astype(np.float16)
-    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"), "PATH": os.environ.get("PATH", "")}
+    env = {
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
+        "PATH": os.environ.get("PATH", ""),
+        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1"),
+    }
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
         (base / "index.bin").write_bytes(blob)
         (base / "ids.txt").write_text("\n".join(str(e["id"]) for e in entries), encoding="utf-8")
         for dim in (64, 256):
             np.save(base / f"v{dim}.npy", np.ascontiguousarray(vectors[:, :dim]))
+            (base / f"v{dim}.f16").write_bytes(np.ascontiguousarray(vectors[:, :dim]).astype("<f2").tobytes())
         cases = {
-            "lh alone (index file + search)": ("v256", "lh"),
-            "lh + re-rank, wordllama module, 256 dims": ("v256", "module"),
-            "lh + re-rank, bundled files read directly, 256 dims": ("v256", "files"),
-            "lh + re-rank, bundled files read directly, 64 dims": ("v64", "files"),
+            "lh alone (index file + search)": ("v256.npy", "lh"),
+            "lh + re-rank, wordllama module, 256 dims": ("v256.npy", "module"),
+            "lh + re-rank, bundled files read directly, 256 dims": ("v256.npy", "files"),
+            "lh + re-rank, bundled files read directly, 64 dims": ("v64.npy", "files"),
+            "lh + re-rank, no numpy (struct), 256 dims": ("v256.f16", "pure"),
+            "lh + re-rank, no numpy (struct), 64 dims": ("v64.f16", "pure"),
         }
+        answers: dict[str, list[str]] = {name: [] for name in cases}
+        for query in queries[:20]:
+            for name, (vectors_name, how) in cases.items():
+                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index.bin"), str(base / vectors_name)]
+                done = subprocess.run(
+                    [*argv, str(base / "ids.txt"), query["query"], how],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                answers[name].append(done.stdout)
+        reference = answers["lh + re-rank, wordllama module, 256 dims"]
+        same = {name: sum(a == b for a, b in zip(found, reference, strict=True)) for name, found in answers.items()}
+        print(
+            "\nsame top 10 as the wordllama module's re-ranking, of 20 queries: "
+            + ", ".join(f"{k}: {v}" for k, v in same.items())
+        )
         times: dict[str, list[float]] = {name: [] for name in ["python -c pass", *cases]}
         for n in range(runs):
             query = queries[n % len(queries)]["query"]
             times["python -c pass"].append(cpu_ms([sys.executable, "-c", "pass"], env))
             for name, (vectors_name, how) in cases.items():
-                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index.bin"), str(base / f"{vectors_name}.npy")]
+                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index.bin"), str(base / vectors_name)]
                 times[name].append(cpu_ms([*argv, str(base / "ids.txt"), query, how], env))
     bare = statistics.median(times["python -c pass"])
     print("\n| one query at 10,000 entries, fresh process | CPU ms | x bare |\n|---|---:|---:|")
@@ -534,11 +609,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cost", action="store_true", help="also time import, load and embedding")
     parser.add_argument("--cost-only", action="store_true", help="only the cost tables")
     args = parser.parse_args(argv)
+    # lh answers a query on one thread; so does the cosine here, and BLAS threads spinning on a
+    # shared machine would count as CPU time.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         import numpy  # noqa: F401
         import wordllama  # noqa: F401
     except ImportError:
         print("semantic_probe: wordllama is not installed; `pip install 'wordllama>=0.4,<0.5'` to run this probe")
+        return 2
+    try:
+        import bm25s  # noqa: F401
+        import Stemmer  # noqa: F401
+    except ImportError:
+        print("semantic_probe: bm25s or PyStemmer is not installed; install the `bench` dependency group")
         return 2
     logging.getLogger().setLevel(logging.WARNING)  # importing wordllama turns on debug logging for every library
     if not args.cost_only:
