@@ -70,6 +70,11 @@ def lh_ranker(corpus: list[dict[str, Any]], settings: search.Settings = search.D
     return lambda query: [(h.id, h.score) for h in index.search(query, limit=10)]
 
 
+def entry_text(entry: dict[str, Any]) -> str:
+    """An entry as one string for the comparison rankers: its text, tags and shard name."""
+    return f"{entry['text']} {' '.join(entry['tags'])} {entry['shard']}"
+
+
 def bm25s_ranker(corpus: list[dict[str, Any]], *, stemmed: bool = False) -> Ranker:
     import bm25s
 
@@ -79,7 +84,7 @@ def bm25s_ranker(corpus: list[dict[str, Any]], *, stemmed: bool = False) -> Rank
 
         stemmer = Stemmer.Stemmer("english")
     ids = [str(e["id"]) for e in corpus]
-    texts = [f"{e['text']} {' '.join(e['tags'])} {e['shard']}" for e in corpus]
+    texts = [entry_text(e) for e in corpus]
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(texts, stemmer=stemmer, show_progress=False), show_progress=False)
 
