@@ -301,6 +301,13 @@ def test_associations_need_two_shared_entries_and_can_be_switched_off() -> None:
     assert ids(Index.build(ENOSPC, Settings(associations=0)).search("disk")) == ["a", "b"]
 
 
+# "disk" is in a and b, both sampled; "enospc" is in both and in c: it shares 2/2 of the sampled
+# entries and 2 of its 3, a share of 2/2 * 2/3 = 0.67, and only through it does "disk" reach c.
+@pytest.mark.parametrize(("least", "found"), [(0.0, ["a", "b", "c"]), (0.66, ["a", "b", "c"]), (0.67, ["a", "b"])])
+def test_an_association_sharing_less_than_the_least_share_is_not_taken(least: float, found: list[str]) -> None:
+    assert ids(Index.build(ENOSPC, Settings(association_least=least)).search("disk")) == found
+
+
 def test_settings_shape_the_index_without_touching_other_indexes() -> None:
     plain = Index.build(MEMORY, Settings(stem=False))
     assert [h.matched for h in plain.search("failing upload")] == [("upload",)]
