@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -10,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from lean_harness import secret_scan
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import handle, prose, query, search, search_cache
+from lean_harness.memory import handle, prose, query, scans, search, search_cache
 from lean_harness.memory.shard import parse
 from support import lh
 from test_secrets_cli import github_token, hand_write
@@ -294,3 +296,92 @@ def test_spans_hold_in_a_crlf_shard_with_a_byte_order_mark_and_non_ascii_text(
     ]
     assert segments(project, "failures") == 2
     check(project, capsys)
+
+
+# A shard whose every entry scanned clean when it was indexed is vouched for with the user's key
+# (adr/0029), and its hits are printed without being scanned again. Nothing else vouches for it.
+
+
+def _vouched(root: Path, shard: str) -> bool:
+    cached = search_cache.read(root / CACHE / f"{shard}.idx")
+    assert cached is not None
+    return cached.clean
+
+
+def _query(text: str, capsys: pytest.CaptureFixture[str]) -> tuple[list[str], str]:
+    """The texts a JSON query prints, and all it prints."""
+    capsys.readouterr()
+    assert main(["memory", "get", "--json", "--query", text, "--min-score", "0"]) == 0
+    out, err = capsys.readouterr()
+    return [r["text"] for r in json.loads(out)["results"]], out + err
+
+
+def test_a_clean_shard_is_vouched_for_and_stays_so_through_puts(memory: Path) -> None:
+    assert main(["memory", "get", "--query", "lock"]) == 0
+    assert all(_vouched(memory, name) for name in ("failures", "insights", "quirks"))
+    assert main(["memory", "put", "failures", "the proxy hangs on a stale lock"]) == 0
+    assert main(["memory", "get", "--query", "proxy"]) == 0
+    assert segments(memory, "failures") == 2  # the put was indexed on its own
+    assert _vouched(memory, "failures")
+
+
+def test_a_credential_written_by_hand_after_the_vouch_is_masked(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = github_token(5)
+    assert main(["memory", "get", "--query", "lock"]) == 0
+    assert _vouched(memory, "failures")
+    hand_write(memory, "failures", "appended", f"the proxy token is {token}")  # indexed on its own
+    texts, err = _query("proxy token", capsys)
+    assert "the proxy token is ghp_********" in texts
+    assert token not in "".join(texts) + err
+    assert 'entry appended holds what looks like a credential (masked here); run \\"lh memory scan\\"' in err
+    assert segments(memory, "failures") == 2
+    assert not _vouched(memory, "failures")
+    path = memory / MEMORY / "failures.md"  # an edit anywhere else rebuilds, and vouches for nothing either
+    path.write_text(path.read_text("utf-8").replace("proxy token", "proxy key"), encoding="utf-8")
+    texts, err = _query("proxy key", capsys)
+    assert "the proxy key is ghp_********" in texts
+    assert token not in "".join(texts) + err
+    assert (segments(memory, "failures"), _vouched(memory, "failures")) == (1, False)
+
+
+@pytest.mark.parametrize("forged", ["another-shard", "made-up", "other-key"])
+def test_a_cache_that_vouches_for_itself_is_not_believed(
+    memory: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forged: str
+) -> None:
+    token = github_token(6)
+    hand_write(memory, "failures", "planted", f"the proxy token is {token}")
+    assert main(["memory", "get", "--query", "lock"]) == 0
+    assert not _vouched(memory, "failures")
+    path = memory / CACHE / "failures.idx"
+    head, _, rest = path.read_bytes().partition(b"\n")
+    if forged == "another-shard":  # a signature this user's lh made, for other bytes
+        signature = (memory / CACHE / "insights.idx").read_bytes().split(b"\n", 1)[0].split(b" ")[-1]
+    elif forged == "made-up":
+        signature = b"0" * 64
+    else:  # a signature made with another user's key, for these very bytes
+        mine = os.environ["XDG_CACHE_HOME"]
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))
+        digest = head.split(b" ")[1].decode()
+        signature = scans.vouch(digest, search_cache.CLEAN_NAME, secret_scan.__file__).encode()
+        monkeypatch.setenv("XDG_CACHE_HOME", mine)
+    assert len(signature) == 64
+    path.write_bytes(b" ".join([*head.split(b" ")[:-1], signature]) + b"\n" + rest)
+    texts, err = _query("proxy token", capsys)
+    assert "the proxy token is ghp_********" in texts
+    assert token not in "".join(texts) + err
+
+
+def test_without_a_user_key_nothing_is_vouched_for_and_hits_are_scanned(
+    memory: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))  # the key's folder cannot be made
+    token = github_token(7)
+    hand_write(memory, "failures", "by-hand", f"the proxy token is {token}")
+    texts, err = _query("proxy token", capsys)
+    assert "the proxy token is ghp_********" in texts
+    assert token not in "".join(texts) + err
+    assert not any(_vouched(memory, name) for name in ("failures", "insights", "quirks"))

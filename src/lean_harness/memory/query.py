@@ -59,16 +59,21 @@ class Unreachable(Value):
 def load_index(memory: Memory) -> search.Index:
     """The search index for the shards as they are now, from the cache or rebuilt."""
     with memory.reading():  # no writer changes a shard between hashing it and indexing it
-        return _load_index(memory)
+        return _load_index(memory)[0]
 
 
-def _load_index(memory: Memory) -> search.Index:
+def _load_index(memory: Memory) -> tuple[search.Index, frozenset[str]]:
+    """The index, and the shards whose every entry was found clean of credentials as they are now."""
     segments = []
+    clean = set()
     for name in memory.config.shard_names:
         summary = memory.summary(name)  # refuses a shard whose entries conflict
         if summary.exists:
-            segments += search_cache.shard_segments(memory, name, summary.sha256)
-    return search.Index(segments)
+            cached = search_cache.shard_segments(memory, name, summary.sha256)
+            segments += cached.segments
+            if cached.clean:
+                clean.add(name)
+    return search.Index(segments), frozenset(clean)
 
 
 def ask(
@@ -86,7 +91,7 @@ def ask(
     for name in shards:
         memory.check_shard(name)
     with memory.reading():  # the shards stay as indexed while their entries are read
-        index = load_index(memory)
+        index, clean = _load_index(memory)
         hits = index.search(text, limit=limit, shards=shards, tags=[t.lower() for t in tags], min_score=min_score)
         results: list[Result] = []
         used = 0
@@ -95,7 +100,8 @@ def ask(
             entry = entry_of(memory, index, hit.shard, hit.id, texts)
             if entry is None:
                 continue
-            body, findings = mask_entry(entry)
+            # a shard vouched clean holds no credential to mask (memory/search_cache.py)
+            body, findings = (entry.text, []) if hit.shard in clean else mask_entry(entry)
             tokens = memory.counter.count(body)
             if used + tokens > max_tokens:
                 if results or tokens <= max_tokens:
@@ -119,7 +125,7 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
 
     memory.check_dir()
     with memory.reading():
-        index = _load_index(memory)
+        index = _load_index(memory)[0]
         found: list[Unreachable] = []
         for name in memory.config.shard_names:
             for entry in memory.entries(name):

@@ -114,14 +114,33 @@ def flagged(
     return found
 
 
+def vouch(digest: str, record_name: str, scanner: str) -> str:
+    """The user's signature that the content of `digest` was found clean, as a record of
+    `record_name` holding that one digest is signed; "" when nothing can be signed."""
+    stamp = _stamp(scanner, record_name)
+    return (userkey.sign(f"{stamp}\n{digest}\n") or "") if stamp else ""
+
+
+def vouched(digest: str, signature: str, record_name: str, scanner: str) -> bool:
+    """Whether `signature` is this user's `vouch` for `digest` under this scanner as it is now."""
+    stamp = _stamp(scanner, record_name)
+    return bool(stamp and signature) and userkey.signed(f"{stamp}\n{digest}\n", signature)
+
+
+_STAMPS: dict[tuple[str, str], str] = {}
+
+
 def _stamp(scanner: str, record_name: str) -> str:
     """What a clean verdict depends on besides the bytes: the rules' source and the Python running them."""
-    try:
-        with open(scanner, "rb") as handle:
-            source = handle.read()
-    except (OSError, TypeError):
-        return ""  # no source to stamp: nothing is remembered
-    return f"lh-{record_name} " + digests.sha256(source + sys.version.encode())
+    found = _STAMPS.get((scanner, record_name))
+    if found is None:
+        try:
+            with open(scanner, "rb") as handle:
+                source = handle.read()
+        except (OSError, TypeError):
+            return ""  # no source to stamp: nothing is remembered
+        found = _STAMPS[scanner, record_name] = f"lh-{record_name} " + digests.sha256(source + sys.version.encode())
+    return found
 
 
 def _read(record: Path, stamp: str) -> frozenset[str]:

@@ -1,14 +1,18 @@
 """The search index's cache: one file of segments per shard, kept in step with the shard's bytes.
 
 `<cacheDir>/lh/search/<shard>.idx` starts with one ASCII line: the format, the SHA-256 and byte
-length of the shard file its segments describe, and whether whole entries appended after those
-bytes may be indexed on their own (1) or not (0); then the segments (memory/search.py
-`segment_bytes`). A shard whose hash still matches is not read. A shard that only grew by whole
-entries at its end, as a put or an import leaves it, is indexed from the old length on, as one
-more segment; past `DELTAS` of them they are merged, and merged into the first when they hold a
-quarter as many entries. Any other change (an edit, a compaction, another git branch) rebuilds
-that shard's segments alone. A missing, corrupt or truncated file is rebuilt, never trusted
-(adr/0021-incremental-search-index.md).
+length of the shard file its segments describe, whether whole entries appended after those
+bytes may be indexed on their own (1) or not (0), and the user's signature that every entry and
+block of prose in those bytes scanned clean of credentials (memory/scans.py `vouch`; "-" when
+one did not, or nothing could be signed); then the segments (memory/search.py `segment_bytes`).
+A query prints the entries of a shard so vouched for without scanning each again (adr/0029).
+
+A shard whose hash still matches is not read. A shard that only grew by whole entries at its
+end, as a put or an import leaves it, is indexed from the old length on, as one more segment
+(vouched for when the old bytes were and the new ones scan clean); past `DELTAS` of them they
+are merged, and merged into the first when they hold a quarter as many entries. Any other
+change (an edit, a compaction, another git branch) rebuilds that shard's segments alone. A
+missing, corrupt or truncated file is rebuilt, never trusted (adr/0021-incremental-search-index.md).
 
 What is indexed never holds a flagged credential: flagged values are indexed masked, and an entry
 whose id or tags hold one is left out, so the cache can be written as it is.
@@ -21,7 +25,7 @@ from pathlib import Path
 from lean_harness import digests
 from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
-from lean_harness.memory import search, segment
+from lean_harness.memory import scans, search, segment
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.segment import Segment
 from lean_harness.memory.shard import Entry, Shard, parse
@@ -29,10 +33,11 @@ from lean_harness.memory.summary import shard_digest
 from lean_harness.values import Value
 
 DELTAS = 8  # appended segments a shard keeps before they are merged
+CLEAN_NAME = "search-clean"  # what a shard's clean verdict is signed as (memory/scans.py)
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
 _BOM = b"\xef\xbb\xbf"
 _SETTINGS = digests.sha256(repr(search.DEFAULT_SETTINGS).encode())[:16]
-_FORMAT = f"lh-search/{search.FORMAT_VERSION}.1/{_SETTINGS}"  # segments depend on how entries are analyzed
+_FORMAT = f"lh-search/{search.FORMAT_VERSION}.2/{_SETTINGS}"  # segments depend on how entries are analyzed
 
 
 class Cached(Value):
@@ -42,27 +47,35 @@ class Cached(Value):
     size: int
     open_end: bool  # whole entries appended after `size` bytes may be indexed on their own
     segments: list[Segment]
+    clean: bool = False  # every entry and block of prose scanned clean of credentials, as the user's lh vouched
 
 
-def shard_segments(memory: Memory, name: str, sha256: str) -> list[Segment]:
+def _scanner() -> str:
+    from lean_harness import secret_scan
+
+    return secret_scan.__file__
+
+
+def shard_segments(memory: Memory, name: str, sha256: str) -> Cached:
     """The segments of a shard whose file has the hash `sha256`, from the cache or made now."""
     path = memory.config.cache_dir / "lh" / "search" / f"{name}.idx"
     cached = read(path)
     if cached is not None and cached.sha256 == sha256:
-        return cached.segments
+        return cached
     text, data = memory.read_shard(name)
     digest = shard_digest(data)  # the shard's digest as its summary holds it (Summary.sha256)
     if cached is not None and cached.sha256 == digest:
-        return cached.segments
+        return cached
     fresh = _appended(memory, name, cached, data, digest) if cached is not None else None
     if fresh is None:
         fresh = _built(memory, name, text, data, digest)
-    header = f"{_FORMAT} {fresh.sha256} {fresh.size} {int(fresh.open_end)}\n".encode()
+    signature = (scans.vouch(fresh.sha256, CLEAN_NAME, _scanner()) if fresh.clean else "") or "-"
+    header = f"{_FORMAT} {fresh.sha256} {fresh.size} {int(fresh.open_end)} {signature}\n".encode()
     try:  # derived data: atomic, but not synced; a torn file fails its checksum and is rebuilt
         write_atomic(path, header + search.segment_bytes(fresh.segments), compare=False, durable=False)
     except OSError:
         pass
-    return fresh.segments
+    return fresh._replace(clean=signature != "-")
 
 
 def read(path: Path) -> Cached | None:
@@ -73,15 +86,17 @@ def read(path: Path) -> Cached | None:
         return None
     end = data.find(b"\n")
     fields = data[:end].split(b" ")
-    if end < 0 or len(fields) != 4 or fields[0] != _FORMAT.encode() or fields[3] not in (b"0", b"1"):
+    if end < 0 or len(fields) != 5 or fields[0] != _FORMAT.encode() or fields[3] not in (b"0", b"1"):
         return None
-    if len(fields[1]) != 64 or not fields[2].isdigit():
+    if len(fields[1]) != 64 or not fields[2].isdigit() or not fields[4].isascii():
         return None
     try:
         segments = search.segments_from_bytes(memoryview(data)[end + 1 :])
     except ValueError:
         return None
-    return Cached(fields[1].decode("ascii"), int(fields[2]), fields[3] == b"1", segments)
+    sha256, signature = fields[1].decode("ascii"), fields[4].decode("ascii")
+    clean = signature != "-" and scans.vouched(sha256, signature, CLEAN_NAME, _scanner())
+    return Cached(sha256, int(fields[2]), fields[3] == b"1", segments, clean)
 
 
 def _built(memory: Memory, name: str, text: str, data: bytes, digest: str) -> Cached:
@@ -90,7 +105,7 @@ def _built(memory: Memory, name: str, text: str, data: bytes, digest: str) -> Ca
     from lean_harness.secret_scan import mask, scan
 
     shard = parse(text, memory.shown(memory.shard_path(name)))
-    docs, spans = _entry_docs(name, shard, text, len(_BOM) if data.startswith(_BOM) else 0)
+    docs, spans, clean = _entry_docs(name, shard, text, len(_BOM) if data.startswith(_BOM) else 0)
     loose = prose.blocks(shard)
     for block in loose:
         findings = scan(block.text)  # the cache is no place for a flagged value, as for entries
@@ -99,7 +114,7 @@ def _built(memory: Memory, name: str, text: str, data: bytes, digest: str) -> Ca
         spans.append((0, 0))
     last = shard.blocks[-1] if shard.blocks else ""
     open_end = (not text or text.endswith("\n")) and (isinstance(last, Entry) or not last.strip() or not loose)
-    return Cached(digest, len(data), open_end, [search.segment_of(docs, spans=spans)])
+    return Cached(digest, len(data), open_end, [search.segment_of(docs, spans=spans)], clean)
 
 
 def _appended(memory: Memory, name: str, cached: Cached, data: bytes, digest: str) -> Cached | None:
@@ -114,14 +129,16 @@ def _appended(memory: Memory, name: str, cached: Cached, data: bytes, digest: st
         return None  # the whole shard is read again, and its error told as a full read tells it
     if any(isinstance(block, str) and block.strip() for block in shard.blocks):
         return None  # loose prose was added: its blocks may join those before it
-    docs, spans = _entry_docs(name, shard, tail, size)
+    docs, spans, clean = _entry_docs(name, shard, tail, size)
     open_end = tail.endswith("\n")
-    return Cached(digest, len(data), open_end, _merged([*cached.segments, search.segment_of(docs, spans=spans)]))
+    segments = _merged([*cached.segments, search.segment_of(docs, spans=spans)])
+    # Every entry lies wholly before the old end or after it, so both parts clean make every entry clean.
+    return Cached(digest, len(data), open_end, segments, cached.clean and clean)
 
 
-def _entry_docs(name: str, shard: Shard, text: str, start: int) -> tuple[list[search.Doc], list[tuple[int, int]]]:
+def _entry_docs(name: str, shard: Shard, text: str, start: int) -> tuple[list[search.Doc], list[tuple[int, int]], bool]:
     """The entries of `shard`, parsed from `text` at byte `start` of its file, as the index sees them,
-    with the byte span of each."""
+    with the byte span of each, and whether the whole text scanned clean."""
     from lean_harness.secret_scan import mask, scan
 
     clean = not scan(text)  # one scan of the whole text clears every entry in it
@@ -141,7 +158,7 @@ def _entry_docs(name: str, shard: Shard, text: str, start: int) -> tuple[list[se
                 docs.append(search.Doc(block.id, name, block.created, block.tags, text))
                 spans.append((offset, offset + size))
         offset += size
-    return docs, spans
+    return docs, spans, clean
 
 
 def _merged(segments: list[Segment]) -> list[Segment]:
