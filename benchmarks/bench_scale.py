@@ -28,7 +28,9 @@ Rows (the table of the speed issue):
   after a put (a shard and lh's caches changed since the last run).
 
 `--baseline DIR` measures a second source tree in the same loops, each sample taken from both
-trees in turn, so a busy machine slows both alike; `--only` picks groups of rows; `--memories DIR`
+trees in turn, so a busy machine slows both alike (both use one memory, so two trees whose search
+index formats differ rebuild each other's index: compare those with
+retrieval/bench_query.py, which gives each its own copy); `--only` picks groups of rows; `--memories DIR`
 builds each memory once and copies it for later runs (a 100k memory takes a while to build).
 
 Queries are taken from a fixed list of phrasings an engineer would type, some matching the
