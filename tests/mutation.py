@@ -36,6 +36,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "memory/thesaurus.py": ("test_thesaurus.py",),
     "secret_scan.py": ("test_secret_scan.py", "test_secret_scan_edges.py", "test_scan_batches.py"),
     "keywords.py": ("test_scan_batches.py", "test_secret_scan_edges.py"),
+    "digests.py": ("test_digests.py",),
 }
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")
 
