@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -52,3 +54,20 @@ def test_hmac_matches_rfc_4231_test_case_2() -> None:
 )
 def test_same_compares_whole_strings(left: str, right: str, equal: bool) -> None:
     assert digests.same(left, right) is equal
+
+
+@pytest.mark.parametrize(
+    ("digest", "uses_hashlib"),
+    [
+        (lambda: digests.sha256(bytes(digests.LARGE - 1)), False),
+        (lambda: digests.sha256(bytes(digests.LARGE)), True),
+        (lambda: digests.hmac_sha256(bytes(32), bytes(digests.LARGE - 65)), False),
+        (lambda: digests.hmac_sha256(bytes(32), bytes(digests.LARGE - 64)), True),
+    ],
+)
+def test_hashlib_is_imported_only_for_large_inputs(
+    digest: Callable[[], str], uses_hashlib: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(sys.modules, "hashlib")  # put back after the test
+    digest()
+    assert ("hashlib" in sys.modules) is uses_hashlib
