@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import random
 import shutil
 import subprocess
+import zlib
+from array import array
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -385,3 +389,33 @@ def test_without_a_user_key_nothing_is_vouched_for_and_hits_are_scanned(
     assert "the proxy token is ghp_********" in texts
     assert token not in "".join(texts) + err
     assert not any(_vouched(memory, name) for name in ("failures", "insights", "quirks"))
+
+
+def _replanted(path: Path, change: Callable[[list[object]], None]) -> None:
+    """Rewrite a cache file's first segment with `change` made to its values, under a valid checksum."""
+    data = path.read_bytes()
+    head, _, body = data.partition(b"\n")
+    values = list(marshal.loads(body[10:])[0])
+    change(values)
+    payload = marshal.dumps([tuple(values)], 4)
+    path.write_bytes(head + b"\n" + body[:6] + zlib.crc32(payload).to_bytes(4, "little") + payload)
+
+
+def _longer_first_posting(values: list[object]) -> None:
+    ends = array("I", values[9])  # type: ignore[arg-type]
+    values[9] = array("I", [end + 3 for end in ends[:-1]] + [ends[-1]]).tobytes()
+
+
+def _prose_id_without_a_line(values: list[object]) -> None:
+    values[0] = ["@x" for _ in values[0]]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("damage", [_longer_first_posting, _prose_id_without_a_line])
+def test_a_cache_file_with_a_valid_checksum_but_a_broken_layout_is_rebuilt(
+    memory: Path, capsys: pytest.CaptureFixture[str], damage: Callable[[list[object]], None]
+) -> None:
+    expected = answers(capsys)
+    path = memory / CACHE / "failures.idx"
+    _replanted(path, damage)
+    assert answers(capsys) == expected
+    check(memory, capsys)

@@ -62,14 +62,15 @@ def load_index(memory: Memory) -> search.Index:
         return _load_index(memory)[0]
 
 
-def _load_index(memory: Memory) -> tuple[search.Index, frozenset[str]]:
-    """The index, and the shards whose every entry was found clean of credentials as they are now."""
+def _load_index(memory: Memory, rebuild: bool = False) -> tuple[search.Index, frozenset[str]]:
+    """The index (`rebuild`: made now, whatever is cached), and the shards whose every entry was
+    found clean of credentials as they are now."""
     segments = []
     clean = set()
     for name in memory.config.shard_names:
         summary = memory.summary(name)  # refuses a shard whose entries conflict
         if summary.exists:
-            cached = search_cache.shard_segments(memory, name, summary.sha256)
+            cached = search_cache.shard_segments(memory, name, summary.sha256, rebuild)
             segments += cached.segments
             if cached.clean:
                 clean.add(name)
@@ -92,30 +93,51 @@ def ask(
         memory.check_shard(name)
     with memory.reading():  # the shards stay as indexed while their entries are read
         index, clean = _load_index(memory)
-        hits = index.search(text, limit=limit, shards=shards, tags=[t.lower() for t in tags], min_score=min_score)
-        results: list[Result] = []
-        used = 0
-        texts: dict[str, str] = {}
-        for hit in hits:
-            entry = entry_of(memory, index, hit.shard, hit.id, texts)
-            if entry is None:
-                continue
-            # a shard vouched clean holds no credential to mask (memory/search_cache.py)
-            body, findings = (entry.text, []) if hit.shard in clean else mask_entry(entry)
-            tokens = memory.counter.count(body)
-            if used + tokens > max_tokens:
-                if results or tokens <= max_tokens:
-                    break
-                body, tokens = _cut(memory, body, hit.shard, max_tokens)
-                results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
-                used += tokens
+        asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score)
+        try:
+            return _answer(memory, index, clean, *asked)
+        except (ValueError, IndexError, KeyError, TypeError, OverflowError):
+            # A cache file that passes its checksum but not its layout (one a repository planted,
+            # say): answer from segments made now from the shards, which replace it.
+            index, clean = _load_index(memory, rebuild=True)
+            return _answer(memory, index, clean, *asked)
+
+
+def _answer(
+    memory: Memory,
+    index: search.Index,
+    clean: frozenset[str],
+    text: str,
+    limit: int,
+    max_tokens: int,
+    shards: Sequence[str],
+    tags: Sequence[str],
+    min_score: float,
+) -> Answer:
+    hits = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score)
+    results: list[Result] = []
+    used = 0
+    texts: dict[str, str] = {}
+    for hit in hits:
+        entry = entry_of(memory, index, hit.shard, hit.id, texts)
+        if entry is None:
+            continue
+        # a shard vouched clean holds no credential to mask (memory/search_cache.py)
+        body, findings = (entry.text, []) if hit.shard in clean else mask_entry(entry)
+        tokens = memory.counter.count(body)
+        if used + tokens > max_tokens:
+            if results or tokens <= max_tokens:
                 break
-            results.append(_result(hit, entry, body, tokens, cut=False, masked=bool(findings)))
+            body, tokens = _cut(memory, body, hit.shard, max_tokens)
+            results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
             used += tokens
-        nearest = None
-        if not results and min_score > 0:
-            below = index.search(text, limit=1, shards=shards, tags=[t.lower() for t in tags], min_score=0.0)
-            nearest = below[0] if below else None
+            break
+        results.append(_result(hit, entry, body, tokens, cut=False, masked=bool(findings)))
+        used += tokens
+    nearest = None
+    if not results and min_score > 0:
+        below = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
+        nearest = below[0] if below else None
     return Answer(text, tuple(results), used, nearest)
 
 

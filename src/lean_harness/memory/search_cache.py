@@ -12,7 +12,9 @@ end, as a put or an import leaves it, is indexed from the old length on, as one 
 (vouched for when the old bytes were and the new ones scan clean); past `DELTAS` of them they
 are merged, and merged into the first when they hold a quarter as many entries. Any other
 change (an edit, a compaction, another git branch) rebuilds that shard's segments alone. A
-missing, corrupt or truncated file is rebuilt, never trusted (adr/0021-incremental-search-index.md).
+missing, corrupt or truncated file is rebuilt, never trusted (adr/0021-incremental-search-index.md),
+and a query that trips over a file whose checksum holds but whose layout does not (a planted one)
+answers from segments made now (memory/query.py `ask`).
 
 What is indexed never holds a flagged credential: flagged values are indexed masked, and an entry
 whose id or tags hold one is left out, so the cache can be written as it is.
@@ -56,10 +58,11 @@ def _scanner() -> str:
     return secret_scan.__file__
 
 
-def shard_segments(memory: Memory, name: str, sha256: str) -> Cached:
-    """The segments of a shard whose file has the hash `sha256`, from the cache or made now."""
+def shard_segments(memory: Memory, name: str, sha256: str, rebuild: bool = False) -> Cached:
+    """The segments of a shard whose file has the hash `sha256`, from the cache or (`rebuild`:
+    whatever is cached) made now."""
     path = memory.config.cache_dir / "lh" / "search" / f"{name}.idx"
-    cached = read(path)
+    cached = None if rebuild else read(path)
     if cached is not None and cached.sha256 == sha256:
         return cached
     text, data = memory.read_shard(name)
