@@ -419,3 +419,14 @@ def test_a_cache_file_with_a_valid_checksum_but_a_broken_layout_is_rebuilt(
     _replanted(path, damage)
     assert answers(capsys) == expected
     check(memory, capsys)
+
+
+def test_lint_and_doctor_read_past_a_broken_cache_file_as_a_query_does(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    before = [main(["memory", "lint"]), main(["doctor", "--json"])]
+    expected = capsys.readouterr()
+    _replanted(memory / CACHE / "failures.idx", _longer_first_posting)
+    assert [main(["memory", "lint"]), main(["doctor", "--json"])] == before
+    assert capsys.readouterr() == expected

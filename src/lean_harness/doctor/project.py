@@ -314,18 +314,21 @@ def reachability(p: Project) -> Verdict:
     if skipped or p.memory is None:
         return skipped or Verdict("skip", "skipped")
     memory = p.memory
-    with memory.reading():
-        search_index = query.load_index(memory)
-        every = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
-        if not every:
-            return Verdict("ok", "no entries yet")
-        step = max(1, len(every) // REACH_SAMPLE)
-        sample = _titled(memory, search_index, every[::step][:REACH_SAMPLE])
-    lost = [
-        shown(f"{name}/{key}: {title}")  # an id or a title written by hand may hold a credential or framing
-        for name, key, title in sample
-        if not search_index.finds(title, name, key, 5)
-    ]
+    every: list[tuple[str, str]] = []
+
+    def sampled(search_index: Index, _: frozenset[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
+        every[:] = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
+        sample = _titled(memory, search_index, every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE])
+        lost = [
+            shown(f"{name}/{key}: {title}")  # an id or a title written by hand may hold a credential or framing
+            for name, key, title in sample
+            if not search_index.finds(title, name, key, 5)
+        ]
+        return sample, lost
+
+    sample, lost = query.using_index(memory, sampled)
+    if not every:
+        return Verdict("ok", "no entries yet")
     scope = f"{len(sample)} entries sampled from {len(every)}" if len(sample) < len(every) else _entries(len(every))
     if lost:
         return Verdict(

@@ -7,7 +7,7 @@ index recorded for it, not found by scanning its shard.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
@@ -17,6 +17,12 @@ from lean_harness.memory.leaks import mask_entry
 from lean_harness.memory.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 from lean_harness.values import Value
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 SHORT_CUT_MARKER = "…"
@@ -62,6 +68,23 @@ def load_index(memory: Memory) -> search.Index:
         return _load_index(memory)[0]
 
 
+def using_index(memory: Memory, work: Callable[[search.Index, frozenset[str]], T]) -> T:
+    """`work` done with the search index and the shards vouched clean (see `_load_index`), under
+    the read lock, so the shards stay as indexed while their entries are read.
+
+    A cache file that passes its checksum but not its layout (one a repository planted, say)
+    breaks the work with one of these errors; it is then done again on segments made now from
+    the shards, which replace the file. Work that fails on those too fails as it would.
+    """
+    with memory.reading():
+        index, clean = _load_index(memory)
+        try:
+            return work(index, clean)
+        except (ValueError, IndexError, KeyError, TypeError, OverflowError):
+            index, clean = _load_index(memory, rebuild=True)
+            return work(index, clean)
+
+
 def _load_index(memory: Memory, rebuild: bool = False) -> tuple[search.Index, frozenset[str]]:
     """The index (`rebuild`: made now, whatever is cached), and the shards whose every entry was
     found clean of credentials as they are now."""
@@ -91,16 +114,8 @@ def ask(
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
-    with memory.reading():  # the shards stay as indexed while their entries are read
-        index, clean = _load_index(memory)
-        asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score)
-        try:
-            return _answer(memory, index, clean, *asked)
-        except (ValueError, IndexError, KeyError, TypeError, OverflowError):
-            # A cache file that passes its checksum but not its layout (one a repository planted,
-            # say): answer from segments made now from the shards, which replace it.
-            index, clean = _load_index(memory, rebuild=True)
-            return _answer(memory, index, clean, *asked)
+    asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score)
+    return using_index(memory, lambda index, clean: _answer(memory, index, clean, *asked))
 
 
 def _answer(
@@ -146,15 +161,17 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     from lean_harness import injection
 
     memory.check_dir()
-    with memory.reading():
-        index = _load_index(memory)[0]
+
+    def lost(index: search.Index, _: frozenset[str]) -> list[Unreachable]:
         found: list[Unreachable] = []
         for name in memory.config.shard_names:
             for entry in memory.entries(name):
                 if not index.finds(entry.title, name, entry.id, top):
                     # shown as an agent may read them: an id or title written by hand may hold a credential
                     found.append(Unreachable(injection.shown(entry.id), name, injection.shown(entry.title)))
-    return found
+        return found
+
+    return using_index(memory, lost)
 
 
 def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
