@@ -184,6 +184,12 @@ def heldout(
                 for label, rank in ranked
             )
         )
+    issue_ranks(ranked, queries, qrels)
+    heldout_abstention(ranked[0][1], queries, qrels)
+
+
+def issue_ranks(ranked: list[tuple[str, Ranker]], queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
+    """Where each ranker places the note of each reworded developer question of the issue ("-": not in its 10)."""
     print("\n### the reworded developer questions: rank of the target note\n")
     print("| query | " + " | ".join(label for label, _ in ranked) + " |")
     print("|---|" + "---|" * len(ranked))
@@ -194,7 +200,6 @@ def heldout(
             hit = next((n for n, key in enumerate(found, 1) if key in qrels[query["qid"]]), None)
             cells.append(str(hit) if hit else "-")
         print(f"| {query['query']} | " + " | ".join(cells) + " |")
-    heldout_abstention(ranked[0][1], queries, qrels)
 
 
 def heldout_abstention(rank: Ranker, queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:

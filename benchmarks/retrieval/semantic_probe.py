@@ -31,6 +31,7 @@ from evaluate import (
     bm25s_ranker,
     docs_of,
     entry_text,
+    issue_ranks,
     lh_ranker,
     load,
     load_heldout,
@@ -292,14 +293,7 @@ def quality() -> None:
         ("wordllama alone", lambda name: semantic_alone(prepared[name])),
     ]
     rows += [(spec.label, lambda name, spec=spec: spec.ranker(prepared[name])) for spec, _, _ in bests]
-    for label, make in rows:
-        cells = []
-        for name in corpora:
-            rank = make(name)
-            cells += [
-                f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())
-            ]
-        print(f"| {label} | " + " | ".join(cells) + " |")
+    print_rows(rows, corpora, checks, qrels)
 
     for name, data in prepared.items():
         short = sum(1 for q in subsets["all"] if len(data.lexical[q["query"]]) < 10)
@@ -341,14 +335,7 @@ def quality() -> None:
             ),
             (f"  re-ranked, fill, lh >= {floor}", lambda name: replace(chosen, floor=floor).ranker(prepared[name])),
         ]
-        for label, make in variants:
-            cells = []
-            for name in corpora:
-                rank = make(name)
-                cells += [
-                    f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())
-                ]
-            print(f"| {label} | " + " | ".join(cells) + " |")
+        print_rows(variants, corpora, checks, qrels)
 
     print("\n### Matryoshka truncation and float16 storage: R@10 / MRR@10\n")
     print("| model | " + " | ".join(f"{c} {k}" for c in corpora for k in checks) + " |")
@@ -378,19 +365,25 @@ def quality() -> None:
     grid(f"project corpus ({len(corpus)} entries; lh's parameters fitted to it)", halves_of, columns, project_qrels)
 
 
+def print_rows(
+    rows: list[tuple[str, Callable[[str], Ranker]]],
+    corpora: dict[str, list[dict[str, Any]]],
+    checks: dict[str, list[dict[str, Any]]],
+    qrels: dict[str, set[str]],
+) -> None:
+    """One table row per ranker maker: R@10 / MRR@10 on each corpus and each set of questions."""
+    for label, make in rows:
+        cells = []
+        for name in corpora:
+            rank = make(name)
+            cells += [
+                f"{m['R@10']:.3f} / {m['MRR@10']:.3f}" for m in (metrics(rank, q, qrels) for q in checks.values())
+            ]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
 def above(rank: Ranker, floor: float) -> Ranker:
     return lambda query: [(key, score) for key, score in rank(query) if score >= floor]
-
-
-def issue_ranks(columns: list[tuple[str, Ranker]], queries: list[dict[str, Any]], qrels: dict[str, set[str]]) -> None:
-    print("\n| issue question: rank of its note | " + " | ".join(label for label, _ in columns) + " |")
-    print("|---|" + "---:|" * len(columns))
-    for query in (q for q in queries if q["set"] == "issue"):
-        cells = []
-        for _, rank in columns:
-            found = [key for key, _ in rank(query["query"])]
-            cells.append(next((str(n) for n, key in enumerate(found, 1) if key in qrels[query["qid"]]), "-"))
-        print(f"| {query['query']} | " + " | ".join(cells) + " |")
 
 
 def cpu_ms(argv: list[str], env: dict[str, str] | None = None) -> float:
