@@ -996,3 +996,15 @@ def test_a_search_lists_ten_hits_unless_told_otherwise() -> None:
     assert len(index.search("cache", min_score=0.0)) == 10
     assert len(index.search("cache", limit=12, min_score=0.0)) == 12
     assert index.search("cache", limit=0) == []
+
+
+def test_a_lexicon_finds_each_posting_list_by_its_term_and_nothing_else() -> None:
+    postings = {"retry": b"r" * 16, "lock": b"l" * 8, "zone": b"z" * 24}
+    lexicon = search.segment.Lexicon.of(postings)
+    assert lexicon.terms == ["lock", "retry", "zone"]
+    assert [lexicon.get(term) for term in ("lock", "retry", "zone")] == [b"l" * 8, b"r" * 16, b"z" * 24]
+    assert [lexicon.place(term) for term in ("lock", "retry", "zone", "a", "m", "zz")] == [0, 1, 2, -1, -1, -1]
+    assert (lexicon.get("proxy"), lexicon.get("proxy", b"none")) == (b"", b"none")
+    assert [term in lexicon for term in ("lock", "zone", "proxy", "", 3)] == [True, True, False, False, False]
+    other = search.segment.Lexicon.of({"retry": b"r" * 8})
+    assert [search.segment.holding([lexicon, other], t) for t in ("retry", "zone", "lock", "proxy")] == [3, 3, 1, 0]

@@ -950,7 +950,7 @@ class _Postings:
         avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
         self._impacts = [_Impacts(part, avg_body, avg_title, settings) for part in segments]
-        self._lexicons = [(part.postings.terms, part.postings.ends) for part in segments]
+        self._lexicons = [part.postings for part in segments]
         self._made: dict[str, bytes] = {}
         self._df: dict[str, int] = {}
         self._sorted: dict[str, _Sorted | dict[int, int]] = {}
@@ -1059,12 +1059,7 @@ class _Postings:
         """How many entries hold the term."""
         found = self._df.get(term)
         if found is None:
-            size = 0
-            for terms, ends in self._lexicons:  # segment.Lexicon.size, inlined: it runs for every word near a query
-                at = bisect_left(terms, term)
-                if at < len(terms) and terms[at] == term:
-                    size += ends[at] - (ends[at - 1] if at else 0)
-            found = self._df[term] = size // 8  # segment.py: 4 + 4 bytes an entry
+            found = self._df[term] = segment.holding(self._lexicons, term)
         return found
 
     def first(self, term: str, count: int) -> list[int]:
