@@ -105,6 +105,18 @@ NOT_IN_PUT = (
 )
 
 
+# What a query of a memory whose shards are vouched clean (adr/0029) starts without, beyond
+# NOT_ON_HOT_PATHS: the credential rules (its hits are not scanned again), the entry rules (no
+# shard was named), INDEX.md's module and the hooks' record of writes.
+NOT_IN_QUERY = (
+    "lean_harness.secret_scan",
+    "lean_harness.memory.leaks",
+    "lean_harness.memory.rules",
+    "lean_harness.memory.index",
+    "lean_harness.hooks",
+)
+
+
 def _modules_after(root: Path, *args: str) -> tuple[str, set[str]]:
     result = subprocess.run(
         [sys.executable, "-c", PROBE, "-C", str(root), *args], capture_output=True, text=True, check=False
@@ -123,6 +135,10 @@ def _modules_after(root: Path, *args: str) -> tuple[str, set[str]]:
 def test_put_and_query_import_only_what_they_use(tmp_path: Path, args: tuple[str, ...]) -> None:
     assert lh("init", cwd=tmp_path).returncode == 0
     assert lh("memory", "put", "failures", "the lock file stays after a crash", cwd=tmp_path).returncode == 0
+    if args[1] == "get":  # the query that builds the index scans the shard, within the same bounds
+        code, loaded = _modules_after(tmp_path, "memory", "get", "--query", "stays")
+        assert code == "0"
+        assert sorted(m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in NOT_ON_HOT_PATHS)) == []
     code, loaded = _modules_after(tmp_path, *args)
     assert code == "0"
     unwanted = sorted(m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in NOT_ON_HOT_PATHS))
@@ -131,3 +147,5 @@ def test_put_and_query_import_only_what_they_use(tmp_path: Path, args: tuple[str
     assert commands == [f"lean_harness.commands.{'put' if args[1] == 'put' else 'get'}"]
     if args[1] == "put":
         assert sorted(m for m in loaded if m in NOT_IN_PUT) == []
+    else:
+        assert sorted(m for m in loaded if m in NOT_IN_QUERY) == []

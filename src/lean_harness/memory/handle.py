@@ -12,16 +12,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lean_harness import hooks
 from lean_harness.config import Config
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, remove_stale_temps
 from lean_harness.lock import locked
-from lean_harness.memory import index as index_md
-from lean_harness.memory import journal, rules
+from lean_harness.memory import journal
 from lean_harness.memory.shard import Entry, entry_at, parse, refuse_conflicting_ids
 from lean_harness.memory.summary import Summary, SummaryCache, build, shard_digest, text_key
 from lean_harness.memory.tokens import TokenCounter
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from lean_harness.memory import index as index_md
 
 INDEX_NAME = "INDEX.md"
 MAX_SHARD_BYTES = 64 * 1024 * 1024
@@ -59,6 +61,8 @@ class Memory:
 
     def check_shard(self, name: str) -> str:
         """The shard name, or an error that lists the configured shards."""
+        from lean_harness.memory import rules  # a query names no shard as often as not
+
         problem = rules.shard_problem(name, self.config.shard_names, self.config.shown_path)
         if problem:
             raise LhError(problem)
@@ -142,11 +146,17 @@ class Memory:
         return listing
 
     def totals(self) -> index_md.Totals:
+        from lean_harness.memory import (
+            index as index_md,
+        )  # INDEX.md's module: writes and status need it, queries do not
+
         tokens = sum(self.summary(name).tokens for name in self.config.shard_names)
         return index_md.Totals(tokens, self.config.token_budget, self.config.compact_at_percent)
 
     def render_index(self) -> index_md.IndexText:
         """INDEX.md as it should be now."""
+        from lean_harness.memory import index as index_md
+
         summaries = {name: self.summary(name) for name in self.config.shard_names}
         return index_md.render(
             self.config.shards,
@@ -178,6 +188,8 @@ class Memory:
     @contextmanager
     def writing(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the write lock (waiting at most `timeout` s); the token cache is appended to before it is let go."""
+        from lean_harness import hooks  # what the hooks remember of lh's writes: readers never need it
+
         self.check_dir()
         refuse_symlink(self.index_path, self.root)  # before any write, not after the shard's
         # Files lh writes are recorded as its own, so the prompt hook does not report them back.

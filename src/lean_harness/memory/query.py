@@ -13,7 +13,6 @@ from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
 from lean_harness.memory import search, search_cache
 from lean_harness.memory.handle import Memory, locate
-from lean_harness.memory.leaks import mask_entry
 from lean_harness.memory.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 from lean_harness.values import Value
@@ -21,6 +20,8 @@ from lean_harness.values import Value
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import TypeVar
+
+    from lean_harness.finding import Finding
 
     T = TypeVar("T")
 
@@ -138,7 +139,7 @@ def _answer(
         if entry is None:
             continue
         # a shard vouched clean holds no credential to mask (memory/search_cache.py)
-        body, findings = (entry.text, []) if hit.shard in clean else mask_entry(entry)
+        body, findings = (entry.text, []) if hit.shard in clean else _masked(entry)
         tokens = memory.counter.count(body)
         if used + tokens > max_tokens:
             if results or tokens <= max_tokens:
@@ -154,6 +155,12 @@ def _answer(
         below = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
         nearest = below[0] if below else None
     return Answer(text, tuple(results), used, nearest)
+
+
+def _masked(entry: Entry) -> tuple[str, list[Finding]]:
+    from lean_harness.memory.leaks import mask_entry  # the scanner's rules: only for hits no vouch covers
+
+    return mask_entry(entry)
 
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:

@@ -25,7 +25,6 @@ from lean_harness.errors import LhError
 from lean_harness.files import write_text
 from lean_harness.finding import Finding
 from lean_harness.memory.shard import Entry, ShardError, parse
-from lean_harness.secret_scan import redact
 from lean_harness.values import Value
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
@@ -56,6 +55,8 @@ def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], It
     An entry's text is scanned with the rules it is `allowed` to trip left out; its header values
     (id, tags, attributes) are scanned with every rule, as line 0, column 1 of the entry.
     """
+    from lean_harness.secret_scan import redact  # remembered verdicts are read without the scanner
+
     try:
         shard = parse(text, shown)
     except ShardError:
