@@ -37,6 +37,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "secret_scan.py": ("test_secret_scan.py", "test_secret_scan_edges.py", "test_scan_batches.py"),
     "keywords.py": ("test_scan_batches.py", "test_secret_scan_edges.py"),
     "digests.py": ("test_digests.py",),
+    "memory/segment.py": ("test_search.py",),
 }
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")
 
