@@ -860,15 +860,23 @@ def test_finds_answers_as_search_does_over_segments_and_copies(
 def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     docs = _corpus(200, seed)
     rng = random.Random(seed)
+    rng.shuffle(docs)  # each part holds ids from all over: merging must put them back in order
     cuts = sorted(rng.sample(range(1, len(docs)), 4))
     parts = [docs[a:b] for a, b in zip([0, *cuts], [*cuts, len(docs)], strict=True)]
     whole = Index.build(docs)
     split = Index([search.segment_of(part) for part in parts])
     merged = Index([search.segment.merge(split.segments)])
     assert [s.to_payload() for s in merged.segments] == [s.to_payload() for s in whole.segments]
+    spans = {doc.id: (3 * number, 3 * number + 2) for number, doc in enumerate(docs)}  # where each was in its file
+    with_spans = [search.segment_of(part, spans=[spans[doc.id] for doc in part]) for part in parts]
+    merged_spans = search.segment.merge(with_spans)
+    assert merged_spans.to_payload() == search.segment_of(docs, spans=[spans[doc.id] for doc in docs]).to_payload()
+    assert [merged_spans.span(n) for n in range(3)] == [spans[key] for key in merged_spans.ids[:3]]
+    loaded = Index.from_bytes(split.to_bytes())  # as a query reads the cache
     for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
         for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):
             assert split.search(text, **options) == whole.search(text, **options), (text, options)  # type: ignore[arg-type]
+            assert loaded.search(text, **options) == whole.search(text, **options), (text, options)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("seed", range(6))
