@@ -1016,3 +1016,9 @@ def test_a_lexicon_finds_each_posting_list_by_its_term_and_nothing_else() -> Non
     assert [term in lexicon for term in ("lock", "zone", "proxy", "", 3)] == [True, True, False, False, False]
     other = search.segment.Lexicon.of({"retry": b"r" * 8})
     assert [search.segment.holding([lexicon, other], t) for t in ("retry", "zone", "lock", "proxy")] == [3, 3, 1, 0]
+
+
+def test_the_forward_list_holds_every_term_of_the_first_entry_too() -> None:
+    index = Index.build([Doc("a", "zz", "2026-01-01T00:00:00Z", (), "alpha lock"), Doc("b", "zz", "", (), "lock")])
+    assert sorted(index._postings.terms_of(0)) == ["alpha", "lock", "zz"]  # "zz" is the shard field
+    assert sorted(index._postings.terms_of(1)) == ["lock", "zz"]
