@@ -410,7 +410,43 @@ def _prose_id_without_a_line(values: list[object]) -> None:
     values[0] = ["@x" for _ in values[0]]  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("damage", [_longer_first_posting, _prose_id_without_a_line])
+def _no_shard_names(values: list[object]) -> None:
+    values[2] = []  # the index is made from the segments' shard names when it is loaded
+
+
+def _body_total_past_a_float(values: list[object]) -> None:
+    values[5] = 10**400  # an average length no float holds
+
+
+def _postings_of_lock_alone(values: list[object]) -> None:
+    """Every term but "lock" renamed to one no other shard has, in no entry: the entries that hold
+    "lock" then hold words that no entry holds."""
+    terms, ends, blob = values[8], array("I", values[9]), values[10]  # type: ignore[arg-type]
+    assert isinstance(terms, list)
+    assert isinstance(blob, bytes)
+    at = terms.index("lock")
+    posting = blob[ends[at - 1] if at else 0 : ends[at]]
+    values[8] = [term if term == "lock" else f"{term}\0" for term in terms]  # sorted as before
+    values[9] = array("I", [0] * at + [len(posting)] * (len(terms) - at)).tobytes()
+    values[10] = posting
+
+
+def _span_past_any_shard(values: list[object]) -> None:
+    spans = array("Q", values[12])  # type: ignore[arg-type]
+    spans[1] = 1 << 62  # the first entry's end: a read of that many bytes cannot be made
+    values[12] = spans.tobytes()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _longer_first_posting,
+        _prose_id_without_a_line,
+        _no_shard_names,
+        _body_total_past_a_float,
+        _span_past_any_shard,
+    ],
+)
 def test_a_cache_file_with_a_valid_checksum_but_a_broken_layout_is_rebuilt(
     memory: Path, capsys: pytest.CaptureFixture[str], damage: Callable[[list[object]], None]
 ) -> None:
@@ -430,3 +466,28 @@ def test_lint_and_doctor_read_past_a_broken_cache_file_as_a_query_does(
     _replanted(memory / CACHE / "failures.idx", _longer_first_posting)
     assert [main(["memory", "lint"]), main(["doctor", "--json"])] == before
     assert capsys.readouterr() == expected
+
+
+@pytest.mark.parametrize(("field", "value"), [(1, "é".encode() * 32), (2, b"9" * 5000)])
+def test_a_cache_file_whose_header_names_a_digest_or_size_no_shard_has_is_rebuilt(
+    memory: Path, capsys: pytest.CaptureFixture[str], field: int, value: bytes
+) -> None:
+    expected = answers(capsys)
+    path = memory / CACHE / "failures.idx"
+    head, _, rest = path.read_bytes().partition(b"\n")
+    fields = head.split(b" ")
+    fields[field] = value
+    path.write_bytes(b" ".join(fields) + b"\n" + rest)
+    assert answers(capsys) == expected
+    check(memory, capsys)
+
+
+def test_a_planted_cache_file_that_breaks_a_query_on_a_division_is_rebuilt(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers(capsys)
+    _replanted(memory / CACHE / "failures.idx", _postings_of_lock_alone)
+    done = lh("memory", "get", "--query", "lock", "--limit", "1", cwd=memory)  # "lock" is widened by its associations
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("[")
+    check(memory, capsys)
