@@ -519,3 +519,27 @@ def test_a_credential_written_in_place_under_the_same_size_time_and_inode_is_mas
     leaked = token in done.stdout + done.stderr  # not shown by a failing assertion
     assert not leaked
     assert done.stdout.splitlines()[1] == "the proxy password rotation is ghp_********"
+
+
+def test_a_key_the_repository_holds_where_a_relative_cache_home_points_vouches_for_nothing(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = github_token(10)
+    hand_write(project, "failures", "planted", f"the proxy token is {token}")
+    planted = project / ".cache"  # a relative XDG_CACHE_HOME names a folder of the project
+    (planted / "lean-harness").mkdir(parents=True)
+    (planted / "lean-harness" / "key").write_bytes(b"k" * 32)
+    relative = {"XDG_CACHE_HOME": ".cache"}
+    assert lh("memory", "get", "--query", "proxy", cwd=project, env=relative).returncode == 0
+    path = project / CACHE / "failures.idx"
+    head, _, rest = path.read_bytes().partition(b"\n")
+    fields = head.split(b" ")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(planted))
+    fields[4] = scans.vouch(fields[1].decode(), search_cache.CLEAN_NAME, secret_scan.__file__).encode()
+    path.write_bytes(b" ".join(fields) + b"\n" + rest)
+    done = lh("memory", "get", "--query", "proxy token", cwd=project, env=relative)
+    leaked = token in done.stdout + done.stderr  # not shown by a failing assertion
+    assert not leaked
+    assert done.stdout.splitlines()[1] == "the proxy token is ghp_********"
+    assert (planted / "lean-harness" / "key").read_bytes() == b"k" * 32
+    assert sorted(p.name for p in (planted / "lean-harness").iterdir()) == ["key"]
