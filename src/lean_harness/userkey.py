@@ -4,7 +4,7 @@ lh remembers the validated config in `<cacheDir>/lh/config.json` so that a comma
 parse and validate it again. A cache folder is inside the project, and a repository can hold
 one: a remembered result is trusted only when it carries a signature made with this key, which
 no repository can hold (adr/0028). The key is 32 random bytes in
-`$XDG_CACHE_HOME/lean-harness/key` (`~/.cache/...` when that is unset; `%LOCALAPPDATA%` on
+`$XDG_CACHE_HOME/lean-harness/key` (`~/.cache/...` when that is unset or relative; `%LOCALAPPDATA%` on
 Windows), made on first use and readable by the user alone. When it can be neither read nor
 made, nothing is signed and nothing is trusted: lh validates every time.
 """
@@ -19,8 +19,10 @@ KEY_BYTES = 32
 
 
 def folder() -> str:
-    """Where the key lives."""
-    base = os.environ.get("XDG_CACHE_HOME") or (os.environ.get("LOCALAPPDATA") if os.name == "nt" else None)
+    """Where the key lives. A relative XDG_CACHE_HOME (or LOCALAPPDATA) is ignored, as the XDG spec
+    asks: it would name a folder of the project lh runs in, where a repository can hold a key."""
+    chosen = [os.environ.get("XDG_CACHE_HOME"), os.environ.get("LOCALAPPDATA") if os.name == "nt" else None]
+    base = next((path for path in chosen if path and os.path.isabs(path)), None)
     return os.path.join(base or os.path.join(os.path.expanduser("~"), ".cache"), "lean-harness")
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
 from lean_harness.memory import search, search_cache
-from lean_harness.memory.handle import Memory, locate
+from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 from lean_harness.values import Value
@@ -78,10 +78,10 @@ def using_index(memory: Memory, work: Callable[[search.Index, frozenset[str]], T
     the shards, which replace the file. Work that fails on those too fails as it would.
     """
     with memory.reading():
-        index, clean = _load_index(memory)
-        try:
+        try:  # the index is made from the segments when it is loaded: a planted file may break that too
+            index, clean = _load_index(memory)
             return work(index, clean)
-        except (ValueError, IndexError, KeyError, TypeError, OverflowError):
+        except (ValueError, IndexError, KeyError, TypeError, ArithmeticError):
             index, clean = _load_index(memory, rebuild=True)
             return work(index, clean)
 
@@ -200,7 +200,7 @@ def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: d
 def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> Entry | None:
     """The entry whose text fills bytes `span` of a shard file, or None when they hold no whole entry."""
     start, end = span
-    if end <= start:
+    if end <= start or end - start > MAX_SHARD_BYTES:  # a span no shard has (a planted cache file)
         return None
     path = memory.shard_path(name)
     refuse_symlink(path, memory.root)

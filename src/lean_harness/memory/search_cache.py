@@ -92,7 +92,9 @@ def read(path: Path) -> Cached | None:
     fields = data[:end].split(b" ")
     if end < 0 or len(fields) != 5 or fields[0] != _FORMAT.encode() or fields[3] not in (b"0", b"1"):
         return None
-    if len(fields[1]) != 64 or not fields[2].isdigit() or not fields[4].isascii():
+    if len(fields[1]) != 64 or not fields[1].isascii() or not fields[4].isascii():
+        return None
+    if not fields[2].isdigit() or len(fields[2]) > 19:  # a shard's size, which int() always reads
         return None
     try:
         segments = search.segments_from_bytes(memoryview(data)[end + 1 :])
