@@ -868,10 +868,16 @@ def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     merged = Index([search.segment.merge(split.segments)])
     assert [s.to_payload() for s in merged.segments] == [s.to_payload() for s in whole.segments]
     spans = {doc.id: (3 * number, 3 * number + 2) for number, doc in enumerate(docs)}  # where each was in its file
-    with_spans = [search.segment_of(part, spans=[spans[doc.id] for doc in part]) for part in parts]
+    marks = {doc.id: 7 * number + 1 for number, doc in enumerate(docs)}  # and the CRC-32 of its bytes there
+    with_spans = [
+        search.segment_of(part, spans=[spans[doc.id] for doc in part], marks=[marks[doc.id] for doc in part])
+        for part in parts
+    ]
     merged_spans = search.segment.merge(with_spans)
-    assert merged_spans.to_payload() == search.segment_of(docs, spans=[spans[doc.id] for doc in docs]).to_payload()
+    whole_spans = search.segment_of(docs, spans=[spans[d.id] for d in docs], marks=[marks[d.id] for d in docs])
+    assert merged_spans.to_payload() == whole_spans.to_payload()
     assert [merged_spans.span(n) for n in range(3)] == [spans[key] for key in merged_spans.ids[:3]]
+    assert [merged_spans.mark(n) for n in range(3)] == [marks[key] for key in merged_spans.ids[:3]]
     loaded = Index.from_bytes(split.to_bytes())  # as a query reads the cache
     for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
         for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):

@@ -7,6 +7,7 @@ index recorded for it, not found by scanning its shard.
 
 from __future__ import annotations
 
+from binascii import crc32
 from collections.abc import Callable, Sequence
 
 from lean_harness.errors import LhError
@@ -135,11 +136,11 @@ def _answer(
     used = 0
     texts: dict[str, str] = {}
     for hit in hits:
-        entry = entry_of(memory, index, hit.shard, hit.id, texts)
+        entry, as_indexed = _read(memory, index, hit.shard, hit.id, texts)
         if entry is None:
             continue
-        # a shard vouched clean holds no credential to mask (memory/search_cache.py)
-        body, findings = (entry.text, []) if hit.shard in clean else _masked(entry)
+        # an entry read as indexed from a shard vouched clean holds no credential to mask (memory/search_cache.py)
+        body, findings = (entry.text, []) if as_indexed and hit.shard in clean else _masked(entry)
         tokens = memory.counter.count(body)
         if used + tokens > max_tokens:
             if results or tokens <= max_tokens:
@@ -184,34 +185,44 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
 def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
     """An indexed entry (or prose block), read from the byte span the index recorded, else found in
     its shard's text (kept in `texts` for the next); call it under the lock the index was loaded under."""
+    return _read(memory, index, shard, key, texts)[0]
+
+
+def _read(
+    memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]
+) -> tuple[Entry | None, bool]:
+    """`entry_of`'s entry, and whether it was read at its span from the very bytes indexed (their
+    CRC-32 is the one the index recorded): only then does a vouch for the shard cover it."""
     shown = memory.shown(memory.shard_path(shard))
     if not key.startswith(PROSE_PREFIX):
-        entry = _at_span(memory, shard, index.span_of(shard, key), shown)
+        entry, mark = _at_span(memory, shard, index.span_of(shard, key), shown)
         if entry is not None and entry.id == key:
-            return entry
+            return entry, mark == index.mark_of(shard, key) != 0
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
     if key.startswith(PROSE_PREFIX):
-        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
+        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard]), False
     found = locate(texts[shard], key, shown)
-    return None if found is None else found[2]
+    return (None if found is None else found[2]), False
 
 
-def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> Entry | None:
-    """The entry whose text fills bytes `span` of a shard file, or None when they hold no whole entry."""
+def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> tuple[Entry | None, int]:
+    """The entry whose text fills bytes `span` of a shard file (None when they hold no whole entry),
+    and the CRC-32 of those bytes."""
     start, end = span
     if end <= start or end - start > MAX_SHARD_BYTES:  # a span no shard has (a planted cache file)
-        return None
+        return None, 0
     path = memory.shard_path(name)
     refuse_symlink(path, memory.root)
     try:
         with open(path, "rb") as handle:
             handle.seek(start)
-            text = handle.read(end - start).decode("utf-8")
+            data = handle.read(end - start)
+        text = data.decode("utf-8")
         entry, stop = entry_at(text, 0, shown)
     except (OSError, UnicodeDecodeError, LhError):
-        return None
-    return entry if stop == len(text) else None
+        return None, 0
+    return (entry if stop == len(text) else None), crc32(data)
 
 
 # --- Loose prose as documents (memory/prose.py) ---------------------------------------------------

@@ -308,6 +308,12 @@ class Index:
             return part.span(local)
         return 0, 0
 
+    def mark_of(self, shard: str, key: str) -> int:
+        """The CRC-32 of the bytes at `span_of(shard, key)` when indexed (0: not known)."""
+        for part, local in self._entries(shard, key):
+            return part.mark(local)
+        return 0
+
     def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int]]:
         """The segments that hold the entry `key` of `shard`, with its number in each (copies too)."""
         for part in self._segments:
@@ -779,15 +785,19 @@ def _impact(shape: Sequence[float], avg_body: float, avg_title: float, settings:
 
 
 def segment_of(
-    docs: Iterable[Doc], settings: Settings = DEFAULT_SETTINGS, spans: Sequence[tuple[int, int]] | None = None
+    docs: Iterable[Doc],
+    settings: Settings = DEFAULT_SETTINGS,
+    spans: Sequence[tuple[int, int]] | None = None,
+    marks: Sequence[int] | None = None,
 ) -> Segment:
-    """A segment of entries (with each one's byte span in its shard file, if given)."""
+    """A segment of entries (with each one's byte span in its shard file and the CRC-32 of those bytes, if given)."""
     rows = []
     for number, doc in enumerate(docs):
         body_len, title_len, weights = _fields(doc, settings)
         span = spans[number] if spans is not None else (0, 0)
+        mark = marks[number] if marks is not None else 0
         terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
-        rows.append(segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span))
+        rows.append(segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span, mark))
     return segment.build(rows, spans=spans is not None)
 
 

@@ -23,6 +23,7 @@ whose id or tags hold one is left out, so the cache can be written as it is.
 from __future__ import annotations
 
 import os
+from binascii import crc32
 from pathlib import Path
 
 from lean_harness import digests
@@ -40,7 +41,7 @@ CLEAN_NAME = "search-clean"  # what a shard's clean verdict is signed as (memory
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
 _BOM = b"\xef\xbb\xbf"
 _SETTINGS = digests.sha256(repr(search.DEFAULT_SETTINGS).encode())[:16]
-_FORMAT = f"lh-search/{search.FORMAT_VERSION}.2/{_SETTINGS}"  # segments depend on how entries are analyzed
+_FORMAT = f"lh-search/{search.FORMAT_VERSION}.3/{_SETTINGS}"  # segments depend on how entries are analyzed
 
 
 class Cached(Value):
@@ -111,16 +112,17 @@ def _built(memory: Memory, name: str, text: str, data: bytes, digest: str) -> Ca
     from lean_harness.secret_scan import mask, scan
 
     shard = parse(text, memory.shown(memory.shard_path(name)))
-    docs, spans, clean = _entry_docs(name, shard, text, len(_BOM) if data.startswith(_BOM) else 0)
+    docs, spans, marks, clean = _entry_docs(name, shard, text, len(_BOM) if data.startswith(_BOM) else 0)
     loose = prose.blocks(shard)
     for block in loose:
         findings = scan(block.text)  # the cache is no place for a flagged value, as for entries
         masked = mask(block.text, findings) if findings else block.text
         docs.append(search.Doc(f"{PROSE_PREFIX}{block.line}", name, "", (), masked))
         spans.append((0, 0))
+        marks.append(0)  # read from the shard's text, never at a span
     last = shard.blocks[-1] if shard.blocks else ""
     open_end = (not text or text.endswith("\n")) and (isinstance(last, Entry) or not last.strip() or not loose)
-    return Cached(digest, len(data), open_end, [search.segment_of(docs, spans=spans)], clean)
+    return Cached(digest, len(data), open_end, [search.segment_of(docs, spans=spans, marks=marks)], clean)
 
 
 def _appended(memory: Memory, name: str, cached: Cached, data: bytes, digest: str) -> Cached | None:
@@ -135,36 +137,41 @@ def _appended(memory: Memory, name: str, cached: Cached, data: bytes, digest: st
         return None  # the whole shard is read again, and its error told as a full read tells it
     if any(isinstance(block, str) and block.strip() for block in shard.blocks):
         return None  # loose prose was added: its blocks may join those before it
-    docs, spans, clean = _entry_docs(name, shard, tail, size)
+    docs, spans, marks, clean = _entry_docs(name, shard, tail, size)
     open_end = tail.endswith("\n")
-    segments = _merged([*cached.segments, search.segment_of(docs, spans=spans)])
+    segments = _merged([*cached.segments, search.segment_of(docs, spans=spans, marks=marks)])
     # Every entry lies wholly before the old end or after it, so both parts clean make every entry clean.
     return Cached(digest, len(data), open_end, segments, cached.clean and clean)
 
 
-def _entry_docs(name: str, shard: Shard, text: str, start: int) -> tuple[list[search.Doc], list[tuple[int, int]], bool]:
+def _entry_docs(
+    name: str, shard: Shard, text: str, start: int
+) -> tuple[list[search.Doc], list[tuple[int, int]], list[int], bool]:
     """The entries of `shard`, parsed from `text` at byte `start` of its file, as the index sees them,
-    with the byte span of each, and whether the whole text scanned clean."""
+    with the byte span of each and the CRC-32 of those bytes, and whether the whole text scanned clean."""
     from lean_harness.secret_scan import mask, scan
 
     clean = not scan(text)  # one scan of the whole text clears every entry in it
     docs: list[search.Doc] = []
     spans: list[tuple[int, int]] = []
+    marks: list[int] = []
     offset = start
     for block in shard.blocks:
-        raw = block if isinstance(block, str) else block.raw or ""
-        size = len(raw) if raw.isascii() else len(raw.encode("utf-8"))
+        raw = (block if isinstance(block, str) else block.raw or "").encode("utf-8")
         if isinstance(block, Entry):
             if clean:
                 docs.append(search.Doc(block.id, name, block.created, block.tags, block.text))
-                spans.append((offset, offset + size))
             elif not scan(" ".join([block.id, *block.tags])):
                 findings = scan(block.text)  # allowed or not: the cache is no place for a flagged value
                 text = mask(block.text, findings) if findings else block.text
                 docs.append(search.Doc(block.id, name, block.created, block.tags, text))
-                spans.append((offset, offset + size))
-        offset += size
-    return docs, spans, clean
+            else:
+                offset += len(raw)
+                continue
+            spans.append((offset, offset + len(raw)))
+            marks.append(crc32(raw))
+        offset += len(raw)
+    return docs, spans, marks, clean
 
 
 def _merged(segments: list[Segment]) -> list[Segment]:

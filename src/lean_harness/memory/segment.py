@@ -14,7 +14,8 @@ sorted and stored as five `array('d')` values each. The postings are one blob in
 sorted vocabulary, with each term's end offset as an `array('I')` (`Lexicon`), so loading a segment
 makes one string per term and nothing per posting. The forward list is `count + 1` offsets, then
 each entry's terms as numbers in the sorted vocabulary. Spans are each entry's (start, end) byte
-offsets in its shard file, or empty.
+offsets in its shard file and the CRC-32 of those bytes (its mark: what a reader checks it read
+the entry as indexed), or empty.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Row(Value):
     title_len: int
     weights: dict[str, tuple[float, float, float]]
     span: tuple[int, int] = (0, 0)
+    mark: int = 0  # the CRC-32 of the entry's bytes at `span`
 
 
 class Lexicon:
@@ -160,7 +162,11 @@ class Segment:
         if not self.spans:
             return 0, 0
         spans = memoryview(self.spans).cast("Q")
-        return spans[2 * doc], spans[2 * doc + 1]
+        return spans[3 * doc], spans[3 * doc + 1]
+
+    def mark(self, doc: int) -> int:
+        """The CRC-32 of the entry's bytes at its span when indexed (0: not known)."""
+        return memoryview(self.spans).cast("Q")[3 * doc + 2] if self.spans else 0
 
     def to_payload(self) -> tuple[object, ...]:
         """Plain values for marshal."""
@@ -202,7 +208,7 @@ def from_payload(payload: object) -> Segment:
         and len(created) == count
         and len(doc_shards) == 4 * count
         and len(forward) >= 4 * (count + 1)
-        and len(spans) in (0, 16 * count)
+        and len(spans) in (0, 24 * count)
         and len(shapes) % 40 == 0
         and len(ends) == 4 * len(terms)
         and (memoryview(ends).cast("I")[-1] if terms else 0) == len(blob)
@@ -249,6 +255,7 @@ def merge(segments: Sequence[Segment]) -> Segment:
                     0,
                     {},
                     segment.span(doc),
+                    segment.mark(doc),
                 )
             )
     order = sorted(range(len(rows)), key=lambda n: (rows[n].id, rows[n].shard))
@@ -309,5 +316,5 @@ def _assemble(
         shapes=array("d", [value for shape in shapes for value in shape]).tobytes(),
         postings=Lexicon.of(postings),
         forward=offsets.tobytes() + numbers.tobytes(),
-        spans=array("Q", [v for row in ordered for v in row.span]).tobytes() if spans else b"",
+        spans=array("Q", [v for row in ordered for v in (*row.span, row.mark)]).tobytes() if spans else b"",
     )
