@@ -541,3 +541,22 @@ def test_a_key_the_repository_holds_where_a_relative_cache_home_points_vouches_f
     assert done.stdout.splitlines()[1] == "the proxy token is ghp_********"
     assert (planted / "lean-harness" / "key").read_bytes() == b"k" * 32
     assert sorted(p.name for p in (planted / "lean-harness").iterdir()) == ["key"]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need privileges on Windows")
+@pytest.mark.parametrize("folder", ["search", "shards", "tokens"])
+def test_a_linked_cache_folder_is_refused_and_nothing_is_written_through_it(
+    memory: Path, tmp_path: Path, folder: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    cache = memory / ".agents/.cache/lh"
+    shutil.rmtree(cache / folder, ignore_errors=True)
+    (cache / folder).symlink_to(outside, target_is_directory=True)
+    done = lh("memory", "get", "--query", "lock", cwd=memory)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f".agents/.cache/lh/{folder} is a symbolic link; lean-harness only manages real files."
+        " Replace the link with the file or folder itself\n"
+    )
+    assert list(outside.iterdir()) == []

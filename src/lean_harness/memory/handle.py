@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from lean_harness.memory import index as index_md
 
 INDEX_NAME = "INDEX.md"
+# The folders under <cacheDir>/lh that commands write files in (the search index, summaries,
+# token counts and ranks, renames, the hooks' state): a link there would send those writes out of the project.
+CACHE_FOLDERS = ("search", "shards", "tokens", "ranks", "renames", "hooks")
 MAX_SHARD_BYTES = 64 * 1024 * 1024
 
 
@@ -213,6 +216,8 @@ class Memory:
     def _lock(self, shared: bool, timeout: float | None = None) -> Iterator[None]:
         lock_path = self.config.cache_dir / "lh" / "write.lock"
         refuse_symlink(lock_path, self.root)  # every cache folder on the way, and the lock itself
+        for folder in CACHE_FOLDERS:  # and the folders lh writes its caches in, each replaced file by file
+            refuse_symlink(lock_path.parent / folder, self.root)
         with locked(lock_path, self.shown(lock_path), timeout, shared=shared):
             self._locked = True
             try:
