@@ -300,6 +300,14 @@ def test_spans_hold_in_a_crlf_shard_with_a_byte_order_mark_and_non_ascii_text(
         "lock note 2 über the proxy",
     ]
     assert segments(project, "failures") == 2
+    cached = search_cache.read(project / CACHE / "failures.idx")
+    assert cached is not None
+    assert cached.sha256 == handle.open_memory(load(project)).summary("failures").sha256  # not re-read each query
+    data = path.read_bytes()
+    for part in cached.segments:
+        for number, key in enumerate(part.ids):
+            start, end = part.span(number)  # the mark's 3 bytes counted: each span holds its entry
+            assert data[start:end].startswith(f'<!-- lh:entry id="{key}"'.encode()), key
     check(project, capsys)
 
 

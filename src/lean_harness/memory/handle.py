@@ -79,15 +79,16 @@ class Memory:
             raise LhError(f'no memory directory at {self.shown(folder)}; run "lh init"')
 
     def read_shard(self, name: str) -> tuple[str, bytes]:
-        """A shard's text and bytes ("" when the file does not exist yet)."""
+        """A shard's text, less a byte-order mark, and its bytes as the file holds them, mark included
+        (its digest is then the one its summary holds); "" when the file does not exist yet."""
         path = self.shard_path(name)
         refuse_symlink(path, self.root)
         try:
             self.check_size(name, path.stat().st_size)
         except FileNotFoundError:
             return "", b""
-        text = read_text(path, self.root)
-        return text, text.encode("utf-8")
+        text = read_text(path, self.root, keep_bom=True)
+        return text.removeprefix("\ufeff"), text.encode("utf-8")
 
     def check_size(self, name: str, size: int) -> None:
         """Raise when shard `name`, `size` bytes long, is past the size limit of a shard."""
