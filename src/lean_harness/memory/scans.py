@@ -16,6 +16,7 @@ an unwritable cache only means scanning again next time.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -131,17 +132,27 @@ def vouched(digest: str, signature: str, record_name: str, scanner: str) -> bool
 _STAMPS: dict[tuple[str, str], str] = {}
 
 
+# Modules beside a scanner whose code decides what it finds: which texts each rule runs on.
+_SCANNER_PARTS = ("keywords.py",)
+
+
 def _stamp(scanner: str, record_name: str) -> str:
-    """What a clean verdict depends on besides the bytes: the rules' source and the Python running them."""
+    """What a clean verdict depends on besides the bytes: the rules' source, the source of the
+    modules they run on (`_SCANNER_PARTS`, beside the scanner), and the Python running them."""
     found = _STAMPS.get((scanner, record_name))
     if found is None:
         try:
-            with open(scanner, "rb") as handle:
-                source = handle.read()
+            folder = os.path.dirname(scanner)
+            source = b"".join(_source(path) for path in [scanner, *(os.path.join(folder, p) for p in _SCANNER_PARTS)])
         except (OSError, TypeError):
             return ""  # no source to stamp: nothing is remembered
         found = _STAMPS[scanner, record_name] = f"lh-{record_name} " + digests.sha256(source + sys.version.encode())
     return found
+
+
+def _source(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _read(record: Path, stamp: str) -> frozenset[str]:
