@@ -308,6 +308,14 @@ def test_an_association_sharing_less_than_the_least_share_is_not_taken(least: fl
     assert ids(Index.build(ENOSPC, Settings(association_least=least)).search("disk")) == found
 
 
+@pytest.mark.parametrize(("least", "terms"), [(1.0, ["disk", "full"]), (1.01, ["disk"])])
+def test_an_association_sharing_exactly_the_least_share_is_taken(least: float, terms: list[str]) -> None:
+    # "full" is in a and b alone, as "disk" is: a share of 2/2 * 2/2 = 1
+    index = Index.build(ENOSPC, Settings(association_least=least))
+    [(_, _, _, alternatives)] = index._associate(index._concepts("disk"))
+    assert [term for term, _ in alternatives] == terms
+
+
 def test_settings_shape_the_index_without_touching_other_indexes() -> None:
     plain = Index.build(MEMORY, Settings(stem=False))
     assert [h.matched for h in plain.search("failing upload")] == [("upload",)]
