@@ -150,9 +150,8 @@ class Memory:
         return listing
 
     def totals(self) -> index_md.Totals:
-        from lean_harness.memory import (
-            index as index_md,
-        )  # INDEX.md's module: writes and status need it, queries do not
+        # INDEX.md's module: writes and status need it, queries do not
+        from lean_harness.memory import index as index_md
 
         tokens = sum(self.summary(name).tokens for name in self.config.shard_names)
         return index_md.Totals(tokens, self.config.token_budget, self.config.compact_at_percent)
