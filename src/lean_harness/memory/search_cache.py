@@ -13,8 +13,8 @@ end, as a put or an import leaves it, is indexed from the old length on, as one 
 are merged, and merged into the first when they hold a quarter as many entries. Any other
 change (an edit, a compaction, another git branch) rebuilds that shard's segments alone. A
 missing, corrupt or truncated file is rebuilt, never trusted (adr/0021-incremental-search-index.md),
-and a query that trips over a file whose checksum holds but whose layout does not (a planted one)
-answers from segments made now (memory/query.py `ask`).
+and a query, lint or doctor that trips over a file whose checksum holds but whose layout does not
+(a planted one) works again from segments made now (memory/query.py `using_index`).
 
 What is indexed never holds a flagged credential: flagged values are indexed masked, and an entry
 whose id or tags hold one is left out, so the cache can be written as it is.
@@ -158,16 +158,11 @@ def _entry_docs(
     offset = start
     for block in shard.blocks:
         raw = (block if isinstance(block, str) else block.raw or "").encode("utf-8")
-        if isinstance(block, Entry):
-            if clean:
-                docs.append(search.Doc(block.id, name, block.created, block.tags, block.text))
-            elif not scan(" ".join([block.id, *block.tags])):
-                findings = scan(block.text)  # allowed or not: the cache is no place for a flagged value
-                text = mask(block.text, findings) if findings else block.text
-                docs.append(search.Doc(block.id, name, block.created, block.tags, text))
-            else:
-                offset += len(raw)
-                continue
+        # an entry whose id or tags hold a flagged value is left out; one whose text holds one is masked
+        if isinstance(block, Entry) and (clean or not scan(" ".join([block.id, *block.tags]))):
+            findings = [] if clean else scan(block.text)  # allowed or not: the cache is no place for one
+            body = mask(block.text, findings) if findings else block.text
+            docs.append(search.Doc(block.id, name, block.created, block.tags, body))
             spans.append((offset, offset + len(raw)))
             marks.append(crc32(raw))
         offset += len(raw)
