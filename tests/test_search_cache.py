@@ -585,3 +585,7 @@ def test_a_verdict_is_stamped_with_the_scanner_and_the_keyword_index_it_runs_on(
     (tmp_path / "keywords.py").unlink()
     monkeypatch.setattr(scans, "_STAMPS", {})
     assert scans.vouch("d" * 64, "search-clean", scanner) == ""  # no source to stamp: nothing is vouched for
+
+
+def test_verdicts_are_stamped_with_the_scanner_that_runs() -> None:
+    assert Path(scans.CREDENTIALS).samefile(secret_scan.__file__)

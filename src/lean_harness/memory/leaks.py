@@ -80,10 +80,11 @@ def flagged(paths: Sequence[Path], cache_dir: Path | None = None) -> list[Path]:
     With `cache_dir`, contents found clean before under the same scanner are not scanned again,
     and the digests of the contents found clean now replace the record (memory/scans.py).
     """
+    from lean_harness.memory.scans import CREDENTIALS
     from lean_harness.memory.scans import flagged as flagged_by
 
     return flagged_by(
-        paths, cache_dir, CLEAN_NAME, secret_scan.__file__, lambda data: bool(secret_scan.scan(data.decode("latin-1")))
+        paths, cache_dir, CLEAN_NAME, CREDENTIALS, lambda data: bool(secret_scan.scan(data.decode("latin-1")))
     )
 
 

@@ -131,6 +131,10 @@ def vouched(digest: str, signature: str, record_name: str, scanner: str) -> bool
 
 _STAMPS: dict[tuple[str, str], str] = {}
 
+# The credential scanner's source (secret_scan.py), found beside the package's modules, so that a
+# verdict on it is checked without importing its rules.
+CREDENTIALS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "secret_scan.py")
+
 
 # Modules beside a scanner whose code decides what it finds: which texts each rule runs on.
 _SCANNER_PARTS = ("keywords.py",)

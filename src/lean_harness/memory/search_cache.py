@@ -22,7 +22,6 @@ whose id or tags hold one is left out, so the cache can be written as it is.
 
 from __future__ import annotations
 
-import os
 from binascii import crc32
 from pathlib import Path
 
@@ -54,12 +53,6 @@ class Cached(Value):
     clean: bool = False  # every entry and block of prose scanned clean of credentials, as the user's lh vouched
 
 
-def _scanner() -> str:
-    """The credential scanner's source, whose bytes a vouch is stamped with (memory/scans.py): found
-    beside this package's modules, so that a vouched query imports no rule."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "secret_scan.py")
-
-
 def shard_segments(memory: Memory, name: str, sha256: str, rebuild: bool = False) -> Cached:
     """The segments of a shard whose file has the hash `sha256`, from the cache or (`rebuild`:
     whatever is cached) made now."""
@@ -74,7 +67,7 @@ def shard_segments(memory: Memory, name: str, sha256: str, rebuild: bool = False
     fresh = _appended(memory, name, cached, data, digest) if cached is not None else None
     if fresh is None:
         fresh = _built(memory, name, text, data, digest)
-    signature = (scans.vouch(fresh.sha256, CLEAN_NAME, _scanner()) if fresh.clean else "") or "-"
+    signature = (scans.vouch(fresh.sha256, CLEAN_NAME, scans.CREDENTIALS) if fresh.clean else "") or "-"
     header = f"{_FORMAT} {fresh.sha256} {fresh.size} {int(fresh.open_end)} {signature}\n".encode()
     try:  # derived data: atomic, but not synced; a torn file fails its checksum and is rebuilt
         write_atomic(path, header + search.segment_bytes(fresh.segments), compare=False, durable=False)
@@ -102,7 +95,7 @@ def read(path: Path) -> Cached | None:
     except ValueError:
         return None
     sha256, signature = fields[1].decode("ascii"), fields[4].decode("ascii")
-    clean = signature != "-" and scans.vouched(sha256, signature, CLEAN_NAME, _scanner())
+    clean = signature != "-" and scans.vouched(sha256, signature, CLEAN_NAME, scans.CREDENTIALS)
     return Cached(sha256, int(fields[2]), fields[3] == b"1", segments, clean)
 
 
