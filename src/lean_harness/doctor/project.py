@@ -314,22 +314,22 @@ def reachability(p: Project) -> Verdict:
     if skipped or p.memory is None:
         return skipped or Verdict("skip", "skipped")
     memory = p.memory
-    every: list[tuple[str, str]] = []
 
-    def sampled(search_index: Index, _: frozenset[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
-        every[:] = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
+    def sampled(search_index: Index, _: frozenset[str]) -> tuple[int, list[tuple[str, str, str]], list[str]]:
+        """How many entries there are, the sample's (shard, id, title), and those not found."""
+        every = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
         sample = _titled(memory, search_index, every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE])
         lost = [
             shown(f"{name}/{key}: {title}")  # an id or a title written by hand may hold a credential or framing
             for name, key, title in sample
             if not search_index.finds(title, name, key, 5)
         ]
-        return sample, lost
+        return len(every), sample, lost
 
-    sample, lost = query.using_index(memory, sampled)
-    if not every:
+    count, sample, lost = query.using_index(memory, sampled)
+    if not count:
         return Verdict("ok", "no entries yet")
-    scope = f"{len(sample)} entries sampled from {len(every)}" if len(sample) < len(every) else _entries(len(every))
+    scope = f"{len(sample)} entries sampled from {count}" if len(sample) < count else _entries(count)
     if lost:
         return Verdict(
             "warn",
