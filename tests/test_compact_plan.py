@@ -140,7 +140,7 @@ def test_four_of_six_notes_merged_down_to_the_target_give_this_whole_plan() -> N
         f" `lh memory expand {digest.entry.id} --print` shows them whole.\n"
         "- Note e0 title\n- Note e1 title\n- Note e2 title\n- Note e3 title"
     )
-    assert (planned.due, planned.merged, planned.reached) == (True, 4, True)
+    assert (planned.due, merged(planned), planned.reached) == (True, 4, True)
 
 
 def test_a_target_the_estimate_reaches_stops_the_group_there() -> None:
@@ -155,7 +155,7 @@ def test_a_target_the_estimate_reaches_stops_the_group_there() -> None:
         Holder("s", "e3", 43, "left"),
         Holder("s", digest.entry.id, 36, "digest"),
     )
-    assert (planned.merged, planned.reached) == (3, True)
+    assert (merged(planned), planned.reached) == (3, True)
 
 
 @pytest.mark.parametrize(
@@ -377,7 +377,7 @@ def test_superseded_entries_go_first_then_the_largest_shard_oldest_first() -> No
             Holder("small", small_key, 32, "digest"),
         ),
     )
-    assert (planned.merged, planned.reached) == (5, False)
+    assert (merged(planned), planned.reached) == (5, False)
 
 
 def test_a_nearer_target_takes_the_superseded_entry_and_the_largest_shard_only() -> None:
@@ -1040,3 +1040,8 @@ def test_a_digest_whose_from_is_not_a_time_starts_its_range_at_its_creation(hand
     (merged,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
     assert merged.entry.attr("from") == "2026-01-05T00:00:00Z"
     assert merged.entry.text.split("\n")[0] == intro(4, "2026-01-05", "2026-01-07", merged.entry.id)
+
+
+def merged(planned: Plan) -> int:
+    """How many entries the plan's digests take in."""
+    return sum(len(digest.sources) for digest in planned.digests)

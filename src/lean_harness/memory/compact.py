@@ -119,10 +119,6 @@ class Plan:
         return self.total_before > self.threshold
 
     @property
-    def merged(self) -> int:
-        return sum(len(d.sources) for d in self.digests)
-
-    @property
     def reached(self) -> bool:
         return self.total_after <= self.target
 

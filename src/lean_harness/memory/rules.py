@@ -148,22 +148,6 @@ def id_problem(key: str) -> str | None:
     )
 
 
-def check_tag(tag: str) -> str:
-    """A tag, lowercased, or an error naming the allowed shape."""
-    problem = tag_problem(tag)
-    if problem:
-        raise LhError(problem)
-    return tag.strip().lower()
-
-
-def check_id(key: str) -> str:
-    """An entry id, or an error naming the allowed shape."""
-    problem = id_problem(key)
-    if problem:
-        raise LhError(problem)
-    return key
-
-
 def shard_problem(name: str, names: Sequence[str], config_path: str) -> str | None:
     """Why `name` is not a shard of this memory, or None."""
     if name in names:
