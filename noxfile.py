@@ -1,41 +1,45 @@
-"""Development sessions: tests, slow, lint, typecheck, clients (run all with `nox`); bench and mutation on demand."""
+"""Development sessions: tests (the real clients included), lint, typecheck (run all with `nox`); others on demand."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "slow", "lint", "typecheck", "clients"]
+nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.error_on_missing_interpreters = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
-# The real clients, pinned: the `clients` session installs them from npm (tests/test_clients.py).
+# The real clients, pinned: `tests` and `clients` install them from npm (tests/test_clients.py).
 CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102", "@openai/codex@0.171.0")
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite against the installed package, without the slow tests."""
+    """Run every test on two workers: slow ones and, when npm is there, the real clients (installed meanwhile)."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run("pytest", "-m", "not slow", *session.posargs)
+    npm = _start_clients_install(session)
+    session.run("pytest", "-n", "auto", "--ignore=tests/test_clients.py", *session.posargs)
+    if npm is not None:
+        _run_clients(session, npm)
 
 
 @nox.session
 def slow(session: nox.Session) -> None:
     """Run only the tests marked slow (many processes, kills at every step, large memories)."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run("pytest", "-m", "slow", *session.posargs)
+    session.run("pytest", "-n", "auto", "-m", "slow", *session.posargs)
 
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Time every per-turn command at 1k, 10k and 100k entries (minutes; not part of `nox`)."""
+    """Measure the supported envelope (benchmarks/bench_envelope.py; minutes; not part of `nox`)."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run("python", "benchmarks/bench_scale.py", *session.posargs)
+    session.run("python", "benchmarks/bench_envelope.py", *session.posargs)
 
 
 @nox.session
@@ -48,8 +52,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """Type-check src/ with mypy in strict mode."""
-    session.install(".", *nox.project.dependency_groups(PYPROJECT, "typecheck"))
+    """Type-check src/ with mypy in strict mode (the package's own imports need no install)."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "typecheck"))
     session.run("mypy")
 
 
@@ -63,15 +67,31 @@ def mutation(session: nox.Session) -> None:
 @nox.session
 def clients(session: nox.Session) -> None:
     """Install the plugin with the real Claude Code, Copilot CLI and Codex CLI, pinned, from npm."""
+    session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
+    npm = _start_clients_install(session)
+    if npm is None:
+        session.skip("npm not found; install Node.js 22 or newer to run the real clients")
+    _run_clients(session, npm)
+
+
+def _start_clients_install(session: nox.Session) -> tuple[subprocess.Popen[bytes], Path] | None:
+    """Start installing the pinned clients into the session's folder; None without npm (an error on CI)."""
     if shutil.which("npm") is None:
         if os.environ.get("CI"):
             session.error("npm is needed to install the clients; install Node.js 22 or newer")
-        session.skip("npm not found; install Node.js 22 or newer to run the real clients")
-    session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
+        return None
     prefix = Path(session.create_tmp()).resolve() / "clients"
-    session.run(
-        "npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save", *CLIENTS, external=True
-    )
+    log = (prefix.parent / "npm-install.log").open("wb")
+    command = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save", *CLIENTS]
+    session.log(" ".join(command) + " (in the background)")
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL), prefix
+
+
+def _run_clients(session: nox.Session, npm: tuple[subprocess.Popen[bytes], Path]) -> None:
+    """Wait for the clients' install, then run tests/test_clients.py against them."""
+    process, prefix = npm
+    if process.wait() != 0:
+        session.error(f"npm install failed: {(prefix.parent / 'npm-install.log').read_text(errors='replace')[-2000:]}")
     session.run(
         "pytest",
         "tests/test_clients.py",
