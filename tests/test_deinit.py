@@ -146,3 +146,32 @@ def test_purge_asks_at_a_terminal(answer: str, code: int, project: Path) -> None
     assert (project / ".agents").exists() is (answer == "n")
     if answer == "n":
         assert done.stderr == "nothing was changed\n"
+
+
+def test_purge_leaves_every_file_lh_did_not_write_in_the_folders_it_shares(project: Path) -> None:
+    assert main(["config", "set", "memory.dir", "docs"]) == 0
+    assert main(["config", "set", "memory.cacheDir", "tools"]) == 0
+    (project / ".agents" / "memory").rename(project / "docs")
+    assert main(["memory", "put", "seed", "the build needs make"]) == 0
+    assert main(["memory", "get", "--query", "build"]) == 0
+    users = {
+        "docs/guide.md": "# Our guide\n",
+        "docs/archive/2019-roadmap.md": "# Old roadmap\n",
+        "docs/archive/seed.txt": "not a shard archive\n",
+        "docs/.imports/notes.txt": "our import notes\n",
+        "docs/.pending/todo.md": "our own to-do list\n",
+        "docs/.pending/.consumed/readme.txt": "ours\n",
+        "tools/lh/build.sh": "#!/bin/sh\nmake\n",
+        "tools/lh/settings.json": '{"ours": true}\n',
+        "tools/format.py": "print('ours')\n",
+        ".agents/skills/review/SKILL.md": "---\nname: review\n---\nReview code.\n",
+    }
+    for name, text in users.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text, encoding="utf-8")
+    done = lh("deinit", "--purge", "--yes", cwd=project)
+    assert (done.returncode, done.stderr) == (0, "")
+    left = {p.relative_to(project).as_posix(): p.read_text(encoding="utf-8") for p in project.rglob("*") if p.is_file()}
+    assert left == users
+    assert not (project / ".agents" / "lh.toml").exists()
+    assert "kept the folder for the other files in it" in done.stdout

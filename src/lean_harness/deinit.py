@@ -9,6 +9,7 @@ The config, memory and caches stay unless `purge` is asked for. Running it again
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from lean_harness import config as config_mod
 from lean_harness import pointer
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, without_block, write_text
+from lean_harness.memory.handle import CACHE_NAMES
 
 # The first words of every block lh has written, whatever a version said after them, and the
 # line that ends it (adr/0004-committed-and-ignored.md, adr/0008-merges.md, pointer.py).
@@ -55,29 +57,64 @@ def folders(root: Path) -> list[Path]:
     return [folder for folder, _ in _owned(root)]
 
 
+# What lh writes, by name, in the folders it may share with the user's own files: a pending
+# note (memory/inbox.py), a consumed-note marker, an import record (memory/importing.py).
+_PENDING_NOTE = re.compile(r"\d{8}T\d{6}\.\d{9}Z-\d+-[0-9a-f]{8}\.md")
+_CONSUMED = re.compile(r"[0-9a-f]{64}")
+_IMPORT_RECORD = re.compile(r"[a-z][a-z-]*-[0-9a-f]{12}\.json")
+
+
 def _owned(root: Path) -> list[tuple[Path, list[Path]]]:
-    """Each such folder with what lh wrote in it: all of `.agents/`; elsewhere only lh's own
-    files (the shards, INDEX.md, the archive, pending notes, the import log, the cache's `lh/`)."""
+    """Each folder holding lean-harness data with the paths lh wrote in it, and nothing else:
+    the config, the configured shards, INDEX.md and their archives, pending notes, consumed-note
+    markers and import records by their names, and the cache's `lh/` folders by name."""
     agents = root / ".agents"
-    found: list[tuple[Path, list[Path]]] = [(agents, [agents])]
+    found: list[tuple[Path, list[Path]]] = [(agents, [agents / "lh.toml", agents / "lh.toml.bak"])]
     try:
         cfg = config_mod.load(root)
     except LhError:
-        cfg = None  # no config, or a broken one: .agents/ is all we know of
-    if cfg is not None:
-        names = [f"{name}.md" for name, _ in cfg.shards] + ["INDEX.md", "archive", ".pending", ".imports"]
-        found.append((cfg.memory_dir, [cfg.memory_dir / name for name in names]))
-        found.append((cfg.cache_dir, [cfg.cache_dir / "lh"]))
+        cfg = None  # no config, or a broken one: the default places are all we know of
+    memory_dir = cfg.memory_dir if cfg else agents / "memory"
+    cache_dir = cfg.cache_dir if cfg else agents / ".cache"
+    shards = [name for name, _ in cfg.shards] if cfg else []
+    memory = [memory_dir / f"{name}.md" for name in shards] + [memory_dir / "INDEX.md"]
+    memory += [memory_dir / "archive" / f"{name}.md" for name in shards]
+    pending = memory_dir / ".pending"
+    memory += _named(pending, _PENDING_NOTE) + _named(pending / ".consumed", _CONSUMED)
+    memory += _named(memory_dir / ".imports", _IMPORT_RECORD)
+    # The default cache's `lh/` is lh's by its place; a cache dir set elsewhere holds lh's names only.
+    found[0][1].append(agents / ".cache" / "lh")
+    found += [(memory_dir, memory), (cache_dir, [cache_dir / "lh" / name for name in CACHE_NAMES])]
     owned: list[tuple[Path, list[Path]]] = []
     for folder, paths in found:
         absolute = Path(os.path.normpath(folder.absolute()))
         if absolute == root or not absolute.is_relative_to(root):
             continue
-        if any(absolute.is_relative_to(other) for other, _ in owned):
-            continue
-        if absolute.exists() or absolute.is_symlink():
-            owned.append((absolute, [Path(os.path.normpath(path.absolute())) for path in paths]))
+        normal = [Path(os.path.normpath(path.absolute())) for path in paths]
+        for other, held in owned:
+            if absolute.is_relative_to(other):  # the default memory and cache dirs, inside .agents/
+                held.extend(normal)
+                break
+        else:
+            if absolute.exists() or absolute.is_symlink():
+                owned.append((absolute, normal))
     return owned
+
+
+def _named(folder: Path, name: re.Pattern[str]) -> list[Path]:
+    """The files in `folder` whose whole name matches `name`."""
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return sorted(path for path in folder.iterdir() if name.fullmatch(path.name) and not path.is_dir())
+
+
+def _prune(folder: Path, top: Path) -> None:
+    """Remove `folder` and each parent up to `top` while they are empty."""
+    while folder.is_relative_to(top) and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        if folder == top:
+            return
+        folder = folder.parent
 
 
 def run(root: Path, purge: bool = False) -> DeinitResult:
@@ -113,8 +150,9 @@ def run(root: Path, purge: bool = False) -> DeinitResult:
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
-        if folder.exists() and not any(folder.iterdir()):
-            folder.rmdir()
+        for path in sorted(paths, key=lambda p: len(p.parts), reverse=True):
+            _prune(path.parent, folder)
+        _prune(folder, folder)
         shown = display(folder, root) + "/"
         (emptied if folder.exists() else deleted).append(shown)
     kept = () if purge else tuple(display(f, root) + "/" for f in folders(root))

@@ -29,6 +29,9 @@ INDEX_NAME = "INDEX.md"
 # The folders under <cacheDir>/lh that commands write files in (the search index, summaries,
 # token counts and ranks, renames, the hooks' state): a link there would send those writes out of the project.
 CACHE_FOLDERS = ("search", "shards", "tokens", "ranks", "renames", "hooks")
+# Every name lh writes directly under <cacheDir>/lh: `lh deinit --purge` deletes these and nothing
+# else there, since a cache dir set in the config may be a folder the user keeps files in.
+CACHE_NAMES = (*CACHE_FOLDERS, "write.lock", "journal", "config.json", "scan-clean", "directive-clean", "evidence")
 MAX_SHARD_BYTES = 64 * 1024 * 1024
 
 
