@@ -182,15 +182,17 @@ def generate_index(project: Project, index_path: str) -> str | None:
     """INDEX.md as lh generates it now, or None when lh cannot here; recorded as lh's when the file holds it."""
     from pathlib import Path
 
-    from lean_harness.config import load
-    from lean_harness.errors import LhError
-    from lean_harness.memory.handle import open_memory
-
+    try:  # under `python3 -S` the config's first check (jsonschema) may not import
+        from lean_harness.config import load
+        from lean_harness.errors import LhError
+        from lean_harness.memory.handle import open_memory
+    except ImportError:
+        return None
     try:
         text = open_memory(load(Path(project.root))).render_index().text
         with open(index_path, encoding="utf-8") as handle:
             same = handle.read() == text
-    except (LhError, OSError, ValueError):
+    except (LhError, ImportError, OSError, ValueError):
         return None
     if same:
         hookstate.record_index(project.memory_dir, project.cache_dir, project.config)
