@@ -17,7 +17,7 @@ import pytest
 from lean_harness import hooks, hookstate
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import handle, status, writes
+from lean_harness.memory import handle, writes
 
 REPO = Path(__file__).resolve().parents[1]
 MEMORY = ".agents/memory"
@@ -418,7 +418,8 @@ def test_session_start_shows_the_index_lh_generates_never_a_hand_edit(project: P
     # A shard a person edited: what is shown is what lh writes for it, not the INDEX.md on disk.
     with (project / MEMORY / "quirks.md").open("a", encoding="utf-8") as handle:
         handle.write(
-            '\n<!-- lh:entry id="quirk-1" created="2026-01-02T03:04:05Z" -->\nuv sync needs --frozen in CI\n<!-- /lh:entry id="quirk-1" -->\n'
+            '\n<!-- lh:entry id="quirk-1" created="2026-01-02T03:04:05Z" -->\n'
+            'uv sync needs --frozen in CI\n<!-- /lh:entry id="quirk-1" -->\n'
         )
     printed = hook("session-start", project)
     assert lh("memory", "index", cwd=project).returncode == 0
@@ -494,5 +495,6 @@ def test_nothing_a_hook_prints_carries_a_terminal_escape(project: Path) -> None:
     hook("session-start", project)
     (project / MEMORY / "a\x1b]0;x\x07\x1b[2J.md").write_text("new\n", encoding="utf-8")
     printed = hook("prompt-submit", project)
-    assert "\x1b" not in printed and "\x07" not in printed
+    assert "\x1b" not in printed
+    assert "\x07" not in printed
     assert ".agents/memory/aU+001B]0;xU+0007U+001B[2J.md" in printed

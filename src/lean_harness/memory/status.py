@@ -7,8 +7,8 @@ from pathlib import Path
 from lean_harness import hookstate
 from lean_harness.config import Config
 from lean_harness.errors import LhError
-from lean_harness.locations import CONFIG_PATH
 from lean_harness.files import read_text, refuse_symlink, write_text
+from lean_harness.locations import CONFIG_PATH
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
 from lean_harness.memory.shard import parse, render, without_duplicates
