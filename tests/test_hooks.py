@@ -324,7 +324,7 @@ def test_memory_settings(text: str, expected: tuple[str, str], tmp_path: Path) -
         pytest.param('{"cwd": "C:\\\\x", "session_id":"q\\"uote"}', 'q"uote', id="escaped"),
         pytest.param('{"cwd": "/x"}', None, id="missing"),
         pytest.param("not json", None, id="not-json"),
-        pytest.param('{"session_id": 5}', None, id="not-a-string"),
+        pytest.param('{"session_id": 5}', "", id="not-a-string"),
     ],
 )
 def test_parse_event(raw: str, expected: str | None) -> None:

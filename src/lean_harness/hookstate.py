@@ -5,8 +5,9 @@ Markdown file of the memory folder:
 
 - `seen/<session>`: the memory files as the agent last saw them (the hooks write it);
 - `written`: the files as lh last wrote them, so the prompt hook does not report lh's own writes;
-- `index`: the memory files and the config as they were when lh last generated INDEX.md from
-  them, so a session start knows the file on disk is lh's output without regenerating it.
+- `index`: the memory files, the config and the evidence check as they were when lh last
+  generated INDEX.md from them, so a session start knows the file on disk is lh's output
+  without regenerating it.
 
 A record is a hint: a stat that differs only costs a notice or a regeneration. The standard
 library only, and only modules the interpreter loads at start, since a hook runs on every turn
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 Stat = tuple[int, int, int]
 CONFIG_KEY = "lh.toml"  # the config's line in the `index` record; memory files all end in .md
+EVIDENCE_KEY = "evidence"  # the last check of cited files (memory/stale.py): INDEX.md's stale count
 
 
 def folder(cache_dir: str | os.PathLike[str]) -> str:
@@ -84,12 +86,15 @@ def save(path: str, stats: Mapping[str, Stat]) -> None:
     os.replace(temp, path)
 
 
-def generated(memory_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]) -> dict[str, Stat]:
-    """The stats the `index` record keeps: every memory file and the config."""
+def generated(
+    memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
+) -> dict[str, Stat]:
+    """The stats the `index` record keeps: every memory file, the config and the evidence check."""
     found = scan(memory_dir)
-    config = stat_of(config_path)
-    if config is not None:
-        found[CONFIG_KEY] = config
+    for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
+        stat = stat_of(path)
+        if stat is not None:
+            found[key] = stat
     return found
 
 
@@ -98,7 +103,7 @@ def record_index(
 ) -> None:
     """After lh wrote INDEX.md, or found it as it generates it: remember what it was made from."""
     try:
-        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, config_path))
+        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path))
     except OSError:
         pass  # the next session start regenerates it
 
@@ -106,8 +111,8 @@ def record_index(
 def index_is_generated(
     memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
 ) -> bool:
-    """Whether no memory file and not the config changed since lh last generated INDEX.md."""
-    return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, config_path)
+    """Whether no memory file, config or evidence check changed since lh last generated INDEX.md."""
+    return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path)
 
 
 class lh_writes:
