@@ -7,12 +7,13 @@ JSON on stdin and `python3` from PATH. The figures compared run one after the ot
 loop, so a busy machine slows all of them:
 
 - `python3 -c pass`: a bare interpreter, the yardstick;
-- session-start, with INDEX.md already scanned clean (the common case), and cold (the clean
-  marker deleted, so the credential scanner runs);
+- session-start with INDEX.md as lh wrote it (the common case), and after a shard changed by
+  hand (INDEX.md generated again in the hook, with lh's code);
 - prompt-submit with nothing changed, and with one shard changed by hand;
 - session-start as Copilot CLI runs it (its event has a timestamp; the text goes out as JSON).
 
-Target: session-start (warm) and prompt-submit within 2x the bare interpreter (medians).
+Targets (medians): prompt-submit with nothing to say within 1.5x the bare interpreter (it runs
+on every turn); session-start within 3x (once a session).
 Timed processes run with the bytecode cache on, kept in a temporary folder.
 """
 
@@ -34,10 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import bench_memory
-from lean_harness import hooks
 
 REPO = Path(__file__).resolve().parents[1]
-TARGET = 2.0
+TARGETS = {"prompt-submit": 1.5, "session-start": 3.0}
 
 
 def timed(argv: Sequence[str], cwd: Path, env: dict[str, str], stdin: str = "") -> float:
@@ -75,31 +75,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         env["PATH"] = str(work / "bin") + os.pathsep + env["PATH"]
         event = json.dumps({"session_id": "bench", "cwd": str(root)})
         hook = ["sh", str(REPO / "hooks" / "lh-hook")]
-        marker = Path(hooks.clean_copy(root / ".agents" / "memory" / "INDEX.md"))
         quirks = root / ".agents" / "memory" / "quirks.md"
-        timed([*hook, "session-start"], root, env, event)  # warms the bytecode cache and marks INDEX.md clean
+        timed([*hook, "session-start"], root, env, event)  # warms the bytecode cache
         figures: dict[str, list[float]] = {
             name: []
             for name in (
                 "bare",
                 "session-start",
-                "session-start cold",
+                "session-start, a shard changed",
                 "prompt-submit",
                 "prompt-submit changed",
                 "session-start, Copilot CLI",
             )
         }
+        copilot = json.dumps({"session_id": "bench", "cwd": str(root), "timestamp": "2026-01-01T00:00:00Z"})
         for _ in range(args.repeat):
             figures["bare"].append(timed(["python3", "-c", "pass"], root, env))
             figures["session-start"].append(timed([*hook, "session-start"], root, env, event))
+            figures["session-start, Copilot CLI"].append(timed([*hook, "session-start"], root, env, copilot))
             figures["prompt-submit"].append(timed([*hook, "prompt-submit"], root, env, event))
             with quirks.open("a", encoding="utf-8") as handle:
                 handle.write("\n")
             figures["prompt-submit changed"].append(timed([*hook, "prompt-submit"], root, env, event))
-            copilot = json.dumps({"session_id": "bench", "cwd": str(root), "timestamp": "2026-01-01T00:00:00Z"})
-            figures["session-start, Copilot CLI"].append(timed([*hook, "session-start"], root, env, copilot))
-            marker.unlink(missing_ok=True)
-            figures["session-start cold"].append(timed([*hook, "session-start"], root, env, event))
+            figures["session-start, a shard changed"].append(timed([*hook, "session-start"], root, env, event))
+            subprocess.run([str(lh), "memory", "index"], cwd=root, check=True, stdout=subprocess.DEVNULL)
         bare = statistics.median(figures["bare"])
         print(f"Hooks on a {args.entries}-entry memory, {args.repeat} runs each, medians; python3 is {real}.\n")
         print("| figure | median | vs bare | target |")
@@ -109,10 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             median = statistics.median(values)
             ratio = median / bare
             target = ""
-            if name in ("session-start", "prompt-submit", "prompt-submit changed"):
-                ok = ratio <= TARGET
+            if name in TARGETS:
+                ok = ratio <= TARGETS[name]
                 failed = failed or not ok
-                target = f"<= {TARGET}x {'ok' if ok else 'MISSED'}"
+                target = f"<= {TARGETS[name]}x {'ok' if ok else 'MISSED'}"
             print(f"| {name} | {median * 1000:.1f} ms | {ratio:.2f}x | {target} |")
         return 1 if failed else 0
     finally:

@@ -194,12 +194,15 @@ class Memory:
     @contextmanager
     def writing(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the write lock (waiting at most `timeout` s); the token cache is appended to before it is let go."""
-        from lean_harness import hooks  # what the hooks remember of lh's writes: readers never need it
+        from lean_harness import hookstate  # what the hooks remember of lh's writes
 
         self.check_dir()
         refuse_symlink(self.index_path, self.root)  # before any write, not after the shard's
         # Files lh writes are recorded as its own, so the prompt hook does not report them back.
-        with self._lock(shared=False, timeout=timeout), hooks.lh_writes(self.config.memory_dir, self.config.cache_dir):
+        with (
+            self._lock(shared=False, timeout=timeout),
+            hookstate.lh_writes(self.config.memory_dir, self.config.cache_dir),
+        ):
             self._summaries.clear()
             remove_stale_temps(self.config.memory_dir)
             yield

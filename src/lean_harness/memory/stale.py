@@ -2,8 +2,8 @@
 
 An entry is stale when one of its references is changed or missing (memory/evidence.py); an
 entry without references is never stale. The references come from the shard summaries, so no
-shard is parsed. The outcome is kept in `<cacheDir>/lh/evidence`, plain lines the session-start
-hook reads without importing anything:
+shard is parsed. The outcome is kept in `<cacheDir>/lh/evidence`, plain lines (read here alone:
+the session-start hook asks `since_check`):
 
     lh-evidence 1 CHECKED_NS STALE_ENTRIES
     f SIZE MTIME_NS INODE PATH       a cited file as it was checked (PATH as stored in refs)
@@ -11,7 +11,8 @@ hook reads without importing anything:
     m PATH                           a cited file that was missing
 
 A file whose stat still matches, and that had not changed for two seconds when it was
-checked, is not read again (adr/0017-evidence-anchors.md).
+checked, is not read again (adr/0017-evidence-anchors.md). A stat is only that hint: a copied
+checkout changes every stat and no line, so what counts as changed is decided by the lines' hash.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
 from lean_harness.memory import evidence
 from lean_harness.memory.evidence import Anchor, Finding
-from lean_harness.memory.handle import Memory
+
+TYPE_CHECKING = False  # the session-start hook imports this module: no handle, no config
+if TYPE_CHECKING:
+    from lean_harness.memory.handle import Memory
 
 CACHE_NAME = "evidence"
 Stat = tuple[int, int, int]
@@ -134,39 +138,84 @@ def _stat(path: Path) -> Stat | None:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def _load(path: Path) -> dict[str, tuple[Stat, str, str]]:
-    """Stored anchor -> (its file's stat, status, where a moved one is now) for settled files."""
+Record = tuple[str, "Stat | None", list[tuple[str, str, str]]]  # path, stat, (status, anchor, now)
+
+
+def _records(path: Path) -> tuple[int, int, list[Record]] | None:
+    """The cache as written: when it was checked, the stale count, each cited file and its anchors."""
     try:
-        text = path.read_text("utf-8")
+        lines = path.read_text("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        return {}
-    lines = text.splitlines()
+        return None
     head = lines[0].split() if lines else []
-    if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not head[2].isdigit():
-        return {}
-    checked = int(head[2])
-    known: dict[str, tuple[Stat, str, str]] = {}
-    stat: Stat | None = None
+    if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not (head[2] + head[3]).isdigit():
+        return None
+    records: list[Record] = []
     try:
         for line in lines[1:]:
             kind, _, rest = line.partition(" ")
             if kind == "f":
-                size, mtime, inode, _ = rest.split(" ", 3)
-                # A file changed within the clock's resolution of the check may have changed
-                # again unseen (as git treats its index): only older files are trusted by stat.
-                settled = int(mtime) < checked - SETTLE_NS
-                stat = (int(size), int(mtime), int(inode)) if settled else None
-            elif kind == "a" and stat is not None:
+                size, mtime, inode, cited = rest.split(" ", 3)
+                records.append((cited, (int(size), int(mtime), int(inode)), []))
+            elif kind == "a" and records and records[-1][1] is not None:
                 status, item, *now = rest.split(" ")
                 if now:
                     evidence.decode(now[0], "cache")  # a damaged line drops the whole cache
                 if status in evidence.STATUSES:
-                    known[item] = (stat, status, now[0] if now else "")
+                    records[-1][2].append((status, item, now[0] if now else ""))
             elif kind == "m":
-                stat = None
+                records.append((rest, None, []))
     except (ValueError, LhError):
+        return None
+    return int(head[2]), int(head[3]), records
+
+
+def _load(path: Path) -> dict[str, tuple[Stat, str, str]]:
+    """Stored anchor -> (its file's stat, status, where a moved one is now) for settled files."""
+    found = _records(path)
+    if found is None:
         return {}
-    return known
+    checked, _, records = found
+    # A file changed within the clock's resolution of the check may have changed again unseen
+    # (as git treats its index): only older files are trusted by stat.
+    return {
+        item: (stat, status, now)
+        for _, stat, anchors in records
+        if stat is not None and stat[1] < checked - SETTLE_NS
+        for status, item, now in anchors
+    }
+
+
+@dataclass(frozen=True)
+class Since:
+    """What the last full check found, and how many of its cited files say otherwise now."""
+
+    stale: int
+    changed: int
+
+
+def since_check(root: Path, cache_dir: Path) -> Since | None:
+    """The last check's stale count and the cited files whose lines now check otherwise; None before any check.
+
+    A file whose stat is as checked is not read; one whose stat differs is hashed again, and
+    counts as changed only when one of its anchors no longer checks as it did."""
+    found = _records(cache_dir / "lh" / CACHE_NAME)
+    if found is None:
+        return None
+    _, stale, records = found
+    changed = 0
+    try:
+        for cited, stat, anchors in records:
+            path = root / evidence.decode(f"{cited}@{'0' * evidence.DIGEST_CHARS}", "cache")[0].path
+            if stat is None:
+                changed += path.exists()
+            elif _stat(path) != stat:
+                decoded = {evidence.decode(item, "cache")[0]: status for status, item, _ in anchors}
+                now = evidence.check(root, decoded)
+                changed += any(now[a].status != status for a, status in decoded.items())
+    except LhError:
+        return None  # a damaged cache: as if no check had run
+    return Since(stale, changed)
 
 
 def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | None], stale: int) -> None:

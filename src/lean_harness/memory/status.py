@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lean_harness import hooks
+from lean_harness import hookstate
 from lean_harness.config import Config
 from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, write_text
+from lean_harness.locations import CONFIG_PATH
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
 from lean_harness.memory.shard import parse, render, without_duplicates
@@ -79,8 +80,8 @@ def write_index(memory: Memory) -> index_md.IndexText:
     """Regenerate INDEX.md (written only when it changed)."""
     rendered = memory.render_index()
     refuse_symlink(memory.index_path, memory.root)
-    if write_text(memory.index_path, rendered.text):
-        hooks.remember_clean_index(memory.index_path, rendered.text)
+    write_text(memory.index_path, rendered.text)
+    hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
     return rendered
 
 
@@ -114,8 +115,7 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         rendered = memory.render_index()
         fresh = _index_matches(memory, rendered.text) and not duplicates
         changed = write_text(memory.index_path, rendered.text)
-        if changed:
-            hooks.remember_clean_index(memory.index_path, rendered.text)
+        hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
         written = changed or bool(duplicates)
         clashes = id_clashes(memory)
     return IndexResult(

@@ -1,0 +1,137 @@
+"""What the plugin's hooks remember between runs, written by the hooks and by lh's memory code.
+
+Everything lives in `<cacheDir>/lh/hooks/`, in lines of `name size mtime_ns inode`, one per
+Markdown file of the memory folder:
+
+- `seen/<session>`: the memory files as the agent last saw them (the hooks write it);
+- `written`: the files as lh last wrote them, so the prompt hook does not report lh's own writes;
+- `index`: the memory files, the config and the evidence check as they were when lh last
+  generated INDEX.md from them, so a session start knows the file on disk is lh's output
+  without regenerating it.
+
+A record is a hint: a stat that differs only costs a notice or a regeneration. The standard
+library only, and only modules the interpreter loads at start, since a hook runs on every turn
+(adr/0010-hooks.md).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # importing typing alone would double a hook's import time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from types import TracebackType
+
+Stat = tuple[int, int, int]
+CONFIG_KEY = "lh.toml"  # the config's line in the `index` record; memory files all end in .md
+EVIDENCE_KEY = "evidence"  # the last check of cited files (memory/stale.py): INDEX.md's stale count
+
+
+def folder(cache_dir: str | os.PathLike[str]) -> str:
+    return os.path.join(os.fspath(cache_dir), "lh", "hooks")
+
+
+def stat_of(path: str | os.PathLike[str]) -> Stat | None:
+    try:
+        found = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+def scan(memory_dir: str | os.PathLike[str]) -> dict[str, Stat]:
+    """Every Markdown file in the memory folder with its size, mtime and inode."""
+    found: dict[str, Stat] = {}
+    try:
+        entries = list(os.scandir(memory_dir))
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+            try:
+                stat = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found[entry.name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return found
+
+
+def load(path: str) -> dict[str, Stat] | None:
+    """A record's lines, or None when there is none."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    found: dict[str, Stat] = {}
+    for line in text.splitlines():
+        parts = line.rsplit(" ", 3)
+        if len(parts) == 4 and all(p.isdigit() for p in parts[1:]):
+            found[parts[0]] = (int(parts[1]), int(parts[2]), int(parts[3]))
+    return found
+
+
+def save(path: str, stats: Mapping[str, Stat]) -> None:
+    """Replace a record: a new temp file (never one a link planted), then os.replace, unsynced."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.unlink(temp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("".join(f"{name} {s[0]} {s[1]} {s[2]}\n" for name, s in sorted(stats.items())))
+    os.replace(temp, path)
+
+
+def generated(
+    memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
+) -> dict[str, Stat]:
+    """The stats the `index` record keeps: every memory file, the config and the evidence check."""
+    found = scan(memory_dir)
+    for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
+        stat = stat_of(path)
+        if stat is not None:
+            found[key] = stat
+    return found
+
+
+def record_index(
+    memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
+) -> None:
+    """After lh wrote INDEX.md, or found it as it generates it: remember what it was made from."""
+    try:
+        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path))
+    except OSError:
+        pass  # the next session start regenerates it
+
+
+def index_is_generated(
+    memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
+) -> bool:
+    """Whether no memory file, config or evidence check changed since lh last generated INDEX.md."""
+    return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path)
+
+
+class lh_writes:
+    """Around an `lh` write: afterwards, remember the memory files it changed as lh's own."""
+
+    def __init__(self, memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str]) -> None:
+        self.memory_dir = os.fspath(memory_dir)
+        self.path = os.path.join(folder(cache_dir), "written")
+        self.before: dict[str, Stat] = {}
+
+    def __enter__(self) -> None:
+        self.before = scan(self.memory_dir)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        changed = {name: stat for name, stat in scan(self.memory_dir).items() if self.before.get(name) != stat}
+        if changed:
+            try:
+                save(self.path, {**(load(self.path) or {}), **changed})
+            except OSError:
+                pass  # an unwritable cache costs the agent a spurious notice, nothing more
