@@ -34,14 +34,7 @@ CL100K_PATTERN = (
     r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"
     r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
 )
-# The same pattern for ASCII text, spelled for the standard library's re (no \p classes; \s is
-# spelled out, since re's counts \x1c-\x1f as white space and tiktoken's does not).
-_W = r"\t\n\x0b\x0c\r "
-ASCII_PATTERN = (
-    rf"'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_W}A-Za-z0-9]++[\r\n]*+"
-    rf"|[{_W}]++$|[{_W}]*[\r\n]|[{_W}]+(?![^{_W}])|[{_W}]"
-)
-# Up to this many uncached characters, all ASCII, are counted here rather than by tiktoken,
+# Up to this many uncached characters are counted here rather than by tiktoken,
 # whose encoder takes several times a put's own time to build (adr/0032).
 _OWN_CHARS = 20_000
 ESTIMATE_LABEL = "estimate: UTF-8 bytes / 4"
@@ -141,7 +134,7 @@ class TokenCounter:
         if self.encoding == "estimate" or self._fallback is not None:
             return [estimate(t) for t in texts]
         try:
-            if self._encoder is None and sum(map(len, texts)) <= _OWN_CHARS and all(t.isascii() for t in texts):
+            if self._encoder is None and sum(map(len, texts)) <= _OWN_CHARS:
                 if self._ranks is None:
                     self._ranks = base64_ranks()
                 return [own_count(self._ranks, t) for t in texts]
@@ -209,13 +202,14 @@ def _encoder(ranks: dict[bytes, int]) -> Any:
 
 
 def own_count(ranks: dict[bytes, int], text: str) -> int:
-    """cl100k_base's count of ASCII `text`: split by its pattern, each piece merged as tiktoken merges."""
-    import re
+    """cl100k_base's count of `text`: split by its pattern, each piece merged as tiktoken merges."""
     from binascii import b2a_base64
 
+    import regex  # tiktoken's own dependency, for the pattern's \\p classes
+
     total = 0
-    for piece in re.findall(ASCII_PATTERN, text):
-        data = piece.encode("ascii")
+    for piece in regex.findall(CL100K_PATTERN, text):
+        data = piece.encode("utf-8")
         if b2a_base64(data, newline=False) in ranks:  # most pieces are one token, as tiktoken checks first
             total += 1
             continue
