@@ -205,7 +205,7 @@ def own_count(ranks: dict[bytes, int], text: str) -> int:
     """cl100k_base's count of `text`: split by its pattern, each piece merged as tiktoken merges."""
     from binascii import b2a_base64
 
-    import regex  # tiktoken's own dependency, for the pattern's \\p classes
+    import regex  # tiktoken's own dependency, for the pattern's \p classes
 
     total = 0
     for piece in regex.findall(CL100K_PATTERN, text):
