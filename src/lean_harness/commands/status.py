@@ -69,6 +69,6 @@ def print_status(result: Any) -> None:
         print('prose: tokens of text outside entries (counted in tokens); "lh memory adopt" makes it entries')
     fresh = "fresh" if result.index_fresh else 'stale: run "lh memory index"'
     print(f"index: {result.index_path}, {result.index_tokens} of {result.index_budget} tokens, {fresh}")
-    print(f"token counts: {result.label}, of what lh memory get prints")
+    print(f"token counts: {result.label}, of what lh memory get prints; an estimate of the model's own count")
     if totals.compaction_due:
         print('compaction is due: run "lh memory compact"')

