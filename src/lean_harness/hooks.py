@@ -389,20 +389,12 @@ def _save_lines(path: str, stats: Mapping[str, Stat]) -> None:
 
 
 def _save_bytes(path: str, data: bytes) -> None:
-    folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    # The hooks' state is a hint, rewritten on every turn: not synced, and kept out of files.py so
-    # a hook imports nothing it has not loaded already (adr/0010-hooks.md). The temp file is created
+    from lean_harness.files import write_atomic  # as light as this module: os, stat, errno, time
+
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    # The hooks' state is a hint, rewritten on every turn: not synced. The temp file is created
     # new, never through a link planted in its place; the rename replaces a link, never follows it.
-    temp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.unlink(temp)
-    except FileNotFoundError:
-        pass
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(temp, path)
+    write_atomic(path, data, compare=False, durable=False)
 
 
 def _symlinked(project: Project, path: str) -> str | None:
