@@ -1,6 +1,7 @@
-"""Entries appended in place (adr/0022-appends-in-place.md): what is there is never rewritten,
-a kill at any step leaves the old shard or the old shard and the whole entry, and summaries
-kept up to date by appends match a count from scratch.
+"""Entries added to a shard (adr/0033-whole-shard-writes.md): the shard is written whole, what
+was there (prose typed by hand, its line endings) is kept byte for byte, a kill at any step leaves
+the old shard or the old shard and the whole entry, and summaries kept up to date from the added
+entries match a count from scratch.
 
 Every case runs `lh` as a real process on real files; the kill cases stop it with SIGKILL.
 """
@@ -23,7 +24,7 @@ MEMORY = ".agents/memory"
 JOURNAL = ".agents/.cache/lh/journal"
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
 
-# How a shard may end before a put appends to it: lh's own ending, loose prose typed without a
+# How a shard may end before a put adds to it: lh's own ending, loose prose typed without a
 # final newline, Windows line endings, and Windows line endings cut after a CR.
 SHAPES = {
     "lf": b"# failures\n\nFailures seen here.\n",
@@ -61,15 +62,13 @@ def shaped(root: Path, shape: str) -> bytes:
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_a_put_appends_after_the_bytes_that_were_there(project: Path, shape: str) -> None:
+def test_a_put_adds_after_the_bytes_that_were_there(project: Path, shape: str) -> None:
     before = shaped(project, shape)
     path = project / MEMORY / "failures.md"
-    inode = path.stat().st_ino
     env = {"SOURCE_DATE_EPOCH": "1767225600"}
     result = lh("memory", "put", "failures", "a new note\nwith two lines", cwd=project, env=env)
     assert result.returncode == 0, result.stderr
     after = path.read_bytes()
-    assert path.stat().st_ino == inode  # the same file, written in place
     assert after.startswith(before)
     key = result.stdout.split()[1]
     lines = [
@@ -115,7 +114,7 @@ def test_puts_on_two_branches_then_a_switch_keep_the_summary_true(project: Path)
     assert (project / MEMORY / "INDEX.md").read_text("utf-8") == cold_index(project)
 
 
-def test_a_shard_changed_without_its_stat_showing_it_is_read_again_before_the_append(project: Path) -> None:
+def test_a_shard_changed_without_its_stat_showing_it_is_read_again_before_the_put(project: Path) -> None:
     assert lh("memory", "put", "seed", "first: the build needs python 3.11", cwd=project).returncode == 0
     path = project / MEMORY / "seed.md"
     os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
@@ -202,66 +201,50 @@ def test_a_kill_at_any_step_of_a_put_leaves_the_old_shard_or_the_whole_entry(
     assert step > 8
 
 
-# Kills lh in the middle of writing an entry into a shard, after half of its bytes.
-TEARING = """
+# Kills lh as it renames a new shard over the old one, after its temp file is written whole.
+AT_RENAME = """
 import os, signal, sys, runpy
-write = os.write
-def torn(fd, data):
-    if b"<!-- lh:entry" in bytes(data):
-        write(fd, bytes(data[: len(data) // 2]))
+replace = os.replace
+def killing(source, target, *args, **kwargs):
+    if str(target).endswith("failures.md"):
         os.kill(os.getpid(), signal.SIGKILL)
-    return write(fd, data)
-os.write = torn
+    return replace(source, target, *args, **kwargs)
+os.replace = killing
 sys.argv = ["lh", *sys.argv[1:]]
 runpy.run_module("lean_harness", run_name="__main__")
 """
 
 
 @POSIX_ONLY
-def test_a_torn_append_is_completed_by_the_next_command(project: Path) -> None:
+def test_a_put_killed_before_its_rename_leaves_the_old_shard_and_a_temp_file_swept_later(project: Path) -> None:
     before = shaped(project, "lf")
     path = project / MEMORY / "failures.md"
-    assert killed_at(0, project, TEARING, "memory", "put", "failures", "a note cut in half") == -9
-    assert len(before) < len(path.read_bytes()) < len(before) + 100  # half an entry
-    assert lh("memory", "get", "failures", cwd=project).returncode == 0
-    assert path.read_bytes().startswith(before)
-    assert entry_texts(project)[-1] == "a note cut in half"
-    assert not (project / JOURNAL).exists()
-
-
-@POSIX_ONLY
-def test_a_torn_append_to_a_shard_changed_since_is_reported_not_applied(project: Path) -> None:
-    shaped(project, "lf")
-    path = project / MEMORY / "failures.md"
-    assert killed_at(0, project, TEARING, "memory", "put", "failures", "a note cut in half") == -9
-    path.write_bytes(path.read_bytes().replace(b"Failures seen here.", b"Failures seen here, edited."))
-    edited = path.read_bytes()
-    result = lh("memory", "status", cwd=project)
-    assert result.returncode == 2
-    assert result.stderr == (
-        f"{JOURNAL} records an entry being added to {MEMORY}/failures.md when lh was stopped, but the file"
-        " changed since (an edit or another branch); its end may hold part of that entry:"
-        f" check it (git diff {MEMORY}/failures.md), then delete {JOURNAL}\n"
-    )
-    assert path.read_bytes() == edited
-    record = json.loads((project / JOURNAL).read_text("utf-8"))
-    assert [item[0] for item in record["append"]] == ["failures.md"]
+    assert killed_at(0, project, AT_RENAME, "memory", "put", "failures", "a note never renamed in") == -9
+    assert path.read_bytes() == before
+    temps = [p for p in (project / MEMORY).iterdir() if p.name.startswith(".failures.md.") and p.suffix == ".tmp"]
+    assert len(temps) == 1
+    assert not (project / JOURNAL).exists()  # one file: its rename is the commit point
+    os.utime(temps[0], (1_700_000_000, 1_700_000_000))
+    assert lh("memory", "put", "failures", "the next note", cwd=project).returncode == 0
+    assert not temps[0].exists()
+    assert entry_texts(project)[-2:] == ["earlier note: fsync the folder too", "the next note"]
 
 
 @pytest.mark.parametrize(
-    "append",
+    "replace",
     [
-        ["archive/failures.md", 0, "0" * 64, "x"],
-        ["../lh.toml", 0, "0" * 64, "x"],
-        ["failures.md", -1, "0" * 64, "x"],
-        ["failures.md", 0, "not a digest", "x"],
-        ["failures.md", 0, "0" * 64],
+        ["../lh.toml", ".lh.toml.abcdefgh.tmp", None, "0" * 64],
+        ["failures.md", ".insights.md.abcdefgh.tmp", None, "0" * 64],
+        ["failures.md", ".failures.md.ABCDEFGH.tmp", None, "0" * 64],
+        ["failures.md", ".failures.md.abcdefgh.tmp", "not a digest", "0" * 64],
+        ["failures.md", ".failures.md.abcdefgh.tmp", "0" * 64, None],
+        ["failures.md", ".failures.md.abcdefgh.tmp"],
     ],
-    ids=["archive", "outside", "negative-length", "digest", "short"],
+    ids=["outside", "other-name", "temp-scheme", "before", "after", "short"],
 )
-def test_a_journal_append_lh_would_not_write_stops_every_command(project: Path, append: list[object]) -> None:
+def test_a_journal_entry_lh_would_not_write_stops_every_command(project: Path, replace: list[object]) -> None:
     info = (project / MEMORY).stat()
-    record = {"version": 3, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [], "append": [append]}
+    record = {"version": 4, "folder": [info.st_dev, info.st_ino], "replace": [replace], "delete": []}
     (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
     (project / JOURNAL).write_text(json.dumps(record), "utf-8")
     before = (project / MEMORY / "failures.md").read_bytes()
@@ -275,9 +258,10 @@ def test_a_journal_append_lh_would_not_write_stops_every_command(project: Path, 
     assert (project / MEMORY / "failures.md").read_bytes() == before
 
 
-def test_a_journal_of_an_older_version_with_appends_is_refused(project: Path) -> None:
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_journal_of_an_older_version_is_refused(project: Path, version: int) -> None:
     info = (project / MEMORY).stat()
-    record = {"version": 2, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [], "append": []}
+    record = {"version": version, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": []}
     (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
     (project / JOURNAL).write_text(json.dumps(record), "utf-8")
     assert lh("memory", "status", cwd=project).returncode == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -407,11 +408,15 @@ def test_a_journal_left_by_a_killed_compaction_is_finished_by_the_next_command(
         temp = (f"{folder}/" if folder else "") + f".{base}.abcd{number:04d}.tmp"
         (project / MEMORY / temp).parent.mkdir(parents=True, exist_ok=True)
         (project / MEMORY / temp).write_bytes(new[name])
-        replace.append([relative, temp])
+        digests = [
+            hashlib.sha256(old[name]).hexdigest() if name in old else None,
+            hashlib.sha256(new[name]).hexdigest(),
+        ]
+        replace.append([relative, temp, *digests])
     info = (project / MEMORY).stat()
-    journal = {"version": 2, "folder": [info.st_dev, info.st_ino], "replace": replace, "delete": []}
+    journal = {"version": 4, "folder": [info.st_dev, info.st_ino], "replace": replace, "delete": []}
     (project / JOURNAL).write_text(json.dumps(journal), encoding="utf-8")
-    for target, temp in replace[:done]:
+    for target, temp, _, _ in replace[:done]:
         os.replace(project / MEMORY / temp, project / MEMORY / target)
     assert lh("memory", "status", cwd=project).returncode == 0  # a reader finishes it
     assert memory_files(project) == new

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
 
 from lean_harness.memory.shard import parse
 from support import killed_at, lh, snapshot
@@ -343,4 +349,66 @@ def test_a_config_value_that_looks_like_a_credential_is_refused_unprinted(projec
     assert result.returncode == 1
     assert token not in result.stdout + result.stderr
     assert result.stderr.startswith("refused: .agents/lh.toml: the value looks like ")
+    assert snapshot(project) == before
+
+
+# -- a full disk, undecodable arguments ------------------------------------------------------------
+
+
+def lh_with_file_limit(limit: int, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`lh ARGS` unable to make any file larger than `limit` bytes: each write past it fails as on a full disk."""
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing lh
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run(
+        [sys.executable, "-m", "lean_harness", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=limited,
+    )
+
+
+@POSIX_ONLY
+def test_a_write_the_disk_has_no_room_for_is_one_line_and_changes_nothing(project: Path) -> None:
+    for number in range(20):
+        note = f"note {number}: the build cache is keyed on the lock file and the python version"
+        assert lh("memory", "put", "failures", note, cwd=project).returncode == 0
+    before = snapshot(project)
+    size = (project / MEMORY / "failures.md").stat().st_size
+    result = lh_with_file_limit(size + 20, "memory", "put", "failures", "one more note that does not fit", cwd=project)
+    assert one_line_error(result) == (
+        "lh: could not write: File too large; no file was left half written."
+        " Free some disk space, then run the command again"
+    )
+    assert snapshot(project) == before  # temp files included: none is left
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("memory", "put", "failures", b"note \xff"),
+        ("memory", "note", b"\xfe\xff"),
+        ("config", "set", "memory.tokenBudget", b"\xff"),
+    ],
+    ids=["put", "note", "config-set"],
+)
+def test_an_argument_that_is_not_utf8_is_one_line(project: Path, args: tuple[str | bytes, ...]) -> None:
+    before = snapshot(project)
+    result = subprocess.run(
+        [sys.executable, "-m", "lean_harness", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    shown = args[-1].decode("utf-8", "backslashreplace") if isinstance(args[-1], bytes) else args[-1]
+    assert one_line_error(result) == (
+        f"lh: argument {len(args)} ({shown}) is not valid UTF-8; nothing was done. Pass it as UTF-8 text"
+    )
     assert snapshot(project) == before

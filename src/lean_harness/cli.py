@@ -12,6 +12,7 @@ not do what was asked; 130 interrupted; 70 a bug (the traceback is shown).
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib
 import os
@@ -92,6 +93,11 @@ def _main(argv: Sequence[str] | None, collecting: bool) -> int:
     # A failure is reported as JSON when the chosen command accepts --json and was given it.
     as_json = "--json" in leaf._option_string_actions and "--json" in words[: _end_of_options(words)]
     command = " ".join(chosen)
+    for number, word in enumerate(words, 1):
+        if not word.isascii() and not _utf8(word):
+            shown = word.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            message = f"lh: argument {number} ({shown}) is not valid UTF-8; nothing was done. Pass it as UTF-8 text"
+            return report_error(message, 2, command, as_json)
     try:
         args = parser.parse_args(words)
     except UsageError as error:
@@ -118,6 +124,8 @@ def _main(argv: Sequence[str] | None, collecting: bool) -> int:
         sys.stderr.close()
         return 0
     except OSError as error:
+        if error.errno in _FULL:
+            return report_error(full_message(error), 2, command, as_json)
         if error.filename is None:
             return _bug(command, as_json)
         return report_error(filesystem_message(error), 2, command, as_json)
@@ -187,6 +195,27 @@ def filesystem_message(error: OSError) -> str:
         if isinstance(error, kind):
             return f"{name}: {what}"
     return f"{name}: {error.strerror or error}; nothing more was done"
+
+
+_FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def full_message(error: OSError) -> str:
+    """One line for a write the disk had no room for (or a file size limit stopped): every write
+    goes through a temp file, so nothing was left half written."""
+    where = f" to {os.path.relpath(os.fsdecode(error.filename))}" if error.filename is not None else ""
+    return (
+        f"lh: could not write{where}: {error.strerror or error}; no file was left half written."
+        " Free some disk space, then run the command again"
+    )
+
+
+def _utf8(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes, which Python keeps as lone surrogates
+        return False
+    return True
 
 
 def _chosen(words: Sequence[str]) -> tuple[str, ...]:

@@ -1,15 +1,19 @@
-"""Reading and writing managed files: symlinks refused, writes atomic (temp, fsync, rename)."""
+"""Reading and writing managed files: symlinks refused, writes atomic (one temp-file scheme, fsync, rename)."""
 
 from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import time
-from pathlib import Path
 
 from lean_harness.errors import LhError
+
+TYPE_CHECKING = False  # pathlib imports re: the hooks write through here and load neither (adr/0010)
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    StrPath = str | os.PathLike[str]
 
 
 def display(path: Path, root: Path) -> str:
@@ -55,7 +59,9 @@ def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:
     return text if keep_bom else text.removeprefix("\ufeff")
 
 
-def write_atomic(path: Path, data: bytes, *, compare: bool = True, durable: bool = True) -> bool:
+def write_atomic(
+    path: StrPath, data: bytes, *, compare: bool = True, durable: bool = True, mode: int | None = None
+) -> bool:
     """Write `data` to `path` through a synced temp file and a rename; False when already equal.
 
     Callers that know the content changed pass `compare=False` to skip re-reading the file;
@@ -64,69 +70,38 @@ def write_atomic(path: Path, data: bytes, *, compare: bool = True, durable: bool
     """
     if compare:
         try:
-            if not path.is_symlink() and path.read_bytes() == data:
+            if not os.path.islink(path) and _read(path) == data:
                 return False
-        except (FileNotFoundError, IsADirectoryError):
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             pass
-    temp = stage(path, data, durable=durable)
+    temp = stage(path, data, durable=durable, mode=mode)
     try:
         os.replace(temp, path)
     except BaseException:
         _unlink(temp)
         raise
     if durable:
-        sync_dir(path.parent)
+        sync_dir(os.path.dirname(path) or ".")
     return True
 
 
-_OPEN_FLAGS = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOINHERIT", 0)
-
-
-def open_existing(path: Path) -> int:
-    """A descriptor of the existing regular file at `path`, open for reading and writing, never through a link."""
-    fd = os.open(path, _OPEN_FLAGS)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
-    return fd
-
-
-def read_at(fd: int, offset: int, size: int) -> bytes:
-    """Up to `size` bytes of an open file from `offset` (fewer at its end)."""
-    os.lseek(fd, offset, os.SEEK_SET)
-    parts = []
-    while size > 0:
-        part = os.read(fd, size)
-        if not part:
-            break
-        parts.append(part)
-        size -= len(part)
-    return b"".join(parts)
-
-
-def write_at(fd: int, offset: int, data: bytes) -> None:
-    """Write `data` into an open file at `offset` and sync it: the one in-place write (memory/journal.py)."""
-    os.lseek(fd, offset, os.SEEK_SET)
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-    os.fsync(fd)
-
-
-def stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
+def stage(path: StrPath, data: bytes, *, durable: bool = True, mode: int | None = None) -> str:
     """A temp file beside `path` holding `data`, synced to disk, with the mode `path` has (or would get).
 
-    Every durable write of lh goes through here: `write_atomic` renames it over its target, the
-    journal renames several at once (memory/journal.py), the inbox links it to a new name.
+    Every atomic write of lh makes its temp file here, so every one is named alike
+    (".NAME.XXXXXXXX.tmp", `is_temp`) and one rule sweeps what a killed writer left
+    (`remove_stale_temps`): `write_atomic` renames it over its target, the journal renames several
+    at once (memory/journal.py), the inbox and the user's key link it to a new name.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        info = path.lstat()
-        mode = info.st_mode & 0o7777 if stat.S_ISREG(info.st_mode) else new_file_mode()
-    except FileNotFoundError:
-        mode = new_file_mode()
-    fd, temp = _new_temp(path)
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    if mode is None:
+        try:
+            info = os.lstat(path)
+            mode = info.st_mode & 0o7777 if stat.S_ISREG(info.st_mode) else new_file_mode()
+        except FileNotFoundError:
+            mode = new_file_mode()
+    fd, temp = _new_temp(folder, os.path.basename(path))
     try:
         os.chmod(temp, mode)
         with os.fdopen(fd, "wb") as handle:
@@ -135,9 +110,9 @@ def stage(path: Path, data: bytes, *, durable: bool = True) -> Path:
                 handle.flush()
                 os.fsync(handle.fileno())
     except BaseException:
-        _unlink(Path(temp))
+        _unlink(temp)
         raise
-    return Path(temp)
+    return temp
 
 
 _TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
@@ -151,52 +126,66 @@ _TEMP_FLAGS = (
 )
 
 
-def _new_temp(path: Path) -> tuple[int, str]:
-    """A new file ".NAME.XXXXXXXX.tmp" beside `path`, open, private, as tempfile.mkstemp makes it.
+def _new_temp(folder: str, name: str) -> tuple[int, str]:
+    """A new file ".NAME.XXXXXXXX.tmp" in `folder`, open, private, as tempfile.mkstemp makes it.
 
     Made here because importing tempfile costs every write shutil, bz2, lzma and random.
     """
     for _ in range(100):
         part = "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
-        temp = os.path.join(path.parent, f".{path.name}.{part}.tmp")
+        temp = os.path.join(folder, f".{name}.{part}.tmp")
         try:
             return os.open(temp, _TEMP_FLAGS, 0o600), temp
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, "no unused temp file name", str(path.parent))
+    raise FileExistsError(errno.EEXIST, "no unused temp file name", folder)
 
 
-def _unlink(path: Path) -> None:
+def is_temp(name: str) -> bool:
+    """Whether a file name is one `stage` makes: "." + a name + "." + 8 characters of `_TEMP_CHARS` + ".tmp"."""
+    part = name[-12:-4]
+    return (
+        len(name) > 14
+        and name.startswith(".")
+        and name.endswith(".tmp")
+        and name[-13] == "."
+        and all(c in _TEMP_CHARS for c in part)
+    )
+
+
+def _read(path: StrPath) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _unlink(path: StrPath) -> None:
     try:
-        path.unlink()
+        os.unlink(path)
     except FileNotFoundError:
         pass
 
 
-# write_atomic's temp files: "." + the file's name + 8 random characters (_new_temp) + ".tmp".
-_TEMP_RE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 STALE_TEMP_SECONDS = 300
 
 
 def remove_stale_temps(folder: Path, older_than: float = STALE_TEMP_SECONDS) -> list[Path]:
-    """Delete temp files a killed writer left in `folder`; only old ones, so a live write keeps its own."""
+    """Delete temp files a killed writer left in `folder` and the folders below it (import records,
+    consumed-note markers, the archive); only old ones, so a live write keeps its own."""
     removed: list[Path] = []
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return removed
     now = time.time()
-    for name in names:
-        if not _TEMP_RE.fullmatch(name):
-            continue
-        path = folder / name
-        try:
-            info = path.lstat()
-            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > older_than:
-                path.unlink()
-                removed.append(path)
-        except OSError:
-            pass  # gone already, or not ours to delete
+    for parent, folders, names in os.walk(folder):  # links to folders are listed, never entered
+        folders.sort()
+        for name in sorted(names):
+            if not is_temp(name):
+                continue
+            path = folder / os.path.relpath(os.path.join(parent, name), folder)
+            try:
+                info = path.lstat()
+                if stat.S_ISREG(info.st_mode) and now - info.st_mtime > older_than:
+                    path.unlink()
+                    removed.append(path)
+            except OSError:
+                pass  # gone already, or not ours to delete
     return removed
 
 
@@ -251,7 +240,7 @@ def new_file_mode() -> int:
     return 0o666 & ~current
 
 
-def sync_dir(folder: Path) -> None:
+def sync_dir(folder: StrPath) -> None:
     # A rename is durable only once its folder is synced; Windows has no folder handles to sync.
     if os.name != "posix":
         return

@@ -202,21 +202,47 @@ def generate_index(project: Project, index_path: str) -> str | None:
     """INDEX.md as lh generates it now, or None when lh cannot here; recorded as lh's when the file holds it."""
     from pathlib import Path
 
-    try:  # under `python3 -S` the config's first check (jsonschema) may not import
+    try:  # under `python3 -S`, a first check (jsonschema) or a new count (regex) may not import
         from lean_harness.config import load
         from lean_harness.errors import LhError
         from lean_harness.memory.handle import open_memory
     except ImportError:
-        return None
+        return _generated_by_lh(project, index_path)
     try:
         text = open_memory(load(Path(project.root))).render_index().text
         with open(index_path, encoding="utf-8") as handle:
             same = handle.read() == text
-    except (LhError, ImportError, OSError, ValueError):
+    except ImportError:
+        return _generated_by_lh(project, index_path)
+    except (LhError, OSError, ValueError):
         return None
     if same:
         hookstate.record_index(project.memory_dir, project.cache_dir, project.config)
     return text
+
+
+def _generated_by_lh(project: Project, index_path: str) -> str | None:
+    """INDEX.md as the user's own `lh` (on PATH) writes it, when this Python lacks lh's dependencies."""
+    import shutil
+    import subprocess
+
+    command = shutil.which("lh")
+    if command is None:
+        return None
+    try:
+        done = subprocess.run(
+            [command, "-C", project.root, "memory", "index"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=8,
+            check=False,
+        )
+        if done.returncode != 0:
+            return None
+        with open(index_path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
 
 
 def cited_changed(project: Project) -> int:

@@ -42,13 +42,12 @@ def key() -> bytes | None:
 def _made(path: str, *, replace: bool) -> bytes | None:
     """A new key, published whole: written to a file of this process, then linked in (or, over a
     damaged key, renamed in), so a kill at any step never leaves a short key behind."""
+    from lean_harness.files import stage  # only when a key is made
+
     data = os.urandom(KEY_BYTES)
-    temp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        temp = stage(path, data, mode=0o600)
         if replace:
             os.replace(temp, path)
         else:

@@ -401,6 +401,16 @@ def journal(p: Project) -> Verdict:
         return skipped or Verdict("skip", "skipped")
     folder = p.config.memory_dir
     stray = journal_mod.stray(folder, p.config.cache_dir / "lh" / journal_mod.JOURNAL_NAME) if folder.is_dir() else []
+    unapplied = [path for path in stray if path.name == journal_mod.UNAPPLIED_NAME]
+    if unapplied:
+        kept = p.shown(unapplied[0])
+        return Verdict(
+            "warn",
+            f"{kept} records a write lh was stopped in and did not finish: its files changed since"
+            " (another branch checked out, or an edit), so none of it was applied",
+            "check the memory files with git status and git diff, run the stopped command again if its"
+            f" change is missing, then delete {kept}",
+        )
     if stray:
         shown = [p.shown(path) for path in stray]
         return Verdict(

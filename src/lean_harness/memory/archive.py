@@ -35,7 +35,7 @@ from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
 from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
-from lean_harness.memory.summary import Summary, fingerprint, loose_costs, summarize
+from lean_harness.memory.summary import Summary, loose_costs, shard_digest, summarize
 
 HEAD = (
     "# {shard}: archive\n\nEntries `lh memory compact` merged into digests, kept here verbatim:"
@@ -231,7 +231,7 @@ def _blank(text: str) -> bool:
 
 def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None, Summary | None, str]:
     data = render(shard, close_id=True).encode("utf-8")
-    summary, ids = summarize(name, fingerprint(data), shard, memory.counter)
+    summary, ids = summarize(name, shard_digest(data), shard, memory.counter)
     return data, summary, ids
 
 

