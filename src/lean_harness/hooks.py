@@ -211,14 +211,14 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     named = ", ".join(paths[:MAX_NAMED])
     if len(paths) > MAX_NAMED:
         named += f" and {len(paths) - MAX_NAMED} more"
-    from lean_harness import injection  # rare: files changed outside lh
+    from lean_harness import scanning  # rare: files changed outside lh
 
-    named = injection.shown(named)  # a file name is anyone's text
+    named = scanning.mask(named)  # a file name is anyone's text
     message = CHANGED.format(paths=named, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
     loose = [name for name in shards[:MAX_NAMED] if _has_prose(os.path.join(project.memory_dir, name))]
     if loose:
         shards_named = ", ".join(name.removesuffix(".md") for name in loose)
-        message += " " + PROSE.format(shards=injection.shown(shards_named))
+        message += " " + PROSE.format(shards=scanning.mask(shards_named))
     return message
 
 
@@ -442,9 +442,9 @@ def mask_index(index_path: str, text: str) -> str:
 
 def as_shown(text: str) -> str:
     """INDEX.md as a session start shows it: credentials masked, framing tags escaped."""
-    from lean_harness import injection
+    from lean_harness import scanning
 
-    return injection.shown(text)
+    return scanning.mask(text)
 
 
 def remember_clean_index(index_path: str | os.PathLike[str], text: str) -> None:

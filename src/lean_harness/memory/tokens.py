@@ -224,7 +224,7 @@ class TokenCounter:
                 data = piece.encode("utf-8")
                 known = 1 if table.get(data) is not None else _merge_count(table, data)
                 if keep is None:
-                    from lean_harness.secret_scan import scan
+                    from lean_harness.scanning.credentials import scan
 
                     keep = not scan(text)
                 if keep and len(pieces) < _PIECES_KEPT:
