@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from lean_harness import secret_scan
 from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import handle, prose, query, scans, search, search_cache
 from lean_harness.memory.shard import parse
+from lean_harness.scanning import credentials
 from support import lh
 from test_secrets_cli import github_token, hand_write
 
@@ -377,7 +377,7 @@ def test_a_cache_that_vouches_for_itself_is_not_believed(
         mine = os.environ["XDG_CACHE_HOME"]
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))
         digest = head.split(b" ")[1].decode()
-        signature = scans.vouch(digest, search_cache.CLEAN_NAME, secret_scan.__file__).encode()
+        signature = scans.vouch(digest, search_cache.CLEAN_NAME, credentials.__file__).encode()
         monkeypatch.setenv("XDG_CACHE_HOME", mine)
     assert len(signature) == 64
     path.write_bytes(b" ".join([*head.split(b" ")[:-1], signature]) + b"\n" + rest)
@@ -541,7 +541,7 @@ def test_a_key_the_repository_holds_where_a_relative_cache_home_points_vouches_f
     head, _, rest = path.read_bytes().partition(b"\n")
     fields = head.split(b" ")
     monkeypatch.setenv("XDG_CACHE_HOME", str(planted))
-    fields[4] = scans.vouch(fields[1].decode(), search_cache.CLEAN_NAME, secret_scan.__file__).encode()
+    fields[4] = scans.vouch(fields[1].decode(), search_cache.CLEAN_NAME, credentials.__file__).encode()
     path.write_bytes(b" ".join(fields) + b"\n" + rest)
     done = lh("memory", "get", "--query", "proxy token", cwd=project, env=relative)
     leaked = token in done.stdout + done.stderr  # not shown by a failing assertion
@@ -588,4 +588,4 @@ def test_a_verdict_is_stamped_with_the_scanner_and_the_keyword_index_it_runs_on(
 
 
 def test_verdicts_are_stamped_with_the_scanner_that_runs() -> None:
-    assert Path(scans.CREDENTIALS).samefile(secret_scan.__file__)
+    assert Path(scans.CREDENTIALS).samefile(credentials.__file__)

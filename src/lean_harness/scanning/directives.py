@@ -43,7 +43,7 @@ _TAG = (
 # Any `<|name|>` shape (the names differ by model family), Llama's `[INST]`, Mistral's bracketed
 # headers, Gemma's turn markers; the fullwidth bar folds to `|` but is kept for neutralise.
 _TOKEN = (
-    r"<\|[a-z0-9_.:\- ]{1,40}\|?>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>"
+    r"<\|[^|<>\s]{1,40}\|?>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>"
     r"|\[/?(?:inst|system_prompt|available_tools|tool_calls|tool_results)\]|<(?:start|end)_of_turn>"
 )
 _AGENT = (

@@ -29,7 +29,7 @@ class Rule(Value):
     pattern: str
     keywords: tuple[str, ...] = ()  # the rule runs only when one of these occurs in the lowered text
     validate: Callable[[str], bool] | None = None
-    rank: int = 0  # of overlapping credential candidates the higher rank wins
+    rank: int = 3  # of overlapping credential candidates the higher wins (3: a provider format, credentials.py)
     bounded: bool = False  # a value that starts with a letter or digit must not continue a word on its left
     # What the pattern runs on: the text; the lowercased text (the pattern is then lowercase);
     # the text after a newline, so that a line start is a literal "\n"; or the folded text of

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lean_harness import injection
 from lean_harness.cli import main
+from lean_harness.scanning import directives as injection
+from lean_harness.scanning import neutralise
 from support import lh, snapshot
 
 MEMORY = ".agents/memory"
@@ -161,8 +162,8 @@ def test_every_rule_has_a_unique_id() -> None:
     ],
 )
 def test_neutralise_escapes_framing_only(text: str, expected: str) -> None:
-    assert injection.neutralise(text) == expected
-    assert injection.neutralise(expected) == expected
+    assert neutralise(text) == expected
+    assert neutralise(expected) == expected
 
 
 def hand_write(root: Path, shard: str, entry_id: str, text: str) -> None:
