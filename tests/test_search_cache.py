@@ -570,19 +570,20 @@ def test_a_linked_cache_folder_is_refused_and_nothing_is_written_through_it(
     assert list(outside.iterdir()) == []
 
 
-def test_a_verdict_is_stamped_with_the_scanner_and_the_keyword_index_it_runs_on(
+def test_a_verdict_is_stamped_with_the_scanner_and_the_engine_it_runs_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(scans, "_STAMPS", {})
     (tmp_path / "scanner.py").write_text("RULES = 1\n", encoding="utf-8")
-    (tmp_path / "keywords.py").write_text("GATES = 1\n", encoding="utf-8")
+    for part in ("engine.py", "finding.py", "fold.py"):
+        (tmp_path / part).write_text("GATES = 1\n", encoding="utf-8")
     scanner = str(tmp_path / "scanner.py")
     signature = scans.vouch("d" * 64, "search-clean", scanner)
     assert scans.vouched("d" * 64, signature, "search-clean", scanner)
-    (tmp_path / "keywords.py").write_text("GATES = 2\n", encoding="utf-8")  # which texts each rule runs on
+    (tmp_path / "engine.py").write_text("GATES = 2\n", encoding="utf-8")  # how each rule runs
     monkeypatch.setattr(scans, "_STAMPS", {})  # a new process
     assert not scans.vouched("d" * 64, signature, "search-clean", scanner)
-    (tmp_path / "keywords.py").unlink()
+    (tmp_path / "engine.py").unlink()
     monkeypatch.setattr(scans, "_STAMPS", {})
     assert scans.vouch("d" * 64, "search-clean", scanner) == ""  # no source to stamp: nothing is vouched for
 
