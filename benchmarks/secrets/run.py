@@ -86,7 +86,7 @@ def cold_ms() -> float:
     """Import plus first scan of a small note in a fresh interpreter (what a hook pays)."""
     code = (
         "import time; t = time.perf_counter(); from lean_harness.scanning import credentials; "
-        "secret_scan.scan('a short note: token rotated, see the vault'); print(time.perf_counter() - t)"
+        "credentials.scan('a short note: token rotated, see the vault'); print(time.perf_counter() - t)"
     )
     env_path = str(HERE.parents[1] / "src")
     runs = [
