@@ -39,6 +39,7 @@ def cold_scanner() -> None:
         credentials._HEADS,
         credentials._prefilters,
         credentials._GATES,
+        credentials._KEYWORDS,
         credentials._ORDER,
     ):
         table.clear()

@@ -728,12 +728,24 @@ def _gates(short: bool) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
     return gates
 
 
+_KEYWORDS: dict[bool, tuple[str, ...]] = {}
+
+
+def _keywords(short: bool) -> tuple[str, ...]:
+    """Every keyword of `_gates`, once each."""
+    if short not in _KEYWORDS:
+        _KEYWORDS[short] = tuple(dict.fromkeys(k for _, keys in _gates(short) for k in keys))
+    return _KEYWORDS[short]
+
+
 def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     """The candidates of a text: each rule runs only when one of its keywords occurs in it."""
     lowered = lower(text)
+    short = len(text) < _SHORT
+    present = {keyword for keyword in _keywords(short) if keyword in lowered}  # each keyword searched once
     found: list[tuple[int, int, int, Rule]] = []
-    for rule, keys in _gates(len(text) < _SHORT):
-        if keys and not any(keyword in lowered for keyword in keys):
+    for rule, keys in _gates(short):
+        if keys and present.isdisjoint(keys):
             continue
         view = text if rule.view == "text" else lowered if rule.view == "lowered" else "\n" + text
         if _prefiltered(rule, view):

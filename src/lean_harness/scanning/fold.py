@@ -30,19 +30,25 @@ _INVISIBLE = "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u
 # Markup a renderer hides: an HTML comment, emphasis marks touching a word.
 # Underscores mark emphasis only at a word's edge (`im_start` keeps its own); asterisks anywhere.
 _MARKUP = r"<!--.*?-->|(?<=\w)\*{1,3}|\*{1,3}(?=\w)|(?<!\w)_{1,3}(?=\w)|(?<=\w)_{1,3}(?!\w)|~~"
-_PLAIN = re.compile(r"[\x00-\x7f]*")
+_cut: list[re.Pattern[str]] = []
 
 
 def folded(text: str) -> tuple[str, list[int]]:
     """The folded view of `text`, and the place in `text` of each of its characters and of its end."""
-    if _PLAIN.fullmatch(text) and "<!--" not in text and "*" not in text and "_" not in text and "~~" not in text:
+    if not _cut:
+        _cut.append(re.compile(f"{_INVISIBLE}|{_MARKUP}", re.DOTALL))
+    cut = _cut[0]
+    if text.isascii() and not cut.search(text):
         return text.lower(), list(range(len(text) + 1))
     parts: list[str] = []
     origin: list[int] = []
-    cut = re.compile(f"{_INVISIBLE}|{_MARKUP}", re.DOTALL)
     done = 0
     for match in [*cut.finditer(text), None]:
         upto = match.start() if match else len(text)
+        if text[done:upto].isascii():
+            parts.append(text[done:upto].lower())
+            origin += range(done, upto)
+            upto = done  # nothing left to fold one by one
         for at in range(done, upto):
             char = text[at]
             if not char.isascii():
