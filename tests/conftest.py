@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lean_harness import secret_scan
 from lean_harness.cli import main
 from lean_harness.memory import search, thesaurus
+from lean_harness.scanning import credentials, engine
 
 
 @pytest.fixture(autouse=True)
@@ -35,13 +35,12 @@ def cold_scanner() -> None:
     fills them (for the scanner's own tests: a mutation run forks each mutant's tests from a process
     whose tables the unchanged code filled)."""
     for table in (
-        secret_scan._compiled,
-        secret_scan._HEADS,
-        secret_scan._prefilters,
-        secret_scan._GATES,
-        secret_scan._PLAN,
-        secret_scan._RULES_OF,
-        secret_scan._ORDER,
+        engine._compiled,
+        credentials._HEADS,
+        credentials._prefilters,
+        credentials._GATES,
+        credentials._KEYWORDS,
+        credentials._ORDER,
     ):
         table.clear()
 

@@ -34,8 +34,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "memory/index.py": ("test_index_render.py",),
     "memory/search.py": ("test_search.py", "test_search_oracle.py", "test_thesaurus.py"),
     "memory/thesaurus.py": ("test_thesaurus.py",),
-    "secret_scan.py": ("test_secret_scan.py", "test_secret_scan_edges.py", "test_scan_batches.py"),
-    "keywords.py": ("test_scan_batches.py", "test_secret_scan_edges.py"),
+    "scanning/credentials.py": ("test_scanning_credentials.py", "test_scanning_credentials_edges.py"),
+    "scanning/fold.py": ("test_scanning_directives.py",),
     "digests.py": ("test_digests.py",),
     "memory/segment.py": ("test_search.py",),
 }

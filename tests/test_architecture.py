@@ -109,7 +109,7 @@ NOT_IN_PUT = (
 # NOT_ON_HOT_PATHS: the credential rules (its hits are not scanned again), the entry rules (no
 # shard was named), INDEX.md's module and the hooks' record of writes.
 NOT_IN_QUERY = (
-    "lean_harness.secret_scan",
+    "lean_harness.scanning.credentials",
     "lean_harness.memory.leaks",
     "lean_harness.memory.rules",
     "lean_harness.memory.index",

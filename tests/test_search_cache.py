@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from lean_harness import secret_scan
 from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import handle, prose, query, scans, search, search_cache
 from lean_harness.memory.shard import parse
+from lean_harness.scanning import credentials
 from support import lh
 from test_secrets_cli import github_token, hand_write
 
@@ -377,7 +377,7 @@ def test_a_cache_that_vouches_for_itself_is_not_believed(
         mine = os.environ["XDG_CACHE_HOME"]
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))
         digest = head.split(b" ")[1].decode()
-        signature = scans.vouch(digest, search_cache.CLEAN_NAME, secret_scan.__file__).encode()
+        signature = scans.vouch(digest, search_cache.CLEAN_NAME, credentials.__file__).encode()
         monkeypatch.setenv("XDG_CACHE_HOME", mine)
     assert len(signature) == 64
     path.write_bytes(b" ".join([*head.split(b" ")[:-1], signature]) + b"\n" + rest)
@@ -541,7 +541,7 @@ def test_a_key_the_repository_holds_where_a_relative_cache_home_points_vouches_f
     head, _, rest = path.read_bytes().partition(b"\n")
     fields = head.split(b" ")
     monkeypatch.setenv("XDG_CACHE_HOME", str(planted))
-    fields[4] = scans.vouch(fields[1].decode(), search_cache.CLEAN_NAME, secret_scan.__file__).encode()
+    fields[4] = scans.vouch(fields[1].decode(), search_cache.CLEAN_NAME, credentials.__file__).encode()
     path.write_bytes(b" ".join(fields) + b"\n" + rest)
     done = lh("memory", "get", "--query", "proxy token", cwd=project, env=relative)
     leaked = token in done.stdout + done.stderr  # not shown by a failing assertion
@@ -570,22 +570,23 @@ def test_a_linked_cache_folder_is_refused_and_nothing_is_written_through_it(
     assert list(outside.iterdir()) == []
 
 
-def test_a_verdict_is_stamped_with_the_scanner_and_the_keyword_index_it_runs_on(
+def test_a_verdict_is_stamped_with_the_scanner_and_the_engine_it_runs_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(scans, "_STAMPS", {})
     (tmp_path / "scanner.py").write_text("RULES = 1\n", encoding="utf-8")
-    (tmp_path / "keywords.py").write_text("GATES = 1\n", encoding="utf-8")
+    for part in ("engine.py", "finding.py", "fold.py"):
+        (tmp_path / part).write_text("GATES = 1\n", encoding="utf-8")
     scanner = str(tmp_path / "scanner.py")
     signature = scans.vouch("d" * 64, "search-clean", scanner)
     assert scans.vouched("d" * 64, signature, "search-clean", scanner)
-    (tmp_path / "keywords.py").write_text("GATES = 2\n", encoding="utf-8")  # which texts each rule runs on
+    (tmp_path / "engine.py").write_text("GATES = 2\n", encoding="utf-8")  # how each rule runs
     monkeypatch.setattr(scans, "_STAMPS", {})  # a new process
     assert not scans.vouched("d" * 64, signature, "search-clean", scanner)
-    (tmp_path / "keywords.py").unlink()
+    (tmp_path / "engine.py").unlink()
     monkeypatch.setattr(scans, "_STAMPS", {})
     assert scans.vouch("d" * 64, "search-clean", scanner) == ""  # no source to stamp: nothing is vouched for
 
 
 def test_verdicts_are_stamped_with_the_scanner_that_runs() -> None:
-    assert Path(scans.CREDENTIALS).samefile(secret_scan.__file__)
+    assert Path(scans.CREDENTIALS).samefile(credentials.__file__)

@@ -27,7 +27,7 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1] / "src")]
 import corpus  # noqa: E402
 import public_shapes  # noqa: E402
 
-from lean_harness import secret_scan  # noqa: E402
+from lean_harness.scanning import credentials as secret_scan  # noqa: E402
 
 
 def lh_results(samples: list[corpus.Sample]) -> list[bool]:
@@ -85,8 +85,8 @@ def median_ms(text: str, runs: int = 51) -> float:
 def cold_ms() -> float:
     """Import plus first scan of a small note in a fresh interpreter (what a hook pays)."""
     code = (
-        "import time; t = time.perf_counter(); from lean_harness import secret_scan; "
-        "secret_scan.scan('a short note: token rotated, see the vault'); print(time.perf_counter() - t)"
+        "import time; t = time.perf_counter(); from lean_harness.scanning import credentials; "
+        "credentials.scan('a short note: token rotated, see the vault'); print(time.perf_counter() - t)"
     )
     env_path = str(HERE.parents[1] / "src")
     runs = [

@@ -78,9 +78,9 @@ class _MaskedStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        from lean_harness.secret_scan import redact
+        from lean_harness.scanning import mask
 
-        return self._stream.write(redact(text))
+        return self._stream.write(mask(text))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -244,7 +244,7 @@ def _marker_path(root: Path, user: dict[str, Any]) -> Path:
 def _payload(text: str, data: dict[str, Any]) -> str:
     """The effective config as one line of JSON, or "null" when it is not to be kept: a value JSON
     cannot hold (a TOML date), or a config that holds a credential, which no cache may copy."""
-    from lean_harness.secret_scan import scan
+    from lean_harness.scanning.credentials import scan
 
     if scan(text):
         return "null"

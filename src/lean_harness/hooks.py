@@ -159,10 +159,9 @@ def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str]) -> s
 def printable(text: str) -> str:
     """Anyone's text as the hooks print it: credentials masked, framing tags escaped, and no
     control character but newline and tab (a terminal escape sequence starts with one)."""
-    from lean_harness import injection
+    from lean_harness import scanning
 
-    text = "".join(c if c.isprintable() or c in "\n\t" else f"U+{ord(c):04X}" for c in text)
-    return injection.shown(text)
+    return scanning.mask(text)
 
 
 def session_start(event: Mapping[str, str], env: Mapping[str, str]) -> str:

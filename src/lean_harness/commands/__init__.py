@@ -21,9 +21,9 @@ JSON_VERSION = 1
 def emit(command: str, payload: dict[str, Any], problems: Sequence[str] = ()) -> None:
     """Print the versioned JSON envelope: version, command, the payload's fields, problems (credentials masked)."""
     if problems:
-        from lean_harness.secret_scan import redact
+        from lean_harness.scanning import mask
 
-        problems = [redact(problem) for problem in problems]
+        problems = [mask(problem) for problem in problems]
     envelope = {"version": JSON_VERSION, "command": command, **payload, "problems": list(problems)}
     print(json.dumps(envelope, indent=2, ensure_ascii=False))
 

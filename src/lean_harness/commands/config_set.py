@@ -45,16 +45,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _refuse_credentials(key: str, value: str, shown: str) -> None:
     """A config value is committed and printed like memory: refuse one that looks like a credential."""
-    from lean_harness import secret_scan
     from lean_harness.errors import Refused
+    from lean_harness.scanning import credentials, refusal
 
     for what, text in (("the key", key), ("the value", value)):
-        findings = secret_scan.scan(text)
+        findings = credentials.scan(text)
         if findings:
-            f = findings[0]
-            raise Refused(
-                f"refused: {shown}: {what} looks like {f.description} ({f.preview}, rule {f.rule}); file not changed"
-            )
+            raise Refused(refusal(f"{shown}: {what}", findings[0], "file not changed"))
 
 
 def _refresh_index(root: Path) -> None:

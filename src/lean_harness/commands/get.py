@@ -46,10 +46,10 @@ def run(args: argparse.Namespace) -> int:
         return _query(args)
     if args.shard is None:
         raise LhError('name a shard or a query: lh memory get SHARD, or lh memory get --query "words"')
-    from lean_harness.injection import neutralise
     from lean_harness.memory import prose, view
     from lean_harness.memory.leaks import mask_entry, mask_text
     from lean_harness.memory.shard import parse
+    from lean_harness.scanning import neutralise
 
     memory = open_memory()
     memory.check_dir()
@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from lean_harness.injection import neutralise
     from lean_harness.memory import query, search
+    from lean_harness.scanning import neutralise
 
     memory = open_memory()
     shards = [*([args.shard] if args.shard else []), *args.shards]

@@ -307,8 +307,8 @@ def conflicts(p: Project) -> Verdict:
 
 def reachability(p: Project) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
-    from lean_harness.injection import shown
     from lean_harness.memory import query
+    from lean_harness.scanning import mask
 
     skipped = _skip_without_shards(p)
     if skipped or p.memory is None:
@@ -320,7 +320,7 @@ def reachability(p: Project) -> Verdict:
         every = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
         sample = _titled(memory, search_index, every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE])
         lost = [
-            shown(f"{name}/{key}: {title}")  # an id or a title written by hand may hold a credential or framing
+            mask(f"{name}/{key}: {title}")  # an id or a title written by hand may hold a credential or framing
             for name, key, title in sample
             if not search_index.finds(title, name, key, 5)
         ]

@@ -334,22 +334,19 @@ def _refuse_ids_in_use(memory: Memory, sources: tuple[Entry, ...], digest: Entry
 
 def _scan_digest(digest: planner.Digest) -> None:
     """Scan the digest text lh wrote; a finding names the source entry it came from."""
-    from lean_harness import secret_scan
     from lean_harness.errors import Refused
+    from lean_harness.scanning import credentials, refusal
 
     said = (digest.entry.attr("allow-directive") or "").split(",")
     refuse_directives(digest.entry.text, said, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)
-    findings = secret_scan.scan(digest.entry.text, allow=allowed(digest.entry))
+    findings = credentials.scan(digest.entry.text, allow=allowed(digest.entry))
     if not findings:
         return
     first = findings[0]
     line = digest.entry.text.split("\n")[first.line - 1].removeprefix("- ")
     source = next((e for e in digest.sources if line in planner.lines_of(e)), digest.sources[0])
-    raise Refused(
-        f"refused: the digest of shard {digest.shard} would hold, from entry {source.id}, what looks like"
-        f" {first.description} ({first.preview}, rule {first.rule}); nothing was written."
-        f" {_SECRET_HINT.format(rule=first.rule)}"
-    )
+    what = f"the digest of shard {digest.shard} would hold, from entry {source.id}, what"
+    raise Refused(refusal(what, first, f"nothing was written. {_SECRET_HINT.format(rule=first.rule)}"))
 
 
 def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:

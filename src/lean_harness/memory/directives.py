@@ -1,6 +1,6 @@
 """Directives in memory files: text that speaks as the system or the user, or overrides the agent.
 
-Every write refuses such text (memory/rules.py, with the rules of injection.py); this finds what
+Every write refuses such text (memory/rules.py, with the rules of scanning/directives.py); this finds what
 reached a memory file another way: a hand edit, a merge, a pull. Shards are scanned entry by
 entry, so that an entry's `allow-directive` attribute (`lh memory put --allow-directive RULE`)
 silences that rule for that entry only; loose prose and files that do not parse as shards are
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lean_harness import injection
 from lean_harness.memory import scans
 from lean_harness.memory.shard import Entry
+from lean_harness.scanning import directives as directive_rules
 
 CLEAN_NAME = "directive-clean"  # under <cacheDir>/lh/: digests of contents the whole-file scan found clean
 
@@ -30,14 +30,14 @@ def allowed(entry: Entry) -> tuple[str, ...]:
 
 def scan_text(text: str, shown: str) -> list[Directive]:
     """Every directive in a file's text; shards are scanned entry by entry."""
-    return scans.by_entry(text, shown, injection.scan, allowed)
+    return scans.by_entry(text, shown, directive_rules.scan, allowed)
 
 
 def in_files(paths: Sequence[Path], shown: dict[Path, str], cache_dir: Path | None) -> list[Directive]:
     """Every directive in `paths` (named as in `shown`), scanning only contents not found clean before."""
-    found = scans.flagged(paths, cache_dir, CLEAN_NAME, injection.__file__, _finds)
+    found = scans.flagged(paths, cache_dir, CLEAN_NAME, directive_rules.__file__, _finds)
     return [d for path in found for d in scan_text(path.read_bytes().decode("utf-8", "replace"), shown[path])]
 
 
 def _finds(data: bytes) -> bool:
-    return bool(injection.scan(data.decode("utf-8", "replace")))
+    return bool(directive_rules.scan(data.decode("utf-8", "replace")))

@@ -159,18 +159,16 @@ def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = (
 
 
 def _refuse_secrets(path: str, cited: bytes, where: str, allow: Sequence[str]) -> None:
-    from lean_harness import secret_scan
     from lean_harness.errors import Refused
+    from lean_harness.scanning import credentials, refusal
 
     for what, text in (("its path", path), (path, cited.decode("utf-8", "replace"))):
-        findings = secret_scan.scan(text, allow=allow)
+        findings = credentials.scan(text, allow=allow)
         if findings:
             first = findings[0]
             line = f"line {first.line} of {what}" if what == path else what
-            raise Refused(
-                f"refused: {where}: {line} looks like {first.description} ({first.preview}, rule {first.rule});"
-                f" nothing was written. Cite other lines, or pass --allow-secret {first.rule} if it is not a secret"
-            )
+            then = f"nothing was written. Cite other lines, or pass --allow-secret {first.rule} if it is not a secret"
+            raise Refused(refusal(f"{where}: {line}", first, then))
 
 
 def from_items(items: Sequence[str], where: str) -> str:

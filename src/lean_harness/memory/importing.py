@@ -68,10 +68,9 @@ class Refusal:
                 f'refused: {self.where}: line {self.line} reads as {self.description} ("{self.preview}",'
                 f" rule {self.rule}); not imported"
             )
-        return (
-            f"refused: {self.where}: {self.what} looks like {self.description}"
-            f" ({self.preview}, rule {self.rule}); not imported"
-        )
+        from lean_harness.scanning import refusal
+
+        return refusal(f"{self.where}: {self.what}", self, "not imported")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import digests, injection
+from lean_harness import digests
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink, stage, sync_dir
@@ -37,6 +37,7 @@ from lean_harness.memory.shard import Entry, derive_id
 from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import text_key
 from lean_harness.memory.writes import add_entries
+from lean_harness.scanning import directives as directive_rules
 
 PENDING = ".pending"
 CONSUMED = ".consumed"
@@ -262,7 +263,7 @@ def _entry(
         return None, "", f"{rules.describe(*found)}; remove it"
     body, tags = checked.text, checked.tags
     directives = checked.directives
-    said = injection.scan(body, allow=directives)
+    said = directive_rules.scan(body, allow=directives)
     if said:
         d = said[0]
         return None, "", f'line {d.line} reads as {d.description} ("{d.preview}", rule {d.rule}); remove it'

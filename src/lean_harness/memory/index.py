@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from lean_harness.injection import neutralise
 from lean_harness.memory.summary import Newest, Summary
+from lean_harness.scanning import neutralise
 from lean_harness.values import Value
 
 HEADER = "# Project memory index"

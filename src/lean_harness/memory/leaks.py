@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from lean_harness import secret_scan
 from lean_harness.errors import LhError
 from lean_harness.memory.scans import Found, by_entry
 from lean_harness.memory.shard import Entry
+from lean_harness.scanning import credentials
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def allowed(entry: Entry) -> tuple[str, ...]:
 
 def scan_text(text: str, shown: str) -> list[Leak]:
     """Every credential in a file's text; shards are scanned entry by entry."""
-    return by_entry(text, shown, secret_scan.scan, allowed)
+    return by_entry(text, shown, credentials.scan, allowed)
 
 
 def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) -> tuple[list[Leak], list[str]]:
@@ -84,7 +84,7 @@ def flagged(paths: Sequence[Path], cache_dir: Path | None = None) -> list[Path]:
     from lean_harness.memory.scans import flagged as flagged_by
 
     return flagged_by(
-        paths, cache_dir, CLEAN_NAME, CREDENTIALS, lambda data: bool(secret_scan.scan(data.decode("latin-1")))
+        paths, cache_dir, CLEAN_NAME, CREDENTIALS, lambda data: bool(credentials.scan(data.decode("latin-1")))
     )
 
 
@@ -93,16 +93,16 @@ def derived_files(derived: Iterable[Path]) -> list[Path]:
     return _files(derived, walk_caches=True)
 
 
-def mask_entry(entry: Entry) -> tuple[str, list[secret_scan.Finding]]:
+def mask_entry(entry: Entry) -> tuple[str, list[credentials.Finding]]:
     """An entry's text with every credential masked, and the findings."""
-    findings = secret_scan.scan(entry.text, allow=allowed(entry))
-    return (secret_scan.mask(entry.text, findings) if findings else entry.text), findings
+    findings = credentials.scan(entry.text, allow=allowed(entry))
+    return (credentials.hide(entry.text, findings) if findings else entry.text), findings
 
 
-def mask_text(text: str) -> tuple[str, list[secret_scan.Finding]]:
+def mask_text(text: str) -> tuple[str, list[credentials.Finding]]:
     """Any text with every credential masked, and the findings."""
-    findings = secret_scan.scan(text)
-    return (secret_scan.mask(text, findings) if findings else text), findings
+    findings = credentials.scan(text)
+    return (credentials.hide(text, findings) if findings else text), findings
 
 
 def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:

@@ -25,7 +25,7 @@ from lean_harness.values import Value
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
-    from lean_harness.secret_scan import Finding
+    from lean_harness.scanning.finding import Finding
 
 MAX_ENTRY_BYTES = 64 * 1024
 SHARD_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
@@ -174,14 +174,14 @@ def credential(checked: Checked) -> tuple[str, Finding] | None:
 
 def credentials(entries: Sequence[Checked]) -> list[tuple[str, Finding] | None]:
     """`credential` of each entry, every field of every entry scanned in one batch."""
-    from lean_harness import secret_scan
+    from lean_harness.scanning import credentials as credential_rules
 
     texts = [checked.text for checked in entries]
     allows: list[Sequence[str]] = [checked.allow for checked in entries]
     for checked in entries:
         texts += [value for _, value in checked.given]
         allows += [()] * len(checked.given)
-    found = secret_scan.scan_many(texts, allows)
+    found = credential_rules.scan_many(texts, allows)
     results: list[tuple[str, Finding] | None] = []
     at = len(entries)  # the id and tags follow the texts, entry by entry
     for number, checked in enumerate(entries):
@@ -197,13 +197,13 @@ def credentials(entries: Sequence[Checked]) -> list[tuple[str, Finding] | None]:
 def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | None]:
     """Why each entry may not be stored, checked in one batch: (what, finding, False) for its first
     credential, else ("line N", finding, True) for its first directive (adr/0019); None when it may."""
-    from lean_harness import injection
+    from lean_harness.scanning import directives as directive_rules
 
     results: list[tuple[str, Finding, bool] | None] = [
         None if found is None else (*found, False) for found in credentials(entries)
     ]
     rest = [number for number, result in enumerate(results) if result is None]
-    said = injection.scan_many(
+    said = directive_rules.scan_many(
         [entries[number].text for number in rest], [entries[number].directives for number in rest]
     )
     for number, findings in zip(rest, said, strict=True):
@@ -221,12 +221,16 @@ def refuse_credentials(
         return
     what, finding = found
     hint = hint.format(rule=finding.rule) if what.startswith("line") else "Choose another value"
-    raise Refused(f"refused: {where}: {describe(what, finding)}; nothing was written. {hint}")
+    from lean_harness.scanning import refusal
+
+    raise Refused(refusal(f"{where}: {what}", finding, f"nothing was written. {hint}"))
 
 
 def describe(what: str, finding: Finding) -> str:
     """`what` looks like a credential, said with the finding's masked preview and rule."""
-    return f"{what} looks like {finding.description} ({finding.preview}, rule {finding.rule})"
+    from lean_harness.scanning import looks_like
+
+    return looks_like(what, finding)
 
 
 def _quoted(value: str) -> str:
@@ -249,9 +253,9 @@ def refuse_directives(
     hint: str = "If it only quotes such text, pass --allow-directive {rule}",
 ) -> None:
     """Raise Refused when `text` speaks as the system or the operator (adr/0019); `hint` says what next."""
-    from lean_harness import injection
+    from lean_harness.scanning import directives as directive_rules
 
-    findings = injection.scan(text, allow=[rule for rule in allow if rule])
+    findings = directive_rules.scan(text, allow=[rule for rule in allow if rule])
     if findings:
         first = findings[0]
         more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""

@@ -24,8 +24,8 @@ from pathlib import Path
 from lean_harness import digests, userkey
 from lean_harness.errors import LhError
 from lean_harness.files import write_text
-from lean_harness.finding import Finding
 from lean_harness.memory.shard import Entry, ShardError, parse
+from lean_harness.scanning.finding import Finding
 from lean_harness.values import Value
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class Scanner(Protocol):
-        """A rule set's scan: secret_scan.scan or injection.scan."""
+        """A rule set's scan: scanning.credentials.scan or scanning.directives.scan."""
 
         def __call__(self, text: str, *, allow: Iterable[str] = ()) -> Sequence[Finding]: ...
 
@@ -56,7 +56,7 @@ def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], It
     An entry's text is scanned with the rules it is `allowed` to trip left out; its header values
     (id, tags, attributes) are scanned with every rule, as line 0, column 1 of the entry.
     """
-    from lean_harness.secret_scan import redact  # remembered verdicts are read without the scanner
+    from lean_harness.scanning import mask  # remembered verdicts are read without the scanner
 
     try:
         shard = parse(text, shown)
@@ -69,7 +69,7 @@ def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], It
             found += [_found(shown, f, offset_line) for f in scan(block)]
             offset_line += block.count("\n")
             continue
-        key = redact(block.id)
+        key = mask(block.id)
         header = " ".join([block.id, *block.tags, *(value for _, value in block.extra)])
         found += [Found(shown, block.line, 1, f.rule, f.description, f.preview, key) for f in scan(header)]
         # The text starts on the line after the header: its line 1 is the header's line + 1.
@@ -131,13 +131,13 @@ def vouched(digest: str, signature: str, record_name: str, scanner: str) -> bool
 
 _STAMPS: dict[tuple[str, str], str] = {}
 
-# The credential scanner's source (secret_scan.py), found beside the package's modules, so that a
+# The credential scanner's source (scanning/credentials.py), found beside the package's modules, so that a
 # verdict on it is checked without importing its rules.
-CREDENTIALS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "secret_scan.py")
+CREDENTIALS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scanning", "credentials.py")
 
 
 # Modules beside a scanner whose code decides what it finds: which texts each rule runs on.
-_SCANNER_PARTS = ("keywords.py",)
+_SCANNER_PARTS = ("engine.py", "finding.py", "fold.py")
 
 
 def _stamp(scanner: str, record_name: str) -> str:

@@ -102,14 +102,14 @@ def read(path: Path) -> Cached | None:
 def _built(memory: Memory, name: str, text: str, data: bytes, digest: str) -> Cached:
     """The shard's segment made from its whole text."""
     from lean_harness.memory import prose
-    from lean_harness.secret_scan import mask, scan
+    from lean_harness.scanning.credentials import hide, scan
 
     shard = parse(text, memory.shown(memory.shard_path(name)))
     docs, spans, marks, clean = _entry_docs(name, shard, text, len(_BOM) if data.startswith(_BOM) else 0)
     loose = prose.blocks(shard)
     for block in loose:
         findings = scan(block.text)  # the cache is no place for a flagged value, as for entries
-        masked = mask(block.text, findings) if findings else block.text
+        masked = hide(block.text, findings) if findings else block.text
         docs.append(search.Doc(f"{PROSE_PREFIX}{block.line}", name, "", (), masked))
         spans.append((0, 0))
         marks.append(0)  # read from the shard's text, never at a span
@@ -142,7 +142,7 @@ def _entry_docs(
 ) -> tuple[list[search.Doc], list[tuple[int, int]], list[int], bool]:
     """The entries of `shard`, parsed from `text` at byte `start` of its file, as the index sees them,
     with the byte span of each and the CRC-32 of those bytes, and whether the whole text scanned clean."""
-    from lean_harness.secret_scan import mask, scan
+    from lean_harness.scanning.credentials import hide, scan
 
     clean = not scan(text)  # one scan of the whole text clears every entry in it
     docs: list[search.Doc] = []
@@ -154,7 +154,7 @@ def _entry_docs(
         # an entry whose id or tags hold a flagged value is left out; one whose text holds one is masked
         if isinstance(block, Entry) and (clean or not scan(" ".join([block.id, *block.tags]))):
             findings = [] if clean else scan(block.text)  # allowed or not: the cache is no place for one
-            body = mask(block.text, findings) if findings else block.text
+            body = hide(block.text, findings) if findings else block.text
             docs.append(search.Doc(block.id, name, block.created, block.tags, body))
             spans.append((offset, offset + len(raw)))
             marks.append(crc32(raw))

@@ -117,13 +117,13 @@ def _safe_title(title: str) -> str:
     # INDEX.md is loaded into every session, so its titles are checked whatever an entry allows:
     # a credential pasted into a shard by hand is masked, and a title that reads as an instruction
     # to the agent (allowed in an entry with --allow-directive, or written by hand) is withheld.
-    from lean_harness import injection
-    from lean_harness.secret_scan import mask, scan
+    from lean_harness.scanning import directives
+    from lean_harness.scanning.credentials import hide, scan
 
-    if injection.scan(title):
+    if directives.scan(title):
         return WITHHELD
     findings = scan(title)
-    return mask(title, findings) if findings else title
+    return hide(title, findings) if findings else title
 
 
 def with_entry(

@@ -23,36 +23,15 @@ import bisect
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from lean_harness import keywords
-from lean_harness.finding import Finding
-from lean_harness.values import Value
+from lean_harness.scanning.engine import Rule, lower, spans
+from lean_harness.scanning.finding import Finding
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
-if TYPE_CHECKING:
-    from typing import Literal
-
-__all__ = ["RULES", "Finding", "Rule", "mask", "redact", "rule_ids", "scan", "scan_many"]
+__all__ = ["RULES", "Finding", "Rule", "hide", "rule_ids", "scan", "scan_many"]
 
 PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
 _MASK = "********"
-
-
-class Rule(Value):
-    """One credential format: where its value is and how to confirm it."""
-
-    id: str
-    description: str
-    pattern: str
-    keywords: tuple[str, ...]
-    validate: Callable[[str], bool] | None = None
-    rank: int = PROVIDER
-    bounded: bool = False  # the value must not continue a word on its left
-    # What the pattern runs on: the text; the lowercased text (the pattern is then
-    # lowercase); or the text after a newline, so that a line start is a literal "\n".
-    view: Literal["text", "lowered", "lines"] = "text"
-    extend_left: int = 0  # the value starts this many characters before the match
 
 
 # --- value checks -------------------------------------------------------------
@@ -691,28 +670,6 @@ def _prefiltered(rule: Rule, view: str) -> bool:
     return pattern.search(view) is not None
 
 
-_compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
-
-
-def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    """Compile a rule on first use (most scans need only a few) and name its value groups."""
-    if rule.id not in _compiled:
-        pattern = re.compile(rule.pattern)
-        groups = sorted((i, n) for n, i in pattern.groupindex.items() if n.startswith("v"))
-        _compiled[rule.id] = pattern, tuple(name for _, name in groups)
-    return _compiled[rule.id]
-
-
-def _bounded(text: str, start: int) -> bool:
-    """The value does not continue a word: start of text, a non-alphanumeric, an escape."""
-    if start == 0 or not text[start - 1].isascii() or not text[start - 1].isalnum():
-        return True
-    before = text[max(0, start - 3) : start]
-    return before[-2:] in ("\\n", "\\r", "\\t") or (
-        len(before) == 3 and before[0] == "%" and all(c in "0123456789abcdefABCDEF" for c in before[1:])
-    )
-
-
 def rule_ids() -> tuple[str, ...]:
     """The id of every rule, in registry order."""
     return tuple(rule.id for rule in RULES)
@@ -721,21 +678,6 @@ def rule_ids() -> tuple[str, ...]:
 def _redact(value: str) -> str:
     """At most four leading characters (fewer for short values), then a fixed mask."""
     return value[: min(4, len(value) // 5)] + _MASK
-
-
-def _matches(rule: Rule, view: str, text: str) -> Iterator[tuple[int, int]]:
-    """Spans in `text` of the values this rule's pattern finds in `view` (one of its views), before validation."""
-    pattern, groups = _compile(rule)
-    shift = 1 if rule.view == "lines" else 0  # the "lines" view starts with an added newline
-    for match in pattern.finditer(view):
-        start, end = match.start() - rule.extend_left, match.end()
-        for name in groups:
-            if match.group(name) is not None:
-                start, end = match.span(name)
-                break
-        start, end = start - shift, end - shift
-        if end > start and (not rule.bounded or _bounded(text, start)):
-            yield start, end
 
 
 _HEADS: dict[str, str] = {}
@@ -764,14 +706,6 @@ def _head_of(pattern: str) -> str:
 _SHORT = 8192  # below this, substring checks cost less than compiling a rule's pattern
 
 
-def _lower(text: str) -> str:
-    """Lowercase without moving offsets (a few non-ASCII letters change length)."""
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return text.translate({c: c + 32 for c in range(65, 91)})
-
-
 _GATES: dict[bool, tuple[tuple[Rule, tuple[str, ...]], ...]] = {}
 
 
@@ -794,52 +728,29 @@ def _gates(short: bool) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
     return gates
 
 
-# Texts scanned together (secret_scan.scan_many) are lowercased one by one and each keyword is
-# searched for once in all of them (keywords.py): a rule runs on a text exactly when it would
-# if the text were scanned alone.
-_PLAN: list[tuple[Rule, bool, bool]] = []  # each rule, whether it has keywords in a short text, in a long one
-_RULES_OF: dict[str, list[int]] = {}  # each keyword and the rules (by place) it lets run
+_KEYWORDS: dict[bool, tuple[str, ...]] = {}
 
 
-def _plan() -> list[tuple[Rule, bool, bool]]:
-    """The rules, and for each keyword the rules it lets run, worked out once from `_gates`."""
-    if not _PLAN:
-        for number, ((rule, keys), (_, long_keys)) in enumerate(zip(_gates(True), _gates(False), strict=True)):
-            _PLAN.append((rule, bool(keys), bool(long_keys)))
-            for keyword in dict.fromkeys(keys + long_keys):
-                _RULES_OF.setdefault(keyword, []).append(number)
-    return _PLAN
+def _keywords(short: bool) -> tuple[str, ...]:
+    """Every keyword of `_gates`, once each."""
+    if short not in _KEYWORDS:
+        _KEYWORDS[short] = tuple(dict.fromkeys(k for _, keys in _gates(short) for k in keys))
+    return _KEYWORDS[short]
 
 
-def _raw_candidates(texts: Sequence[str]) -> list[list[tuple[int, int, int, Rule]]]:
-    """The candidates of each text; each rule runs only on the texts that hold one of its keywords."""
-    plan = _plan()
-    lowered = [_lower(text) for text in texts]
-    hits = keywords.holding(lowered, _RULES_OF)
-    every = range(len(texts))
-    long = [index for index, text in enumerate(texts) if len(text) >= _SHORT]
-    found: list[list[tuple[int, int, int, Rule]]] = [[] for _ in texts]
-    gates: dict[int, list[Sequence[int]]] = {}  # for each rule with keywords, the texts that hold one, by keyword
-    for keyword, holding in hits.items():
-        for number in _RULES_OF[keyword]:
-            gates.setdefault(number, []).append(holding)
-    for number, (rule, gated, gated_long) in enumerate(plan):
-        indices: Sequence[int] = every
-        if gated:
-            lists = gates.get(number, [])
-            if long and not gated_long:  # a long text has no keyword for this rule: it always runs there
-                lists = [*lists, long]
-            if not lists:
-                continue
-            indices = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
-        for index in indices:
-            text = texts[index]
-            view = text if rule.view == "text" else lowered[index] if rule.view == "lowered" else "\n" + text
-            if not _prefiltered(rule, view):
-                continue
-            for start, end in _matches(rule, view, text):
-                if rule.validate is None or rule.validate(text[start:end]):
-                    found[index].append((start, end, rule.rank, rule))
+def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
+    """The candidates of a text: each rule runs only when one of its keywords occurs in it."""
+    lowered = lower(text)
+    short = len(text) < _SHORT
+    present = {keyword for keyword in _keywords(short) if keyword in lowered}  # each keyword searched once
+    found: list[tuple[int, int, int, Rule]] = []
+    for rule, keys in _gates(short):
+        if keys and present.isdisjoint(keys):
+            continue
+        view = text if rule.view == "text" else lowered if rule.view == "lowered" else "\n" + text
+        if _prefiltered(rule, view):
+            shift = 1 if rule.view == "lines" else 0  # the "lines" view starts with an added newline
+            found += [(start, end, rule.rank, rule) for start, end in spans(rule, view, text, shift)]
     return found
 
 
@@ -857,32 +768,24 @@ def _percent_decoded(line: str) -> tuple[str, list[int]]:
     return "".join(parts), origin
 
 
-def _candidates(texts: Sequence[str]) -> list[list[tuple[int, int, int, Rule]]]:
-    """Candidates of each text, also in its URL-encoded lines read decoded and across the cuts in
-    it (each mapped back); what is read decoded or joined is scanned in one batch as well."""
-    found = _raw_candidates(texts)
-    derived: list[str] = []
-    places: list[tuple[int, list[int], int, int]] = []  # (text, origin of each character, offset, least rank)
-    for index, text in enumerate(texts):
-        at = text.find("%")
-        while at >= 0:
-            start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-            end = len(text) if end < 0 else end
-            decoded, origin = _percent_decoded(text[start:end])
-            if len(decoded) < end - start:
-                derived.append(decoded)
-                places.append((index, origin, start, -1))
-            at = text.find("%", end)
-        for joined, origin, least in _joined_texts(text):
-            derived.append(joined)
-            places.append((index, origin, 0, least))
-    if derived:
-        for (index, origin, offset, least), more in zip(places, _raw_candidates(derived), strict=True):
-            for start, end, rank, rule in more:
-                if least < 0:  # a decoded line: every candidate, mapped back
-                    found[index].append((offset + origin[start], offset + origin[end], rank, rule))
-                elif rank >= least and origin[end - 1] + 1 - origin[start] != end - start:  # it crosses a cut
-                    found[index].append((origin[start], origin[end - 1] + 1, rank, rule))
+def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
+    """Candidates of a text, also in its URL-encoded lines read decoded and across the cuts in
+    it (each mapped back)."""
+    found = _raw_candidates(text)
+    at = text.find("%")
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        decoded, origin = _percent_decoded(text[start:end])
+        if len(decoded) < end - start:  # a decoded line: every candidate, mapped back
+            found += [
+                (start + origin[s], start + origin[e], rank, rule) for s, e, rank, rule in _raw_candidates(decoded)
+            ]
+        at = text.find("%", end)
+    for joined, origin, least in _joined_texts(text):
+        for start, end, rank, rule in _raw_candidates(joined):
+            if rank >= least and origin[end - 1] + 1 - origin[start] != end - start:  # it crosses a cut
+                found.append((origin[start], origin[end - 1] + 1, rank, rule))
     return found
 
 
@@ -970,25 +873,19 @@ def scan(text: str, *, allow: Iterable[str] = ()) -> list[Finding]:
     A finding whose rule is in `allow` is dropped after overlaps are settled, so an
     allowed value does not resurface under a weaker rule.
     """
-    return _findings(text, _candidates([text])[0], allow)
+    return _findings(text, _candidates(text), allow)
 
 
 def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[list[Finding]]:
     """`scan` of each text, with its allowed rules at the same place in `allows` (or none when
-    `allows` is empty): the same findings, each distinct text scanned once and the texts scanned
-    together in runs (keywords.py)."""
+    `allows` is empty); the same text is scanned once, whatever it is allowed."""
     if allows and len(allows) != len(texts):
         raise ValueError("scan_many needs one allowance per text, or none at all")
-    distinct: dict[str, int] = {}  # the same text has the same candidates, whatever it is allowed
+    candidates: dict[str, list[tuple[int, int, int, Rule]]] = {}
     for text in texts:
-        distinct.setdefault(text, len(distinct))
-    unique = list(distinct)
-    candidates: list[list[tuple[int, int, int, Rule]]] = []
-    for begin, end in keywords.runs(unique):
-        candidates += _candidates(unique[begin:end])
-    return [
-        _findings(text, candidates[distinct[text]], allows[index] if allows else ()) for index, text in enumerate(texts)
-    ]
+        if text not in candidates:
+            candidates[text] = _candidates(text)
+    return [_findings(text, candidates[text], allows[index] if allows else ()) for index, text in enumerate(texts)]
 
 
 def _findings(text: str, candidates: list[tuple[int, int, int, Rule]], allow: Iterable[str]) -> list[Finding]:
@@ -1005,7 +902,7 @@ def _findings(text: str, candidates: list[tuple[int, int, int, Rule]], allow: It
     return findings
 
 
-def mask(text: str, findings: Sequence[Finding]) -> str:
+def hide(text: str, findings: Sequence[Finding]) -> str:
     """The text with every finding's value replaced by its redacted preview."""
     spans: list[list[int]] = []
     for start, end in sorted((f.start, f.end) for f in findings):
@@ -1018,9 +915,3 @@ def mask(text: str, findings: Sequence[Finding]) -> str:
         parts += [text[cursor:start], _redact(text[start:end])]
         cursor = end
     return "".join(parts) + text[cursor:]
-
-
-def redact(text: str) -> str:
-    """`text` with every credential the rules find masked (for messages that quote user values)."""
-    findings = scan(text)
-    return mask(text, findings) if findings else text

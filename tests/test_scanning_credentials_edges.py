@@ -19,8 +19,9 @@ import zlib
 
 import pytest
 
-from lean_harness import secret_scan
-from lean_harness.secret_scan import Finding, mask, redact, scan
+from lean_harness.scanning import credentials as secret_scan
+from lean_harness.scanning import mask
+from lean_harness.scanning.credentials import Finding, hide, scan
 
 pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
 
@@ -43,7 +44,7 @@ def rules(text: str, allow: tuple[str, ...] = ()) -> list[str]:
 
 
 def masked(text: str) -> str:
-    return mask(text, scan(text))
+    return hide(text, scan(text))
 
 
 # Contexts that one rule alone reads, each with its own value check.
@@ -347,7 +348,7 @@ def span(start: int, end: int) -> Finding:
     ],
 )
 def test_mask_merges_overlaps_but_not_neighbours(spans: list[tuple[int, int]], expected: str) -> None:
-    assert mask(ALPHABET, [span(s, e) for s, e in spans]) == expected
+    assert hide(ALPHABET, [span(s, e) for s, e in spans]) == expected
 
 
 @pytest.mark.parametrize(
@@ -365,7 +366,7 @@ def test_mask_merges_overlaps_but_not_neighbours(spans: list[tuple[int, int]], e
     ],
 )
 def test_a_masked_value_keeps_a_fifth_of_its_start_up_to_four(length: int, expected: str) -> None:
-    assert mask(ALPHABET, [span(0, length)]) == expected + ALPHABET[length:]
+    assert hide(ALPHABET, [span(0, length)]) == expected + ALPHABET[length:]
 
 
 def test_masking_findings_of_two_rules_on_one_line() -> None:
@@ -383,10 +384,10 @@ def test_adjacent_findings_are_masked_one_by_one() -> None:
 
 def test_redact_masks_what_scan_finds_and_leaves_other_text_alone() -> None:
     key = aws_id()
-    assert redact("deploy " + key + " now") == "deploy AKIA******** now"
-    assert redact("deploy " + key) == "deploy AKIA********"
-    assert redact("nothing here") == "nothing here"
-    assert redact("") == ""
+    assert mask("deploy " + key + " now") == "deploy AKIA******** now"
+    assert mask("deploy " + key) == "deploy AKIA********"
+    assert mask("nothing here") == "nothing here"
+    assert mask("") == ""
 
 
 def test_previews_are_the_masked_values() -> None:

@@ -3,7 +3,7 @@
 An import checks every record in one batch: each scanner keyword is searched for once in the
 records joined by a separator, and a rule runs only on the records that hold one of its keywords.
 These tests compare the batch with each text scanned alone, on both corpora of
-benchmarks/secrets, on the directive shapes of test_injection.py, and on records made to sit
+benchmarks/secrets, on the directive shapes of test_scanning_directives.py, and on records made to sit
 on the batch's seams: a credential cut in two between adjacent records, records that end with
 part of a keyword and start with the rest, every line break, the separator itself, texts on
 either side of the length at which the scanner changes its gates, duplicates and allowances.
@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from lean_harness import injection, keywords, secret_scan
+from lean_harness.scanning import credentials as secret_scan
+from lean_harness.scanning import directives as injection
+from lean_harness.scanning import engine
 from support import lh, snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "secrets"))
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "sec
 import corpus
 import public_shapes
 
-from test_injection import BENIGN, DIRECTIVES
+from test_scanning_directives import BENIGN, DIRECTIVES
 
 pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
 
@@ -78,20 +78,11 @@ def _findings(found: list[secret_scan.Finding] | tuple[injection.Finding, ...]) 
     return [(f.rule, f.description, f.line, f.column, f.start, f.end, f.preview) for f in found]
 
 
-def test_no_keyword_holds_the_separator() -> None:
-    words = [k for rule in secret_scan.RULES for k in rule.keywords]
-    words += [k for rule in injection.RULES for k in rule.keywords + rule.requires]
-    secret_scan._plan()
-    words += list(secret_scan._RULES_OF)  # the literal heads that gate short texts too
-    assert len(words) > 100
-    assert [k for k in words if keywords.SEP in k or not k] == []
-
-
 def test_a_batch_of_credential_texts_finds_what_each_text_alone_finds() -> None:
     samples = _secret_samples()
     # Lowercasing that changes length (İ) or depends on the next letter (final sigma) is done per text.
     cased = ["İ" * 3 + "PASSWORD=Zx81kqP02aaQ", "ΑΣ", "Σ password: Xk29!Qm7pzQ", "ΑΣ", "İ" + _token(3)]
-    texts = samples + _seams(samples, seed=5) + ["", keywords.SEP, _token(1), _token(1), *cased]
+    texts = samples + _seams(samples, seed=5) + ["", "\x00", _token(1), _token(1), *cased]
     alone = [_findings(secret_scan.scan(text)) for text in texts]
     assert [_findings(found) for found in secret_scan.scan_many(texts)] == alone
     assert sum(1 for found in alone if found) >= 1000  # the texts hold findings a batch could lose
@@ -150,40 +141,10 @@ def test_every_directive_match_holds_one_of_the_words_its_rule_requires() -> Non
         matched = 0
         for text in texts:
             lowered = text.lower()
-            if injection._pattern(rule).search(lowered):
+            if engine.compiled(rule).search(lowered):
                 matched += 1
                 assert any(word in lowered for word in rule.requires), (rule.id, text)
         assert matched >= 20, rule.id
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.text(alphabet="ab \x00-_k:ey\n", max_size=12), max_size=12),
-    st.lists(st.text(alphabet="ab -_k:ey\n", min_size=1, max_size=4), min_size=1, max_size=6),
-)
-def test_holding_names_exactly_the_texts_that_hold_each_keyword(texts: list[str], words: list[str]) -> None:
-    expected = {w: [i for i, t in enumerate(texts) if w in t] for w in words}
-    assert keywords.holding(texts, words) == {w: found for w, found in expected.items() if found}
-
-
-@pytest.mark.parametrize(
-    ("sizes", "expected"),
-    [
-        pytest.param([100, 200, 50], [(0, 2), (2, 3)], id="a-run-closes-on-reaching-the-size"),
-        pytest.param([100, 199, 50], [(0, 3)], id="one-character-short-takes-the-next"),
-        pytest.param([200, 150, 10], [(0, 2), (2, 3)], id="every-text-counts"),
-        pytest.param([0, 0, 300, 0], [(0, 3), (3, 4)], id="empty-texts"),
-        pytest.param([900], [(0, 1)], id="one-text-over-the-size"),
-    ],
-)
-def test_a_run_takes_texts_until_they_reach_the_size(sizes: list[int], expected: list[tuple[int, int]]) -> None:
-    assert list(keywords.runs(["x" * n for n in sizes], 300)) == expected
-
-
-def test_runs_cover_every_text_once_in_order() -> None:
-    texts = ["x" * n for n in (5, 0, 300, 7, 1000, 2, 2)]
-    assert list(keywords.runs(texts, 300)) == [(0, 3), (3, 5), (5, 7)]
-    assert list(keywords.runs([], 300)) == []
 
 
 def test_an_import_refuses_the_same_records_with_the_same_lines(project: Path, tmp_path: Path) -> None:

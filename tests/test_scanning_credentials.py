@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lean_harness.secret_scan import RULES, mask, rule_ids, scan
+from lean_harness.scanning.credentials import RULES, hide, rule_ids, scan
 
 pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
 
@@ -378,7 +378,7 @@ def test_preview_and_mask_never_show_the_middle(rule: str) -> None:
     assert middle not in finding.preview
     assert len(finding.preview) <= 4 + 8
     assert finding.preview.endswith("********")
-    masked = mask(text, [finding])
+    masked = hide(text, [finding])
     assert middle not in masked
     assert masked == text[: finding.start] + finding.preview + text[finding.end :]
 
@@ -389,14 +389,14 @@ def test_preview_shows_at_most_four_characters() -> None:
 
 
 def test_mask_leaves_text_without_findings_untouched() -> None:
-    assert mask("nothing to see", []) == "nothing to see"
+    assert hide("nothing to see", []) == "nothing to see"
 
 
 def test_mask_merges_overlapping_findings() -> None:
     text = "key " + "AK" + "IA" + rnd(16, string.ascii_uppercase) + " end"
     (finding,) = scan(text)
-    twice = mask(text, [finding, finding])
-    assert twice == mask(text, [finding])
+    twice = hide(text, [finding, finding])
+    assert twice == hide(text, [finding])
     assert twice.endswith(" end")
 
 
@@ -405,7 +405,7 @@ def test_mask_merges_overlapping_findings() -> None:
 def test_mask_never_leaks_a_value(prefix: str, suffix: str, kind: str) -> None:
     value = POSITIVE[kind][1]
     text = f"{prefix}\n{POSITIVE[kind][0]}\n{suffix}"
-    masked = mask(text, scan(text))
+    masked = hide(text, scan(text))
     assert value[4:-2] not in masked or value[4:-2] in prefix + suffix
 
 

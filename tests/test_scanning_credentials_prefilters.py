@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lean_harness import secret_scan
+from lean_harness.scanning import credentials as secret_scan
+from lean_harness.scanning import engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "secrets"))
 
@@ -70,7 +71,7 @@ def _every_join(seed: int) -> list[str]:
 
 def _views(text: str) -> dict[str, str]:
     """The views `_raw_candidates` builds (the lowercased one through the same function)."""
-    return {"text": text, "lowered": secret_scan._lower(text), "lines": "\n" + text}
+    return {"text": text, "lowered": engine.lower(text), "lines": "\n" + text}
 
 
 def _texts() -> list[str]:

@@ -8,11 +8,11 @@ pipes a remote script into a shell is a standing prompt injection, so writes ref
 "Ignore the urllib3 warnings", "Run curl localhost:8080/health") are not directives to the
 agent and do not match: every rule needs a phrase that only makes sense aimed at a model.
 
-`scan(text, allow=())` returns findings shaped like the credential scanner's (rule id,
-description, line, column, span, preview) so that callers treat both alike.
-`neutralise(text)` escapes framing tags and chat-template tokens in text that is about to be
-shown to an agent, for memory a hand edit wrote past the check. Both are pure; patterns are
-compiled on first use.
+The rules read the folded view of the text (fold.py: look-alike letters, invisible characters,
+fullwidth forms and markup undone), so a disguised phrase reads as the phrase; findings are
+placed in the text itself. `scan(text, allow=())` returns the same findings as the credential
+scanner (engine.py runs both). `neutralise` (the package's `mask`) escapes framing tags and
+chat-template tokens in text about to be shown to an agent. Pure; patterns compile on first use.
 """
 
 from __future__ import annotations
@@ -20,21 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from lean_harness import keywords
-from lean_harness.finding import Finding
-from lean_harness.values import Value
+from lean_harness.scanning.engine import Rule, gated, spans
+from lean_harness.scanning.finding import Finding
+from lean_harness.scanning.fold import folded
 
-__all__ = ["RULES", "Finding", "Rule", "neutralise", "rule_ids", "scan", "scan_many"]
-
-
-class Rule(Value):
-    """One way text impersonates framing or overrides instructions; `pattern` runs lowercased."""
-
-    id: str
-    description: str
-    pattern: str
-    keywords: tuple[str, ...]  # the rule runs only when one of these occurs in the lowered text
-    requires: tuple[str, ...] = ()  # and one of these: every match holds one (tests check it)
+__all__ = ["RULES", "Finding", "Rule", "rule_ids", "scan", "scan_many"]
 
 
 # Names a client's framing uses. Opening tags count only for names that are not also common
@@ -50,33 +40,62 @@ _TAG = (
     rf"<{_GAP}/{_GAP}(?:{_CLOSE}){_GAP}>|<{_GAP}(?:{_OPEN})(?:\s[^<>\n]{{0,80}})?{_GAP}/?>"
     rf"|<<{_GAP}/?{_GAP}sys{_GAP}>>"
 )
-_TOKEN = r"<\|[a-z_]{2,30}\|?>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>|\[/?inst\]|<(?:start|end)_of_turn>"
+# Any `<|name|>` shape (the names differ by model family), Llama's `[INST]`, Mistral's bracketed
+# headers, Gemma's turn markers; the fullwidth bar folds to `|` but is kept for neutralise.
+_TOKEN = (
+    r"<\|[^|<>\s]{1,40}\|?>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>"
+    r"|\[/?(?:inst|system_prompt|available_tools|tool_calls|tool_results)\]|<(?:start|end)_of_turn>"
+)
 _AGENT = (
     r"(?:ai|llm|gpt|language[- ]model|coding[- ]agent|coding[- ]assistant|ai[- ](?:agent|assistant|model|bot)s?|"
     r"claude(?:[- ]code)?|copilot|codex|chatgpt|gemini)"
 )
+_ROLE = r"(?:system|assistant|developer|human|ai)(?:[ _-](?:message|prompt|note|override|instructions?))?"
 _EARLIER = r"(?:previous|prior|above|earlier|preceding|original|initial|system|safety)"
 _ORDERS = (
     r"(?:instructions?|prompts?|directions?|directives?|guidelines?|guardrails?|rules|orders|"
     r"constraints|restrictions|context|programming|policies|system prompt)"
 )
 
+_FETCH = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)"
+# A host in a download command: after a scheme, or a dotted word standing alone.
+_HOST = r"(?:(?:https?|ftp)://|(?<![^\s\"'=@]))(\[[0-9a-f:]+\]|[a-z0-9\-]+(?:\.[a-z0-9\-]+)*)(?=[:/\s\"')]|$)"
+_LOOPBACK = r"localhost|[a-z0-9\-.]+\.localhost|127(?:\.\d+){3}|0\.0\.0\.0|\[::1\]"
+
+
+def _remote(command: str) -> bool:
+    """A download run as code counts only when it names a host other than this machine (or none
+    we can read); the hosts are read from the download, before any pipe."""
+    fetch = re.search(_FETCH, command)
+    args = command[fetch.end() if fetch else 0 :].split("|", maxsplit=1)[0]
+    hosts = [h for h in re.findall(_HOST, args) if "." in h or h.startswith("[") or h == "localhost"]
+    return not hosts or not all(re.fullmatch(_LOOPBACK, h) for h in hosts)
+
+
 RULES: tuple[Rule, ...] = (
-    Rule("framing-tag", "a tag that opens or closes system or conversation framing", _TAG, ("<",)),
+    Rule("framing-tag", "a tag that opens or closes system or conversation framing", _TAG, ("<",), view="folded"),
     Rule(
         "chat-template-token",
         "a chat-template control token",
         _TOKEN,
-        ("<|", "<\uff5c", "[inst]", "[/inst]", "_of_turn>"),
+        ("<|", "<\uff5c", "[inst]", "[/inst]", "_of_turn>", "[system_prompt]", "[available_tools]", "[tool_"),
+        bounded=True,
+        view="folded",
     ),
     Rule(
         "role-header",
         "a line that speaks as the system, the assistant or the user",
-        r"(?m)^[ \t>#*\-]*\[?(?:(?:system|assistant|developer|human|ai)(?:[ _-](?:message|prompt|note|override))?"
-        r"\]?[ \t]*[:\]][ \t]*(?:you\b|ignore\b|disregard\b|forget\b|from now on|new instructions|"
-        r"as an? (?:ai|assistant))"
+        # A role at a line's start: bracketed (`[system]`), a heading (`### System:`) or a line of
+        # its own (`SYSTEM:`, `Assistant:`) speaks as that role whatever follows; a role followed
+        # by a colon and more text only when the text turns to the reader (`System: you ...`).
+        rf"(?m)^[ \t>*\-]*(?:\[{_ROLE}\][ \t]*(?:$|[^\s(=])|#+[ \t]*{_ROLE}[ \t]*:"
+        rf"|{_ROLE}[ \t]*:[ \t]*$|(?:assistant|human)[ \t]*:[ \t]*\S"
+        rf"|\[?{_ROLE}\]?[ \t]*[:\]][ \t]*(?:you\b|ignore\b|disregard\b|forget\b|from now on|new instructions|"
+        r"as an? (?:ai|assistant)|override\b|always\b|never\b|do not\b|don'?t\b)"
         r"|user[ \t]*[:\]][ \t]*(?:ignore|disregard|forget)\b)",
         (":", "]"),
+        bounded=True,
+        view="folded",
     ),
     Rule(
         "override-instructions",
@@ -84,6 +103,8 @@ RULES: tuple[Rule, ...] = (
         rf"(?:ignore|disregard|forget|override|overrule|bypass|set aside)\s+"
         rf"(?:(?:all|any|every|the|of|these|those|my)\s+){{0,3}}{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b"
         rf"|(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?your\s+(?:\w+\s+)?{_ORDERS}\b"
+        rf"|(?:ignore|disregard|forget)\s+(?:all\s+of\s+|all\s+)?(?:everything|all)\s+(?:above|before\s+this|"
+        rf"(?:you\s+(?:were|have\s+been)\s+)?(?:told|said|instructed)\b)"
         rf"|new\s+(?:system\s+)?instructions\s*:|from now on,?\s+you\s+(?:are|will|must|should|shall)\b"
         rf"|you\s+are\s+no\s+longer\s+(?:an?\s+|bound|restricted|required)|you\s+are\s+now\s+(?:in\s+)?"
         rf"(?:dan|free|unrestricted|jailbroken|developer mode|god mode|an? (?:unrestricted|different|new))\b"
@@ -107,6 +128,8 @@ RULES: tuple[Rule, ...] = (
             "the operator",
             "the human",
         ),
+        bounded=True,
+        view="folded",
     ),
     Rule(
         "claimed-approval",
@@ -128,6 +151,8 @@ RULES: tuple[Rule, ...] = (
         r"|(?:no\s+need|don'?t\s+need|do\s+not\s+need|never\s+need)\s+to\s+(?:ask|confirm|check)\s+(?:with\s+)?"
         r"(?:the\s+user|the\s+operator|for\s+(?:permission|approval|confirmation))",
         ("approv", "authori", "consent", "permi", "allowed", "granted", "given", "need to"),
+        bounded=True,
+        view="folded",
     ),
     Rule(
         "addressed-to-agent",
@@ -166,32 +191,35 @@ RULES: tuple[Rule, ...] = (
             "gemini",
             "assistant",
         ),
+        bounded=True,
+        view="folded",
     ),
     Rule(
         "remote-pipe-shell",
         "a remote script piped into a shell",
-        r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b(?P<a1>[^\n|;`]{0,300}?)"
+        # A download piped (through any other stages: `| tee x | sh`) into a shell or interpreter;
+        # a shell, eval or source running a download's output (`eval "$(curl ...)"`,
+        # `source <(curl ...)`); PowerShell evaluating a download (`iex (iwr ...)`).
+        rf"{_FETCH}\b[^\n;`]{{0,300}}?"
         r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|k|da|fi|c|tc)?sh|iex|invoke-expression)\b"
         r"|(?:python[0-9.]*|perl|ruby|node)(?=[ \t]*(?:$|-(?:\s|$)|[;&)\"'`])))"
-        r"|(?:ba|z|k)?sh\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b(?P<a2>[^\n)]{0,300})"
+        r"|(?:(?:ba|z|k)?sh(?:\s+-c)?|eval|source|\.|exec|(?:python[0-9.]*|perl|ruby|node)\s+-[ce])\s+[\"']?"
+        rf"(?:<\(|\$\(|`)\s*{_FETCH}\b[^\n)`]{{0,300}}"
         r"|(?:iex|invoke-expression)\b[^\n]{0,20}?\(\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object)"
-        r"(?P<a3>[^\n]{0,300})",
-        ("sh", "iex", "invoke-expression", "python", "perl", "ruby", "node"),
-        ("curl", "wget", "iwr", "irm", "iex", "invoke-"),  # what each branch downloads with
+        r"[^\n]{0,300}",
+        ("sh", "iex", "invoke-expression", "python", "perl", "ruby", "node", "eval", "source", ". <(", "exec"),
+        _remote,
+        requires=("curl", "wget", "iwr", "irm", "iex", "invoke-"),  # what each branch downloads with
+        bounded=True,
+        view="folded",
     ),
     Rule(
         "hidden-characters",
         "invisible characters that hide text from a reader (tag or bidirectional-override characters)",
         "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b\u200c\u2060]",
-        (),
+        view="text",
     ),
 )
-
-# A host in a download command: after a scheme, or a dotted word standing alone.
-_HOST = r"(?:(?:https?|ftp)://|(?<![^\s\"'=@]))(\[[0-9a-f:]+\]|[a-z0-9\-]+(?:\.[a-z0-9\-]+)*)(?=[:/\s\"']|$)"
-_LOOPBACK = r"localhost|[a-z0-9\-.]+\.localhost|127(?:\.\d+){3}|0\.0\.0\.0|\[::1\]"
-_compiled: dict[str, re.Pattern[str]] = {}
-_KEYWORDS: list[str] = []  # every rule's keywords, once each
 
 
 def rule_ids() -> tuple[str, ...]:
@@ -199,115 +227,49 @@ def rule_ids() -> tuple[str, ...]:
     return tuple(rule.id for rule in RULES)
 
 
-def _pattern(rule: Rule) -> re.Pattern[str]:
-    if rule.id not in _compiled:
-        _compiled[rule.id] = re.compile(rule.pattern)
-    return _compiled[rule.id]
-
-
-def _remote(match: re.Match[str]) -> bool:
-    """A piped download counts only when it names a host other than this machine (or none we can read)."""
-    args = next((g for g in match.groups() if g is not None), "")
-    hosts = [h for h in re.findall(_HOST, args) if "." in h or h.startswith("[") or h == "localhost"]
-    return not hosts or not all(re.fullmatch(_LOOPBACK, h) for h in hosts)
-
-
-def _lower(text: str) -> str:
-    """Lowercase without moving offsets."""
-    lowered = text.lower()
-    return lowered if len(lowered) == len(text) else text.translate({c: c + 32 for c in range(65, 91)})
-
-
 def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Every directive in `text`, sorted by position; rules in `allow` are skipped."""
-    return scan_many([text], [allow])[0]
+    allowed = frozenset(allow)
+    view, origin = "", list[int]()
+    found: list[Finding] = []
+    for rule in RULES:
+        if rule.id in allowed:
+            continue
+        if rule.view == "text":
+            if text.isascii():  # the one rule on the text itself looks for invisible characters
+                continue
+            source, places = text, None
+        else:
+            if not origin:
+                view, origin = folded(text)
+            if not gated(rule, view):
+                continue
+            source, places = view, origin
+        for begin, finish in spans(rule, source, source):
+            start, end = (places[begin], places[finish - 1] + 1) if places is not None else (begin, finish)
+            line = text.count("\n", 0, start) + 1
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            found.append(Finding(rule.id, rule.description, line, column, start, end, preview(text[start:end])))
+    return tuple(sorted(found, key=lambda f: (f.start, f.rule)))
 
 
 def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[tuple[Finding, ...]]:
-    """`scan` of each text, with its allowed rules at the same place in `allows` (or none when
-    `allows` is empty); each keyword is searched for once in a run of texts (keywords.py)."""
+    """`scan` of each text, with its allowed rules at the same place in `allows` (or none)."""
     if allows and len(allows) != len(texts):
         raise ValueError("scan_many needs one allowance per text, or none at all")
-    results: list[tuple[Finding, ...]] = []
-    for begin, end in keywords.runs(texts):
-        chunk = texts[begin:end]
-        allowed = [frozenset(allow) for allow in allows[begin:end]] if allows else []
-        results += _scan_run(chunk, allowed)
-    return results
+    return [scan(text, allows[index] if allows else ()) for index, text in enumerate(texts)]
 
 
-def _scan_run(texts: Sequence[str], allowed: Sequence[frozenset[str]]) -> list[tuple[Finding, ...]]:
-    lowered = [_lower(text) for text in texts]
-    if not _KEYWORDS:
-        _KEYWORDS.extend(dict.fromkeys(k for rule in RULES for k in rule.keywords + rule.requires))
-    hits = keywords.holding(lowered, _KEYWORDS)
-    found: list[list[Finding]] = [[] for _ in texts]
-    for rule in RULES:
-        if rule.keywords:
-            lists = [hits[k] for k in rule.keywords if k in hits]
-            if not lists:
-                continue
-            indices = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
-            if rule.requires:
-                needed = set().union(*[hits[k] for k in rule.requires if k in hits])
-                indices = [index for index in indices if index in needed]
-        else:
-            indices = [index for index, text in enumerate(texts) if not text.isascii()]
-        for index in indices:
-            if allowed and rule.id in allowed[index]:
-                continue
-            text, low = texts[index], lowered[index]
-            for match in _pattern(rule).finditer(low):
-                if rule.id == "remote-pipe-shell" and not _remote(match):
-                    continue
-                start, end = match.span()
-                if start and low[start].isalnum() and (low[start - 1].isalnum() or low[start - 1] == "_"):
-                    continue  # starts mid-word; patterns leave the left boundary to this check to stay fast
-                line = text.count("\n", 0, start) + 1
-                column = start - (text.rfind("\n", 0, start) + 1) + 1
-                found[index].append(
-                    Finding(rule.id, rule.description, line, column, start, end, _preview(text[start:end]))
-                )
-    return [tuple(sorted(each, key=lambda f: (f.start, f.rule))) for each in found]
-
-
-def shown(text: str) -> str:
-    """Anyone's text as lh shows it to an agent: credentials masked, framing tags escaped."""
-    from lean_harness import secret_scan  # only when text from outside lh is shown
-
-    return neutralise(secret_scan.redact(text))
-
-
-def _preview(phrase: str) -> str:
+def preview(phrase: str) -> str:
     """The matched phrase as one short, escaped line that cannot itself act as framing, credentials masked."""
-    from lean_harness import secret_scan  # only for a finding: the phrase may hold a token (`curl https://u:TOKEN@...`)
+    from lean_harness.scanning import credentials  # only for a finding: `curl https://u:TOKEN@...`
 
-    credentials = secret_scan.scan(phrase)
-    flat = " ".join((secret_scan.mask(phrase, credentials) if credentials else phrase).split())
+    found = credentials.scan(phrase)
+    flat = " ".join((credentials.hide(phrase, found) if found else phrase).split())
     flat = "".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in flat)
     flat = flat if len(flat) <= 60 else flat[:57] + "..."
     return flat.replace("<", "&lt;").replace(">", "&gt;")
 
 
 # Framing tags and chat-template tokens, escaped wherever memory text is shown to an agent.
-_NEUTRAL = f"{_TAG}|{_TOKEN}"
-_neutral: list[re.Pattern[str]] = []
-_MARKS = ("<", "[inst]", "[/inst]")
-
-
-def neutralise(text: str) -> str:
-    """`text` with framing tags and chat-template tokens escaped (`<` becomes `&lt;`), else unchanged."""
-    # An HTML comment's "<!--" starts no tag or token, and INDEX.md has several: skip compiling for it.
-    lowered = text.lower().replace("<!--", "")
-    if not any(mark in lowered for mark in _MARKS):
-        return text
-    if not _neutral:
-        _neutral.append(re.compile(_NEUTRAL, re.IGNORECASE))
-    return _neutral[0].sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    tag = match.group()
-    if tag.startswith("["):
-        return tag.replace("[", "&#91;").replace("]", "&#93;")
-    return tag.replace("<", "&lt;").replace(">", "&gt;")
+NEUTRAL = f"{_TAG}|{_TOKEN}"

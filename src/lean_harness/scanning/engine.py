@@ -1,0 +1,95 @@
+"""The one engine both rule sets run on: a rule is data, and running it is the same for all.
+
+A rule names what it finds (`id`, `description`), a regular expression, the lowercase keywords
+one of which must occur in the lowercased text for the rule to run at all (none: it always
+runs), and an optional `validate` that looks at the matched value alone. The value is the text
+of the first named group whose name starts with ``v`` that took part in the match, or the whole
+match. Credential rules (credentials.py) also carry a rank and the view of the text they read;
+directive rules (directives.py) read a folded view of the text (fold.py). Patterns compile on
+first use and stay in a module global: most scans need only a few rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from lean_harness.values import Value
+
+TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+if TYPE_CHECKING:
+    from typing import Literal
+
+
+class Rule(Value):
+    """One shape of text to find: where its value is and how to confirm it."""
+
+    id: str
+    description: str
+    pattern: str
+    keywords: tuple[str, ...] = ()  # the rule runs only when one of these occurs in the lowered text
+    validate: Callable[[str], bool] | None = None
+    rank: int = 3  # of overlapping credential candidates the higher wins (3: a provider format, credentials.py)
+    bounded: bool = False  # a value that starts with a letter or digit must not continue a word on its left
+    # What the pattern runs on: the text; the lowercased text (the pattern is then lowercase);
+    # the text after a newline, so that a line start is a literal "\n"; or the folded text of
+    # fold.py (lowercase, look-alikes and invisible characters undone, markup removed).
+    view: Literal["text", "lowered", "lines", "folded"] = "text"
+    extend_left: int = 0  # the value starts this many characters before the match
+    requires: tuple[str, ...] = ()  # and one of these must occur too: every match holds one (tests check it)
+
+
+_compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
+
+
+def compiled(rule: Rule) -> re.Pattern[str]:
+    """The rule's pattern, compiled on first use."""
+    return _compile(rule)[0]
+
+
+def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    if rule.id not in _compiled:
+        pattern = re.compile(rule.pattern)
+        groups = sorted((i, n) for n, i in pattern.groupindex.items() if n.startswith("v"))
+        _compiled[rule.id] = pattern, tuple(name for _, name in groups)
+    return _compiled[rule.id]
+
+
+def gated(rule: Rule, lowered: str) -> bool:
+    """Whether the rule's keywords let it run on a text (lowercased)."""
+    if rule.keywords and not any(keyword in lowered for keyword in rule.keywords):
+        return False
+    return not rule.requires or any(keyword in lowered for keyword in rule.requires)
+
+
+def bounded(text: str, start: int) -> bool:
+    """A value at `start` does not continue a word: start of text, a non-alphanumeric, an escape."""
+    if start == 0 or not text[start].isalnum() or not text[start - 1].isascii() or not text[start - 1].isalnum():
+        return True
+    before = text[max(0, start - 3) : start]
+    return before[-2:] in ("\\n", "\\r", "\\t") or (
+        len(before) == 3 and before[0] == "%" and all(c in "0123456789abcdefABCDEF" for c in before[1:])
+    )
+
+
+def spans(rule: Rule, view: str, source: str, shift: int = 0) -> Iterator[tuple[int, int]]:
+    """Spans in `source` (the text `view` is read from, `shift` characters later) of the values
+    the rule finds in `view`, bounded and validated."""
+    pattern, groups = _compile(rule)
+    for match in pattern.finditer(view):
+        start, end = match.start() - rule.extend_left, match.end()
+        for name in groups:
+            if match.group(name) is not None:
+                start, end = match.span(name)
+                break
+        start, end = start - shift, end - shift
+        if end <= start or (rule.bounded and not bounded(source, start)):
+            continue
+        if rule.validate is None or rule.validate(source[start:end]):
+            yield start, end
+
+
+def lower(text: str) -> str:
+    """Lowercase without moving offsets (a few non-ASCII letters change length)."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate({c: c + 32 for c in range(65, 91)})

@@ -1,0 +1,66 @@
+"""The folded view of a text that directive rules read, and where each of its characters came from.
+
+A phrase aimed at a model reads the same to the model whatever its letters look like, so the
+directive rules run on a view that undoes the usual disguises: compatibility forms (NFKC:
+fullwidth letters, ligatures, odd spaces), Cyrillic and Greek letters that look like Latin
+ones, invisible characters inside a word (zero-width, soft hyphen, bidirectional controls),
+Markdown emphasis inside or around words (`ig**nore**`) and HTML comments (read as a space); the
+view is lowercase. `origin[i]` is the place in the text of the view's i-th character (one
+more entry for the end), so findings keep the text's lines and columns.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Letters that render like Latin letters, by code point (lowercase: the view is lowercased first).
+_LOOKALIKES = {
+    **dict.fromkeys(map(ord, "аαɑ"), "a"), **dict.fromkeys(map(ord, "вβ"), "b"), **dict.fromkeys(map(ord, "сϲ"), "c"),
+    **dict.fromkeys(map(ord, "ԁ"), "d"), **dict.fromkeys(map(ord, "еεё"), "e"), **dict.fromkeys(map(ord, "ɡ"), "g"),
+    **dict.fromkeys(map(ord, "һ"), "h"), **dict.fromkeys(map(ord, "іιıї"), "i"), **dict.fromkeys(map(ord, "ј"), "j"),
+    **dict.fromkeys(map(ord, "кκ"), "k"), **dict.fromkeys(map(ord, "ӏ"), "l"), **dict.fromkeys(map(ord, "м"), "m"),
+    **dict.fromkeys(map(ord, "ոη"), "n"), **dict.fromkeys(map(ord, "оοσ"), "o"), **dict.fromkeys(map(ord, "рρ"), "p"),
+    **dict.fromkeys(map(ord, "ԛ"), "q"), **dict.fromkeys(map(ord, "ѕ"), "s"), **dict.fromkeys(map(ord, "тτ"), "t"),
+    **dict.fromkeys(map(ord, "υ"), "u"), **dict.fromkeys(map(ord, "νѵ"), "v"), **dict.fromkeys(map(ord, "ԝѡ"), "w"),
+    **dict.fromkeys(map(ord, "хχ"), "x"), **dict.fromkeys(map(ord, "уγ"), "y"), **dict.fromkeys(map(ord, "ᴢ"), "z"),
+}  # fmt: skip
+# Characters a reader does not see: zero-width, soft hyphen, bidirectional controls, tag characters.
+_INVISIBLE = "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+# Markup a renderer hides: an HTML comment, emphasis marks touching a word.
+# Underscores mark emphasis only at a word's edge (`im_start` keeps its own); asterisks anywhere.
+_MARKUP = r"<!--.*?-->|(?<=\w)\*{1,3}|\*{1,3}(?=\w)|(?<!\w)_{1,3}(?=\w)|(?<=\w)_{1,3}(?!\w)|~~"
+_cut: list[re.Pattern[str]] = []
+
+
+def folded(text: str) -> tuple[str, list[int]]:
+    """The folded view of `text`, and the place in `text` of each of its characters and of its end."""
+    if not _cut:
+        _cut.append(re.compile(f"{_INVISIBLE}|{_MARKUP}", re.DOTALL))
+    cut = _cut[0]
+    if text.isascii() and not cut.search(text):
+        return text.lower(), list(range(len(text) + 1))
+    parts: list[str] = []
+    origin: list[int] = []
+    done = 0
+    for match in [*cut.finditer(text), None]:
+        upto = match.start() if match else len(text)
+        if text[done:upto].isascii():
+            parts.append(text[done:upto].lower())
+            origin += range(done, upto)
+            upto = done  # nothing left to fold one by one
+        for at in range(done, upto):
+            char = text[at]
+            if not char.isascii():
+                char = unicodedata.normalize("NFKC", char).lower().translate(_LOOKALIKES)
+            else:
+                char = char.lower()
+            parts.append(char)
+            origin += [at] * len(char)
+        if match:
+            if match.group().startswith("<!--"):  # a comment parts the words on either side
+                parts.append(" ")
+                origin.append(match.start())
+            done = match.end()
+    origin.append(len(text))
+    return "".join(parts), origin
