@@ -9,7 +9,7 @@ import pytest
 
 from lean_harness import secret_scan
 from lean_harness.cli import main
-from lean_harness.memory import search, thesaurus
+from lean_harness.memory.search import search, thesaurus
 
 
 @pytest.fixture(autouse=True)

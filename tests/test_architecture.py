@@ -79,11 +79,11 @@ NOT_ON_HOT_PATHS = (
     "hashlib",
     "hmac",
     "_hashlib",
-    "lean_harness.memory.archive",
-    "lean_harness.memory.compact",
-    "lean_harness.memory.importing",
-    "lean_harness.memory.inbox",
-    "lean_harness.interop",
+    "lean_harness.memory.compaction.archive",
+    "lean_harness.memory.compaction.compact",
+    "lean_harness.memory.intake.importing",
+    "lean_harness.memory.intake.inbox",
+    "lean_harness.memory.intake.formats",
     "lean_harness.doctor",
     "lean_harness.schema",
 )
@@ -97,11 +97,11 @@ PROBE = (
 # references, the finding of loose prose (only a shard read whole has any) and the other
 # commands' modules; tokens are counted without the rank table when the words were seen before.
 NOT_IN_PUT = (
-    "lean_harness.memory.evidence",
+    "lean_harness.memory.evidence.evidence",
     "lean_harness.memory.prose",
-    "lean_harness.memory.search",
-    "lean_harness.memory.query",
-    "lean_harness.memory.stale",
+    "lean_harness.memory.search.search",
+    "lean_harness.memory.search.query",
+    "lean_harness.memory.evidence.stale",
 )
 
 

@@ -486,7 +486,7 @@ def compaction_line(index_text: str) -> str:
 def evidence_line(project: Project) -> str:
     """One line on stale notes, from the last check's record and the cited files' stat data.
 
-    The record (`<cacheDir>/lh/evidence`, written by memory/stale.py) holds the stale count and
+    The record (`<cacheDir>/lh/evidence`, written by memory/evidence/stale.py) holds the stale count and
     the stat of each cited file when it was checked; nothing is hashed here, so a cited file
     whose stat differs is reported as changed since the check, not as stale.
     """

@@ -30,7 +30,7 @@ from lean_harness.memory.shard import (
     text_hash,
     without_duplicates,
 )
-from lean_harness.memory.status import write_index
+from lean_harness.memory.status import totals, write_index
 from lean_harness.memory.summary import (
     BLOCK_BYTES,
     Summary,
@@ -72,7 +72,7 @@ def put(
     """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there.
 
     `refs` are PATH[#Lstart[-Lend]] references, anchored at the files as they are now; they
-    replace an updated entry's references, which None keeps (memory/evidence.py).
+    replace an updated entry's references, which None keeps (memory/evidence/evidence.py).
     """
     name = memory.check_shard(shard)
     where = f"shard {name}"
@@ -82,7 +82,7 @@ def put(
         rules.refuse_directives(checked.text, checked.directives, where)
     cites = None
     if refs is not None:
-        from lean_harness.memory import evidence  # only a note that cites files needs it
+        from lean_harness.memory.evidence import evidence  # only a note that cites files needs it
 
         cites = evidence.encode(evidence.anchor(memory.root, s, allow=checked.allow) for s in refs)
     with memory.writing():
@@ -196,7 +196,7 @@ def _add(memory: Memory, stored: _Stored, entry: Entry) -> PutResult:
     summary = with_entry(before, blocks, entry, tokens, memory.counter.exact)
     _remember(memory, summary, path, stored.ids + f"{text_key(entry.text)} {entry.id}\n")
     write_index(memory)
-    return PutResult(entry.id, name, "added", tokens, summary.tokens, memory.totals(), memory.counter.label)
+    return PutResult(entry.id, name, "added", tokens, summary.tokens, totals(memory), memory.counter.label)
 
 
 def add_entries(
@@ -213,7 +213,7 @@ def add_entries(
     to each shard in place (adr/0022-appends-in-place.md) and its summary brought up to date
     from them, without reading or counting what was there. Returns the shards written.
     """
-    if not memory._locked:
+    if not memory.locked:
         raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
     if not additions and not records:
         return ()
@@ -232,7 +232,7 @@ def add_entries(
         if not stored.appendable:  # a new shard, or one with copies to drop: written whole
             data = append_entries(stored.text, entries).encode("utf-8")
             changes[stored.path] = _within_limit(memory, name, len(data), data)
-            memory._summaries.pop(name, None)
+            memory.forget_summary(name)
             continue
         end = _end_of(stored.path)
         memory.check_size(name, end.size)
@@ -242,7 +242,7 @@ def add_entries(
         blocks = appended_blocks(stored.before.blocks, end.size, end.last_block, data)
         if blocks is None:  # the shard changed unseen: write it whole, summarized again afterwards
             changes[stored.path] = append_entries(stored.text, entries).encode("utf-8")
-            memory._summaries.pop(name, None)
+            memory.forget_summary(name)
             continue
         appends[stored.path] = journal.Append(end.size, stored.before.sha256, data)
         appended.append((stored, blocks, entries))
@@ -298,7 +298,7 @@ def _appended(end: _End, entry: Entry) -> str:
 
 def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> None:
     memory.cache.store(summary, path, ids)
-    memory._summaries[summary.name] = summary
+    memory.keep_summary(summary.name, summary)
 
 
 def _ids_with_text(ids: str, digest: str) -> list[str]:
@@ -339,7 +339,7 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
         "unchanged",
         entry_cost(entry, memory.counter),
         summary.tokens,
-        memory.totals(),
+        totals(memory),
         memory.counter.label,
     )
 
@@ -369,7 +369,7 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     _remember(memory, summary, path, ids)
     write_index(memory)
     action = "added" if replaced is None else "updated"
-    return PutResult(entry.id, name, action, tokens, summary.tokens, memory.totals(), memory.counter.label)
+    return PutResult(entry.id, name, action, tokens, summary.tokens, totals(memory), memory.counter.label)
 
 
 def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
@@ -387,7 +387,7 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     The caller holds `memory.writing()` and has checked every new entry with memory/rules.py.
     Returns the shards written.
     """
-    if not memory._locked:
+    if not memory.locked:
         raise RuntimeError("replace_shards needs the write lock: call it inside memory.writing()")
     changes: dict[Path, bytes | None] = {}
     for name, text in texts.items():
@@ -399,7 +399,7 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     if changes:
         journal.commit(memory.config.memory_dir, changes, memory.journal_path)
     for name in texts:
-        memory._summaries.pop(name, None)
+        memory.forget_summary(name)
     write_index(memory)
     return tuple(texts)
 
