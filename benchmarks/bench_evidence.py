@@ -8,7 +8,7 @@ Two kinds of cited code, built in throwaway projects from a fixed seed:
 
 In each project, 10,000 entries are written straight into the shards (the entry format of
 memory/shard.py), 1,000 of them with one reference each to a random range of 1 to 12 lines in
-a random cited file, anchored with memory/evidence.py. Measured, as whole `lh` processes, with
+a random cited file, anchored with memory/evidence/evidence.py. Measured, as whole `lh` processes, with
 the median of several runs and the compared commands in one loop:
 
 - `verify`, cold: the evidence cache deleted, so every cited file is read and hashed;
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from lean_harness.errors import LhError
-from lean_harness.memory import evidence
+from lean_harness.memory.evidence import evidence
 from lean_harness.memory.shard import Entry, render_entry
 
 SEED = 20261201
@@ -184,7 +184,7 @@ def measure(root: Path, paths: list[str], repeat: int, rng: random.Random) -> di
 def in_process(root: Path, repeat: int) -> dict[str, float]:
     """The check alone, without process start: every reference with the cache, and without it."""
     from lean_harness.config import load
-    from lean_harness.memory import stale
+    from lean_harness.memory.evidence import stale
     from lean_harness.memory.handle import open_memory
 
     memory = open_memory(load(root))

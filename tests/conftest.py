@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lean_harness.cli import main
-from lean_harness.memory import search, thesaurus
+from lean_harness.memory.search import search, thesaurus
 from lean_harness.scanning import credentials, engine
 
 

@@ -54,6 +54,164 @@ def test_core_modules_do_not_import_the_cli(path: Path) -> None:
     assert all(not module.startswith("lean_harness.cli") for module, _ in imports(path))
 
 
+def module_name(path: Path) -> str:
+    parts = ["lean_harness", *path.relative_to(SRC).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+NAMES = {module_name(path): path for path in modules()}
+
+
+def _resolved(path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module_name(path).split(".")
+    base = base[: len(base) - node.level + (path.name == "__init__.py")]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def _owner(name: str) -> str | None:
+    """The lean_harness module that importing `name` runs, or None outside the package."""
+    while name and name not in NAMES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def project_imports(path: Path) -> set[str]:
+    """Every lean_harness module a file imports, at the top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolved(path, node)
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for target in targets:
+            owner = _owner(target)
+            if owner is not None and owner != module_name(path):
+                found.add(owner)
+    # `from lean_harness.memory.search import query` also runs the package's __init__: one that
+    # holds only a docstring is no edge
+    return {name for name in found if not _empty_package(name)}
+
+
+def _empty_package(name: str) -> bool:
+    path = NAMES[name]
+    if path.name != "__init__.py":
+        return False
+    tree = ast.parse(path.read_text("utf-8"))
+    return all(isinstance(node, ast.Expr) for node in tree.body)
+
+
+GRAPH = {name: project_imports(path) for name, path in NAMES.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each import circle once, as the path from its first module back to it (a depth-first search)."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                found.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    return found
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    assert [" -> ".join(c) for c in circles(GRAPH)] == []
+
+
+def test_the_circle_search_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c", "a"]]
+
+
+# The layers, lowest first: a module imports its own layer or those below, never one above,
+# and the wings of one layer (search, compaction) never each other (adr/0034-memory-wings.md).
+# A module that no layer names is in the base (errors, files, config, the scanners...), which
+# imports no layer. A module is in the layer whose longest prefix names it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("lean_harness.memory",),  # the core: shard, rules, tokens, summary, journal, index, handle...
+    ("lean_harness.memory.evidence",),
+    ("lean_harness.memory.status", "lean_harness.memory.writes"),  # INDEX.md and the shards written
+    ("lean_harness.memory.search", "lean_harness.memory.compaction"),
+    ("lean_harness.memory.intake",),
+    (  # the entry points
+        "lean_harness.init",
+        "lean_harness.deinit",
+        "lean_harness.hooks",
+        "lean_harness.skills",
+        "lean_harness.doctor",
+        "lean_harness.commands",
+        "lean_harness.cli",
+        "lean_harness.__main__",
+    ),
+)
+APART = {3}  # the layers whose wings do not import each other
+# Imports that climb today and are to go; none may be added.
+CLIMBS = {
+    ("lean_harness.memory.handle", "lean_harness.hooks"),  # writing() records lh's own writes
+    ("lean_harness.memory.status", "lean_harness.hooks"),  # a fresh INDEX.md is remembered as clean
+}
+
+
+def layer_of(name: str) -> tuple[int, str]:
+    """(rank, the layer's prefix that names the module); (-1, "") for the base."""
+    best = (-1, "")
+    for rank, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(f"{prefix}.")) and len(prefix) > len(best[1]):
+                best = (rank, prefix)
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH))
+def test_a_module_imports_only_its_own_layer_and_those_below(name: str) -> None:
+    rank, prefix = layer_of(name)
+    wrong = []
+    for target in sorted(GRAPH[name]):
+        to_rank, to_prefix = layer_of(target)
+        if (name, target) in CLIMBS:
+            continue
+        if to_rank > rank or (to_rank == rank and to_prefix != prefix and rank in APART):
+            wrong.append(target)
+    assert wrong == [], f"{name} imports a layer above or beside it: {wrong}"
+
+
+def test_the_climbs_let_through_still_exist() -> None:
+    assert sorted(pair for pair in CLIMBS if pair[1] not in GRAPH[pair[0]]) == []
+
+
+# The import formats read sources into plain records: besides the base, they use only what an
+# entry is (the shard format) and how a reference is written.
+FORMATS = "lean_harness.memory.intake.formats"
+FORMATS_MAY_USE = ("lean_harness.memory.shard", "lean_harness.memory.evidence.evidence")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in GRAPH if n == FORMATS or n.startswith(f"{FORMATS}.")))
+def test_import_formats_use_only_the_shard_format_and_references(name: str) -> None:
+    used = sorted(
+        t
+        for t in GRAPH[name]
+        if layer_of(t)[0] >= 0 and t not in FORMATS_MAY_USE and not t.startswith(f"{FORMATS}.") and t != FORMATS
+    )
+    assert used == []
+
+
 # Modules that `lh memory put` and `lh memory get --query` must start without: the heavy
 # libraries, standard-library modules that only other paths need (shutil, tempfile: argparse
 # and importlib.resources pull them in unless told otherwise; textwrap: argparse's help
@@ -79,11 +237,8 @@ NOT_ON_HOT_PATHS = (
     "hashlib",
     "hmac",
     "_hashlib",
-    "lean_harness.memory.archive",
-    "lean_harness.memory.compact",
-    "lean_harness.memory.importing",
-    "lean_harness.memory.inbox",
-    "lean_harness.interop",
+    "lean_harness.memory.compaction",
+    "lean_harness.memory.intake",
     "lean_harness.doctor",
     "lean_harness.schema",
 )
@@ -100,8 +255,6 @@ NOT_IN_PUT = (
     "lean_harness.memory.evidence",
     "lean_harness.memory.prose",
     "lean_harness.memory.search",
-    "lean_harness.memory.query",
-    "lean_harness.memory.stale",
 )
 
 

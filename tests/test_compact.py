@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lean_harness.cli import main
-from lean_harness.memory.compact import ShardInput, plan
+from lean_harness.memory.compaction.compact import ShardInput, plan
 from lean_harness.memory.shard import Entry, derive_id, parse, render_entry
 from support import lh, snapshot
 
@@ -717,8 +717,8 @@ def test_a_digest_keeps_every_note_findable_by_its_own_first_line(project: Path)
 
 
 def test_the_fillers_a_digest_drops_are_words_search_ignores() -> None:
-    from lean_harness.memory.compact import FILLERS
-    from lean_harness.memory.search import STOPWORDS
+    from lean_harness.memory.compaction.compact import FILLERS
+    from lean_harness.memory.search.search import STOPWORDS
 
     assert FILLERS <= STOPWORDS
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lean_harness.cli import main
-from lean_harness.memory.compact import (
+from lean_harness.memory.compaction.compact import (
     Digest,
     Holder,
     Plan,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lean_harness.memory import evidence
+from lean_harness.memory.evidence import evidence
 from lean_harness.memory.shard import parse
 from support import lh, snapshot
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lean_harness.cli import main
-from lean_harness.interop import frontmatter
+from lean_harness.memory.intake.formats import frontmatter
 from lean_harness.memory.shard import Entry, parse
 from support import lh, snapshot
 

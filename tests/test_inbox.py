@@ -14,7 +14,8 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import handle, inbox, status
+from lean_harness.memory import handle, status
+from lean_harness.memory.intake import inbox
 from lean_harness.memory.shard import Entry, parse
 from support import lh, snapshot
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from lean_harness import doctor, manifests
+from lean_harness.doctor import plugin as plugin_checks
 
 PLUGIN = {"name": "demo-plugin", "version": "1.2.0", "description": "A demo.", "author": {"name": "Someone"}}
 MARKETPLACE = {
@@ -51,7 +52,7 @@ def plugin(tmp_path: Path) -> Path:
 
 
 def results(root: Path) -> dict[str, doctor.Result]:
-    return {r.id: r for r in doctor.run_plugin(root)}
+    return {r.id: r for r in plugin_checks.run_plugin(root)}
 
 
 def test_a_good_plugin_passes(plugin: Path) -> None:

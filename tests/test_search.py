@@ -11,8 +11,8 @@ from array import array
 
 import pytest
 
-from lean_harness.memory import search
-from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
+from lean_harness.memory.search import search
+from lean_harness.memory.search.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 from lean_harness.memory.shard import title_of
 
 MEMORY = [
@@ -555,7 +555,7 @@ CORRUPT = "search index is corrupt (unexpected layout)"
 
 
 def _segment(**changed: object) -> bytes:
-    """A blob of one segment of entry "a" (with `changed` values), in the layout of memory/segment.py."""
+    """A blob of one segment of entry "a" (with `changed` values), in the layout of memory/search/segment.py."""
     values: dict[str, object] = {
         "ids": ["a"],
         "created": ["t"],

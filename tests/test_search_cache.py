@@ -18,7 +18,8 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import handle, prose, query, scans, search, search_cache
+from lean_harness.memory import handle, prose, scans
+from lean_harness.memory.search import query, search, search_cache
 from lean_harness.memory.shard import parse
 from lean_harness.scanning import credentials
 from support import lh

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from lean_harness.memory.search import Doc, Index, Settings
+from lean_harness.memory.search.search import Doc, Index, Settings
 
 # Associations and WordNet widening are query-time features with their own tests; here they are
 # off so that a score is the fields' weighing alone.

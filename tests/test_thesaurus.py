@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from lean_harness.memory import thesaurus
-from lean_harness.memory.search import DEFAULT_SETTINGS, Doc, Index, Settings
+from lean_harness.memory.search import thesaurus
+from lean_harness.memory.search.search import DEFAULT_SETTINGS, Doc, Index, Settings
 from test_search import _reference_scores
 
 TABLE = b"".join(

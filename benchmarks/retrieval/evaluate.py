@@ -25,7 +25,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(HERE))
 
-from lean_harness.memory import search  # noqa: E402
+from lean_harness.memory.search import search  # noqa: E402
 
 Ranker = Callable[[str], list[tuple[str, float]]]
 
@@ -326,7 +326,7 @@ def process_wall(blob: bytes, texts: list[str]) -> tuple[float, float]:
         path = Path(folder) / "index.bin"
         path.write_bytes(blob)
         script = (
-            "import sys\nfrom lean_harness.memory.search import Index\n"
+            "import sys\nfrom lean_harness.memory.search.search import Index\n"
             "with open(sys.argv[1], 'rb') as f: Index.from_bytes(f.read()).search(sys.argv[2], limit=10)\n"
         )
         env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}

@@ -83,7 +83,7 @@ def questions_of(conversation: dict[str, Any], number: int) -> tuple[list[dict[s
 def _child_ranker(source: Path, corpus: list[dict[str, Any]], queries: list[dict[str, Any]]) -> Ranker:
     """lh of another source tree: every query answered at once in a child process."""
     script = (
-        "import json, sys\nfrom lean_harness.memory import search\n"
+        "import json, sys\nfrom lean_harness.memory.search import search\n"
         "corpus, texts = json.load(sys.stdin)\n"
         "docs = [search.Doc(e['id'], e['shard'], e['created'], tuple(e['tags']), e['text']) for e in corpus]\n"
         "index = search.Index.build(docs)\n"

@@ -3,7 +3,7 @@
     apt-get download wordnet-base && dpkg-deb -x wordnet-base_*.deb wordnet
     python3 benchmarks/retrieval/make_thesaurus.py wordnet/usr/share/wordnet
 
-Writes src/lean_harness/memory/wordnet.tsv: for each common English word, up to 12 common
+Writes src/lean_harness/memory/search/wordnet.tsv: for each common English word, up to 12 common
 words WordNet relates to it, in the order of the word's senses (WordNet lists the commonest
 first). A word is common when at least one of its senses was counted in WordNet's
 sense-tagged corpus (the `tagsense_cnt` field of the index files); only single words of
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OUTPUT = ROOT / "src" / "lean_harness" / "memory" / "wordnet.tsv"
+OUTPUT = ROOT / "src" / "lean_harness" / "memory" / "search" / "wordnet.tsv"
 PARTS = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
 WORD_RE = re.compile(r"[a-z][a-z0-9]*")
 MOST = 12

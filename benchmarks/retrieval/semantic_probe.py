@@ -475,7 +475,7 @@ def cost(runs: int = 15) -> None:
 # module), the stored entry vectors loaded, min-max blend of both scores, top 10.
 QUERY_SCRIPT = """
 import sys
-from lean_harness.memory.search import Index
+from lean_harness.memory.search.search import Index
 index_path, vectors_path, ids_path, query, how = sys.argv[1:6]
 with open(index_path, 'rb') as f:
     hits = Index.from_bytes(f.read()).search(query, limit=50)

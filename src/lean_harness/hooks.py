@@ -205,10 +205,11 @@ def generate_index(project: Project, index_path: str) -> str | None:
         from lean_harness.config import load
         from lean_harness.errors import LhError
         from lean_harness.memory.handle import open_memory
+        from lean_harness.memory.status import render_index
     except ImportError:
         return _generated_by_lh(project, index_path)
     try:
-        text = open_memory(load(Path(project.root))).render_index().text
+        text = render_index(open_memory(load(Path(project.root)))).text
         with open(index_path, encoding="utf-8") as handle:
             same = handle.read() == text
     except ImportError:
@@ -250,7 +251,7 @@ def cited_changed(project: Project) -> int:
         return 0  # no note cites a file, or no check ran: nothing to load
     from pathlib import Path
 
-    from lean_harness.memory import stale
+    from lean_harness.memory.evidence import stale
 
     since = stale.since_check(Path(project.root), Path(project.cache_dir))
     return min(since.changed, 10**6) if since else 0

@@ -120,7 +120,9 @@ def _run(root: Path, force: bool) -> InitResult:
     created += create_shards(cfg)
     memory = handle.open_memory(cfg)
     index_existed = memory.index_path.exists()
-    result = status.reindex(memory)
+    from lean_harness.memory.compaction import archive  # an existing memory may hold a merge to settle
+
+    result = status.reindex(memory, settle=archive.settle)
     if result.written:
         (updated if index_existed else created).append(result.path)
     gitignore = root / ".gitignore"

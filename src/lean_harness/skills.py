@@ -1,7 +1,7 @@
 """Agent Skills: find `skills/*/SKILL.md` in a plugin and check each against the specification.
 
 A SKILL.md opens with YAML frontmatter between two `---` lines, then a Markdown body. lh reads
-the frontmatter with the one strict reader of the YAML subset skills use (`interop/frontmatter.py`,
+the frontmatter with the one strict reader of the YAML subset skills use (`memory/intake/formats/frontmatter.py`,
 adr/0013-doctor.md) and reports the first thing outside the subset with its line.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.errors import LhError
-from lean_harness.interop import frontmatter
-from lean_harness.interop.frontmatter import Value
+from lean_harness.memory.intake.formats import frontmatter
+from lean_harness.memory.intake.formats.frontmatter import Value
 
 FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")

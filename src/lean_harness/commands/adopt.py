@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory.adopt import adopt
+    from lean_harness.memory.intake.adopt import adopt
 
     memory = open_memory()
     result = adopt(memory, args.shards)

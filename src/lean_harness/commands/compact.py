@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import archive
+    from lean_harness.memory.compaction import archive
 
     result = archive.compact(open_memory(), force=args.force, dry_run=args.dry_run)
     plan = result.plan

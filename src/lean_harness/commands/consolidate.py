@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import inbox
+    from lean_harness.memory.intake import inbox
 
     memory = open_memory()
     result = inbox.consolidate(memory, dry_run=args.dry_run)

@@ -33,14 +33,18 @@ def run(args: argparse.Namespace) -> int:
         if args.fix:
             print("lh doctor: --fix repairs a project, not a plugin; run it without --plugin", file=sys.stderr)
             return 2
-        command, results = "doctor --plugin", doctor.run_plugin(Path(args.plugin))
+        from lean_harness.doctor import plugin
+
+        command, results = "doctor --plugin", plugin.run_plugin(Path(args.plugin))
     else:
         root = project_root()
         if args.fix:
             from lean_harness.doctor.fix import fix
 
             fixed, unfixed = fix(root)
-        command, results = "doctor", doctor.run(root)
+        from lean_harness.doctor import project
+
+        command, results = "doctor", project.run(root)
     counts = {status: sum(r.status == status for r in results) for status in doctor.STATUSES}
     if args.json:
         emit(

@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import archive
+    from lean_harness.memory.compaction import archive
 
     if args.print:
         return _print(args)
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(args: argparse.Namespace) -> int:
     """The digest's entries as `lh memory get` prints a shard's, credentials masked; nothing is written."""
-    from lean_harness.memory import archive
+    from lean_harness.memory.compaction import archive
     from lean_harness.memory.leaks import mask_entry
 
     shown = archive.show(open_memory(), args.digest)

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lean_harness.files import write_text
-    from lean_harness.interop import jsonl
+    from lean_harness.memory.intake.formats import jsonl
     from lean_harness.memory.leaks import mask_entry
     from lean_harness.memory.shard import Entry
 

@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Any
 
-    from lean_harness.memory.search import Hit
+    from lean_harness.memory.search.search import Hit
 
 
 # Its values are tuples, lists and dicts that refer to no one above them: reference counting
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from lean_harness.memory import query, search
+    from lean_harness.memory.search import query, search
     from lean_harness.scanning import neutralise
 
     memory = open_memory()
@@ -201,7 +201,7 @@ def _cited(memory: Any, entries: list[tuple[str, str, str]]) -> dict[tuple[str, 
     """The reference state of the entries that cite files (none are read when no entry does)."""
     if not any(value for _, _, value in entries):
         return {}
-    from lean_harness.memory import stale
+    from lean_harness.memory.evidence import stale
 
     return stale.of_entries(memory, entries)
 

@@ -52,14 +52,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import importing
+    from lean_harness.memory.intake import importing
 
     memory = open_memory()
     if (args.source is None) == (args.origin is None):
         raise LhError("give a SOURCE to import or --from claude-code, not both or neither")
     fmt, source = args.format, Path(args.source or ".")
     if args.origin:
-        from lean_harness.interop import claude_code
+        from lean_harness.memory.intake.formats import claude_code
 
         if fmt not in ("auto", "memory-md"):
             raise LhError(f"--from claude-code reads the memory-md format, not {fmt}")

@@ -16,9 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import status
+    from lean_harness.memory.compaction import archive
 
     memory = open_memory()
-    result = status.reindex(memory, check=args.check)
+    result = status.reindex(memory, check=args.check, settle=archive.settle)
     over = result.tokens > result.budget
     if args.json:
         emit(

@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import query
+    from lean_harness.memory.search import query
 
     found = query.unreachable(open_memory())
     if args.json:

@@ -111,7 +111,7 @@ def _next_merge(memory: Any, result: Any) -> list[str]:
     crossed = result.action != "unchanged" and totals.tokens - result.entry_tokens <= totals.threshold
     if not totals.compaction_due or not crossed:
         return []  # not due, or due before this put (its warning says so)
-    from lean_harness.memory import archive
+    from lean_harness.memory.compaction import archive
 
     plan = archive.compact(memory, dry_run=True).plan
     return [f"{d.shard}/{e.id}" for d in plan.digests for e in d.sources]

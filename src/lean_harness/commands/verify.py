@@ -15,13 +15,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory import stale
+    from lean_harness.memory import status
+    from lean_harness.memory.evidence import stale
 
     memory = open_memory()
     memory.check_dir()
     fixed: tuple[Any, ...] = ()
     if args.fix:
-        outcome = stale.fix(memory)
+        outcome = stale.fix(memory, status.write_index)
         result, fixed = outcome.before, outcome.moved
     else:
         with memory.reading():

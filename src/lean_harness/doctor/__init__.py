@@ -3,15 +3,15 @@
 A check is a function from the thing it inspects (a Project, a plugin folder) to a Verdict: a
 status, one line saying what it found and where, and for anything not ok a hint, the exact
 command where there is one. The registries are plain tuples, `project.CHECKS` and
-`plugin.CHECKS`; a check's id is its function's name with hyphens. Doctor runs every check,
-even after a failure, so one run shows everything that is wrong (adr/0013-doctor.md).
+`plugin.CHECKS`, run by `project.run` and `plugin.run_plugin`; a check's id is its function's
+name with hyphens. Doctor runs every check, even after a failure, so one run shows everything
+that is wrong (adr/0013-doctor.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from lean_harness.errors import LhError
@@ -67,22 +67,6 @@ def apply(checks: Sequence[Check[Subject]], subject: Subject) -> list[Result]:
             verdict = Verdict("fail", first, "fix what the line says, then run lh doctor again", tuple(rest))
         results.append(Result(check_id(check), verdict.status, verdict.message, verdict.fix, verdict.details))
     return results
-
-
-def run(root: Path) -> list[Result]:
-    """The project checks for the project at `root`."""
-    from lean_harness.doctor import project
-
-    return apply(project.CHECKS, project.open_project(root))
-
-
-def run_plugin(folder: Path) -> list[Result]:
-    """The plugin checks for the plugin in `folder`."""
-    from lean_harness.doctor import plugin
-
-    if not folder.is_dir():
-        raise LhError(f"{folder.as_posix()}: no such folder; give lh doctor --plugin the plugin's folder")
-    return apply(plugin.CHECKS, folder.resolve())
 
 
 def failed(results: Sequence[Result]) -> bool:

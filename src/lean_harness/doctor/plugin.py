@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from lean_harness import manifests, skills
-from lean_harness.doctor import Check, Verdict
+from lean_harness.doctor import Check, Result, Verdict, apply
+from lean_harness.errors import LhError
 
 
 def _verdict(problems: list[str], ok: str, fix: str, warnings: list[str] | None = None) -> Verdict:
@@ -133,3 +134,10 @@ def hooks_json(folder: Path) -> Verdict:
 skills_.__name__ = "skills"
 
 CHECKS: tuple[Check[Path], ...] = (plugin_json, marketplace_json, manifest_copies, skills_, hooks_json)
+
+
+def run_plugin(folder: Path) -> list[Result]:
+    """The plugin checks for the plugin in `folder`."""
+    if not folder.is_dir():
+        raise LhError(f"{folder.as_posix()}: no such folder; give lh doctor --plugin the plugin's folder")
+    return apply(CHECKS, folder.resolve())

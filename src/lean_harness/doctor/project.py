@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from lean_harness import config as config_mod
 from lean_harness import locations
-from lean_harness.doctor import Check, Verdict
+from lean_harness.doctor import Check, Result, Verdict, apply
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
 from lean_harness.memory.handle import Memory, open_memory
 
 if TYPE_CHECKING:
-    from lean_harness.memory.search import Index
+    from lean_harness.memory.search.search import Index
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
@@ -63,6 +63,11 @@ class Project:
 
     def shown(self, path: Path) -> str:
         return display(path, self.root)
+
+
+def run(root: Path) -> list[Result]:
+    """The project checks for the project at `root`."""
+    return apply(CHECKS, open_project(root))
 
 
 def open_project(root: Path) -> Project:
@@ -136,11 +141,12 @@ def shards(p: Project) -> Verdict:
 def index(p: Project) -> Verdict:
     """INDEX.md is what the shards make it, and within memory.indexTokenBudget."""
     from lean_harness.memory import status
+    from lean_harness.memory.compaction import archive
 
     skipped = _skip_without_shards(p)
     if skipped or p.memory is None:
         return skipped or Verdict("skip", "skipped")
-    result = status.reindex(p.memory, check=True)
+    result = status.reindex(p.memory, check=True, settle=archive.settle)
     if result.duplicates:
         first, *rest = result.duplicates
         return Verdict("fail", first, "lh memory index (keeps each entry once)", tuple(rest))
@@ -160,10 +166,12 @@ def index(p: Project) -> Verdict:
 
 def budget(p: Project) -> Verdict:
     """The memory's total against memory.tokenBudget."""
+    from lean_harness.memory import status
+
     skipped = _skip_without_shards(p)
     if skipped or p.memory is None:
         return skipped or Verdict("skip", "skipped")
-    totals = p.memory.totals()
+    totals = status.totals(p.memory)
     line = f"memory holds {totals.tokens} of {totals.budget} tokens ({totals.percent}%)"
     if totals.tokens > totals.budget:
         return Verdict("fail", f"{line}, over memory.tokenBudget", "lh memory compact")
@@ -307,7 +315,7 @@ def conflicts(p: Project) -> Verdict:
 
 def reachability(p: Project) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
-    from lean_harness.memory import query
+    from lean_harness.memory.search import query
     from lean_harness.scanning import mask
 
     skipped = _skip_without_shards(p)
@@ -341,8 +349,8 @@ def reachability(p: Project) -> Verdict:
 
 
 def evidence(p: Project) -> Verdict:
-    """No entry cites lines that changed or files that are gone (memory/evidence.py)."""
-    from lean_harness.memory import stale
+    """No entry cites lines that changed or files that are gone (memory/evidence/evidence.py)."""
+    from lean_harness.memory.evidence import stale
 
     skipped = _skip_without_shards(p)
     if skipped or p.memory is None:
@@ -381,7 +389,7 @@ def _ids(memory: Memory, name: str) -> list[str]:
 
 def _titled(memory: Memory, index: Index, picked: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
     """(shard, id, first line) of the picked entries, each read where the search index found it."""
-    from lean_harness.memory.query import entry_of
+    from lean_harness.memory.search.query import entry_of
 
     texts: dict[str, str] = {}
     found = []

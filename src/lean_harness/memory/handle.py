@@ -21,10 +21,6 @@ from lean_harness.memory.shard import Entry, entry_at, parse, refuse_conflicting
 from lean_harness.memory.summary import Summary, SummaryCache, build, shard_digest, text_key
 from lean_harness.memory.tokens import TokenCounter
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
-if TYPE_CHECKING:
-    from lean_harness.memory import index as index_md
-
 INDEX_NAME = "INDEX.md"
 # The folders under <cacheDir>/lh that commands write files in (the search index, summaries,
 # token counts and ranks, renames, the hooks' state): a link there would send those writes out of the project.
@@ -152,40 +148,22 @@ class Memory:
             listing = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
         return listing
 
-    def totals(self) -> index_md.Totals:
-        # INDEX.md's module: writes and status need it, queries do not
-        from lean_harness.memory import index as index_md
-
-        tokens = sum(self.summary(name).tokens for name in self.config.shard_names)
-        return index_md.Totals(tokens, self.config.token_budget, self.config.compact_at_percent)
-
-    def render_index(self) -> index_md.IndexText:
-        """INDEX.md as it should be now."""
-        from lean_harness.memory import index as index_md
-
-        summaries = {name: self.summary(name) for name in self.config.shard_names}
-        return index_md.render(
-            self.config.shards,
-            summaries,
-            self.totals(),
-            self.counter.label,
-            self.config.index_token_budget,
-            self.counter.count,
-            pending=_count_pending(self.config.memory_dir),
-            stale=self.stale_count(),
-        )
-
-    def stale_count(self) -> int:
-        """How many entries cite lines that changed or files that are gone (memory/stale.py)."""
-        if not any(self.summary(name).refs for name in self.config.shard_names):
-            return 0
-        from lean_harness.memory import stale
-
-        return len(stale.report(self).stale)
-
     def forget_summaries(self) -> None:
         """Drop the summaries read so far, after shard files were replaced."""
         self._summaries.clear()
+
+    def forget_summary(self, name: str) -> None:
+        """Drop one shard's summary read so far, after its file was replaced."""
+        self._summaries.pop(name, None)
+
+    def keep_summary(self, name: str, summary: Summary) -> None:
+        """Take `summary` as shard `name`'s, made by a writer from the bytes it wrote."""
+        self._summaries[name] = summary
+
+    @property
+    def locked(self) -> bool:
+        """True while this memory holds the lock, shared or not."""
+        return self._locked
 
     def duplicates(self, name: str) -> list[str]:
         """Ids that occur more than once in a shard (exact copies, as a merge can leave them)."""
@@ -238,13 +216,6 @@ class Memory:
 def open_memory(config: Config) -> Memory:
     """The memory of a loaded config."""
     return Memory(config)
-
-
-def _count_pending(folder: Path) -> int:
-    try:
-        return sum(1 for p in (folder / ".pending").iterdir() if p.suffix == ".md")
-    except OSError:
-        return 0
 
 
 def header_re(key: str) -> re.Pattern[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from lean_harness import hookstate
@@ -63,7 +64,7 @@ def _remove_duplicates(memory: Memory) -> tuple[str, ...]:
             text, _ = memory.read_shard(name)
             shard, dropped = without_duplicates(parse(text, memory.shown(path)))
             write_text(path, render(shard, close_id=True))
-            memory._summaries.pop(name, None)
+            memory.forget_summary(name)
             notes += [f"{memory.shown(path)}: {note}" for note in dropped]
     return tuple(notes)
 
@@ -76,22 +77,65 @@ def _found_duplicates(memory: Memory) -> tuple[str, ...]:
     )
 
 
+def totals(memory: Memory) -> index_md.Totals:
+    """The memory's tokens against its budget."""
+    tokens = sum(memory.summary(name).tokens for name in memory.config.shard_names)
+    return index_md.Totals(tokens, memory.config.token_budget, memory.config.compact_at_percent)
+
+
+def render_index(memory: Memory) -> index_md.IndexText:
+    """INDEX.md as it should be now."""
+    summaries = {name: memory.summary(name) for name in memory.config.shard_names}
+    return index_md.render(
+        memory.config.shards,
+        summaries,
+        totals(memory),
+        memory.counter.label,
+        memory.config.index_token_budget,
+        memory.counter.count,
+        pending=_count_pending(memory.config.memory_dir),
+        stale=stale_count(memory),
+    )
+
+
+def stale_count(memory: Memory) -> int:
+    """How many entries cite lines that changed or files that are gone (memory/evidence/stale.py)."""
+    if not any(memory.summary(name).refs for name in memory.config.shard_names):
+        return 0
+    from lean_harness.memory.evidence import stale
+
+    return len(stale.report(memory).stale)
+
+
+def _count_pending(folder: Path) -> int:
+    try:
+        return sum(1 for p in (folder / ".pending").iterdir() if p.suffix == ".md")
+    except OSError:
+        return 0
+
+
 def write_index(memory: Memory) -> index_md.IndexText:
     """Regenerate INDEX.md (written only when it changed)."""
-    rendered = memory.render_index()
+    rendered = render_index(memory)
     refuse_symlink(memory.index_path, memory.root)
     write_text(memory.index_path, rendered.text)
     hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
     return rendered
 
 
-def reindex(memory: Memory, check: bool = False) -> IndexResult:
-    """Regenerate INDEX.md, or with `check` only compare it with what it should be."""
+Settle = Callable[..., tuple[str, ...]]  # archive.settle(memory, *, fix): live entries a digest already holds
+
+
+def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResult:
+    """Regenerate INDEX.md, or with `check` only compare it with what it should be.
+
+    `settle` is compaction's rule for entries both live and in a digest (memory/compaction/archive.py).
+    """
     memory.check_dir()
     if check:
         with memory.reading():
-            rendered = memory.render_index()
-            duplicates = _found_duplicates(memory) + _settled(memory, fix=False)
+            rendered = render_index(memory)
+            duplicates = _found_duplicates(memory) + _settled(memory, settle, fix=False)
             clashes = id_clashes(memory)
             fresh = _index_matches(memory, rendered.text) and not duplicates and not clashes
         return IndexResult(
@@ -109,10 +153,10 @@ def reindex(memory: Memory, check: bool = False) -> IndexResult:
         # the command with nothing changed.
         for name in memory.config.shard_names:
             memory.summary(name)
-        _settled(memory, fix=False)  # a conflict stops the command before the first write
+        _settled(memory, settle, fix=False)  # a conflict stops the command before the first write
         duplicates = _remove_duplicates(memory)
-        duplicates += _settled(memory, fix=True)
-        rendered = memory.render_index()
+        duplicates += _settled(memory, settle, fix=True)
+        rendered = render_index(memory)
         fresh = _index_matches(memory, rendered.text) and not duplicates
         changed = write_text(memory.index_path, rendered.text)
         hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
@@ -163,12 +207,10 @@ def _place(memory: Memory, name: str, key: str) -> str:
     return f"{memory.shown(memory.shard_path(name))}:{line}"
 
 
-def _settled(memory: Memory, *, fix: bool) -> tuple[str, ...]:
+def _settled(memory: Memory, settle: Settle, *, fix: bool) -> tuple[str, ...]:
     # Entries both live and merged into a digest, as a merge with a compaction leaves them: the
     # archive owns that rule (adr/0012-compaction.md).
-    from lean_harness.memory import archive
-
-    return archive.settle(memory, fix=fix)
+    return settle(memory, fix=fix)
 
 
 def _index_matches(memory: Memory, text: str) -> bool:
@@ -198,11 +240,11 @@ def status(memory: Memory) -> Status:
                     summary.prose_lines,
                 )
             )
-        rendered = memory.render_index()
+        rendered = render_index(memory)
         fresh = _index_matches(memory, rendered.text)
     return Status(
         tuple(rows),
-        memory.totals(),
+        totals(memory),
         memory.counter.label,
         memory.counter.exact,
         memory.shown(memory.index_path),

@@ -31,7 +31,7 @@ from lean_harness.memory.shard import (
     text_hash,
     without_duplicates,
 )
-from lean_harness.memory.status import write_index
+from lean_harness.memory.status import totals, write_index
 from lean_harness.memory.summary import (
     Summary,
     entry_cost,
@@ -71,7 +71,7 @@ def put(
     """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there.
 
     `refs` are PATH[#Lstart[-Lend]] references, anchored at the files as they are now; they
-    replace an updated entry's references, which None keeps (memory/evidence.py).
+    replace an updated entry's references, which None keeps (memory/evidence/evidence.py).
     """
     name = memory.check_shard(shard)
     where = f"shard {name}"
@@ -81,7 +81,7 @@ def put(
         rules.refuse_directives(checked.text, checked.directives, where)
     cites = None
     if refs is not None:
-        from lean_harness.memory import evidence  # only a note that cites files needs it
+        from lean_harness.memory.evidence import evidence  # only a note that cites files needs it
 
         cites = evidence.encode(evidence.anchor(memory.root, s, allow=checked.allow) for s in refs)
     with memory.writing():
@@ -204,7 +204,7 @@ def add_entries(
     so a broken or oversized shard stops the write with nothing changed. Each summary is brought
     up to date from the entries added, without counting what was there. Returns the shards written.
     """
-    if not memory._locked:
+    if not memory.locked:
         raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
     if not additions and not records:
         return ()
@@ -224,7 +224,7 @@ def add_entries(
         changes[stored.path] = _within_limit(memory, name, len(data), data)
         basis[stored.path] = stored.basis
         if stored.whole:  # a new shard, or one with copies dropped: summarized from its bytes
-            memory._summaries.pop(name, None)
+            memory.forget_summary(name)
             continue
         counted = view.costs([view.entry_block(e) for e in entries], memory.counter.counts)
         summary = with_entries(stored.before, shard_digest(data), entries, counted, memory.counter.exact)
@@ -240,7 +240,7 @@ def add_entries(
 
 def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> None:
     memory.cache.store(summary, path, ids)
-    memory._summaries[summary.name] = summary
+    memory.keep_summary(summary.name, summary)
 
 
 def _ids_with_text(ids: str, digest: str) -> list[str]:
@@ -281,7 +281,7 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
         "unchanged",
         entry_cost(entry, memory.counter),
         summary.tokens,
-        memory.totals(),
+        totals(memory),
         memory.counter.label,
     )
 
@@ -312,7 +312,7 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     _remember(memory, summary, path, ids)
     write_index(memory)
     action = "added" if replaced is None else "updated"
-    return PutResult(entry.id, name, action, tokens, summary.tokens, memory.totals(), memory.counter.label)
+    return PutResult(entry.id, name, action, tokens, summary.tokens, totals(memory), memory.counter.label)
 
 
 def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
@@ -330,7 +330,7 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     The caller holds `memory.writing()` and has checked every new entry with memory/rules.py.
     Returns the shards written.
     """
-    if not memory._locked:
+    if not memory.locked:
         raise RuntimeError("replace_shards needs the write lock: call it inside memory.writing()")
     changes: dict[Path, bytes | None] = {}
     for name, text in texts.items():
@@ -342,7 +342,7 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     if changes:
         journal.commit(memory.config.memory_dir, changes, memory.journal_path)
     for name in texts:
-        memory._summaries.pop(name, None)
+        memory.forget_summary(name)
     write_index(memory)
     return tuple(texts)
 

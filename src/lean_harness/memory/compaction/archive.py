@@ -28,13 +28,14 @@ from pathlib import Path
 
 from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
-from lean_harness.memory import compact as planner
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view
+from lean_harness.memory.compaction import compact as planner
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
 from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
+from lean_harness.memory.status import render_index, totals
 from lean_harness.memory.summary import Summary, loose_costs, shard_digest, summarize
 
 HEAD = (
@@ -187,7 +188,7 @@ def expand(memory: Memory, key: str) -> ExpandResult:
             shown,
             before,
             memory.summary(name).tokens,
-            memory.totals(),
+            totals(memory),
             written,
         )
 
@@ -241,11 +242,11 @@ def _commit(memory: Memory, changes: dict[str, tuple[bytes | None, Summary | Non
     files: dict[str, bytes | None] = {}
     for name, (data, summary, _) in changes.items():
         if summary is not None:
-            memory._summaries[name] = summary
+            memory.keep_summary(name, summary)
             files[f"{name}.md"] = data
         else:
             files[name] = data
-    index = memory.render_index().text.encode("utf-8")
+    index = render_index(memory).text.encode("utf-8")
     files[memory.index_path.name] = index
     paths = {folder / name: data for name, data in files.items()}
     for path in paths:
@@ -383,7 +384,7 @@ def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
             notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, merged into digest {key} ({where})")
         if drop and fix:
             write_text(memory.shard_path(name), render(_without(shard, drop), close_id=True))
-            memory._summaries.pop(name, None)
+            memory.forget_summary(name)
     return tuple(notes)
 
 

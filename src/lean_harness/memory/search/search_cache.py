@@ -4,7 +4,7 @@
 length of the shard file its segments describe, whether whole entries appended after those
 bytes may be indexed on their own (1) or not (0), and the user's signature that every entry and
 block of prose in those bytes scanned clean of credentials (memory/scans.py `vouch`; "-" when
-one did not, or nothing could be signed); then the segments (memory/search.py `segment_bytes`).
+one did not, or nothing could be signed); then the segments (memory/search/search.py `segment_bytes`).
 A query prints the entries of a shard so vouched for without scanning each again (adr/0029).
 
 A shard whose hash still matches is not read. A shard that only grew by whole entries at its
@@ -14,7 +14,7 @@ are merged, and merged into the first when they hold a quarter as many entries. 
 change (an edit, a compaction, another git branch) rebuilds that shard's segments alone. A
 missing, corrupt or truncated file is rebuilt, never trusted (adr/0021-incremental-search-index.md),
 and a query, lint or doctor that trips over a file whose checksum holds but whose layout does not
-(a planted one) works again from segments made now (memory/query.py `using_index`).
+(a planted one) works again from segments made now (memory/search/query.py `using_index`).
 
 What is indexed never holds a flagged credential: flagged values are indexed masked, and an entry
 whose id or tags hold one is left out, so the cache can be written as it is.
@@ -28,9 +28,10 @@ from pathlib import Path
 from lean_harness import digests
 from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
-from lean_harness.memory import scans, search, segment
+from lean_harness.memory import scans
 from lean_harness.memory.handle import Memory
-from lean_harness.memory.segment import Segment
+from lean_harness.memory.search import search, segment
+from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import Entry, Shard, parse
 from lean_harness.memory.summary import shard_digest
 from lean_harness.values import Value

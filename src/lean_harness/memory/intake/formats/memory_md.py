@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import digests, markdown
-from lean_harness.interop import frontmatter
-from lean_harness.interop.records import Reading, Record, key_from, read_source_text, utc_time
+from lean_harness.memory.intake.formats import frontmatter
+from lean_harness.memory.intake.formats.records import Reading, Record, key_from, read_source_text, utc_time
 
 INDEX = "MEMORY.md"
 TYPES = {"user": "conventions", "feedback": "corrections", "project": "seed", "reference": "seed"}

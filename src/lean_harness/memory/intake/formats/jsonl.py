@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from lean_harness.errors import LhError
-from lean_harness.interop.records import TIME_HINT, Problem, Reading, Record, utc_time
-from lean_harness.memory import evidence
+from lean_harness.memory.evidence import evidence
+from lean_harness.memory.intake.formats.records import TIME_HINT, Problem, Reading, Record, utc_time
 from lean_harness.memory.shard import Entry
 
 FIELDS = ("id", "shard", "text", "tags", "created", "updated", "allow_secret", "allow_directive", "refs")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lean_harness.interop.records import TIME_HINT, Problem, Reading, Record, read_source_text, utc_time
+from lean_harness.memory.intake.formats.records import TIME_HINT, Problem, Reading, Record, read_source_text, utc_time
 
 CATEGORIES = {"plan": "seed", "path": "conventions", "knowledge": "insights", "lesson": "corrections"}
 FIELDS = ("id", "text", "category", "tags", "refs", "source_refs", "created")

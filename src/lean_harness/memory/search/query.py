@@ -1,7 +1,7 @@
 """`lh memory get --query`: ranked whole entries packed into a token budget, and reachability.
 
 The search index is derived data, cached per shard and kept in step with each shard's bytes
-(memory/search_cache.py); the shards stay the truth. A hit is read back from the byte span the
+(search_cache.py); the shards stay the truth. A hit is read back from the byte span the
 index recorded for it, not found by scanning its shard.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
-from lean_harness.memory import search, search_cache
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
-from lean_harness.memory.search_cache import PROSE_PREFIX
+from lean_harness.memory.search import search, search_cache
+from lean_harness.memory.search.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 from lean_harness.values import Value
 
@@ -43,7 +43,7 @@ class Result(Value):
     cut: bool = False
     masked: bool = False
     matched: tuple[str, ...] = ()  # the query's words this entry contains (directly or by a synonym)
-    refs: str = ""  # the entry's refs attribute (memory/evidence.py)
+    refs: str = ""  # the entry's refs attribute (memory/evidence/evidence.py)
     line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
 
@@ -139,7 +139,7 @@ def _answer(
         entry, as_indexed = _read(memory, index, hit.shard, hit.id, texts)
         if entry is None:
             continue
-        # an entry read as indexed from a shard vouched clean holds no credential to mask (memory/search_cache.py)
+        # an entry read as indexed from a shard vouched clean holds no credential to mask (search_cache.py)
         body, findings = (entry.text, []) if as_indexed and hit.shard in clean else _masked(entry)
         tokens = memory.counter.count(body)
         if used + tokens > max_tokens:
@@ -226,7 +226,7 @@ def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> tu
 
 
 # --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
-# A block of prose is indexed under the id "@LINE" (memory/search_cache.py) and answered as an
+# A block of prose is indexed under the id "@LINE" (search_cache.py) and answered as an
 # entry-like value whose `line` is the block's first line and whose id is empty.
 
 

@@ -1,7 +1,7 @@
 """Compaction plans: which old entries merge into which digest, and what memory weighs after.
 
 Pure: it takes parsed shards with their token counts and a counting function, and returns a
-frozen Plan; reading and writing files is `memory/archive.py`'s job (adr/0012-compaction.md).
+frozen Plan; reading and writing files is `memory/compaction/archive.py`'s job (adr/0012-compaction.md).
 
 A digest is an ordinary entry written by lh. Its text opens with one line naming how many
 entries it stands for, their date range and the command that shows them, then keeps one line

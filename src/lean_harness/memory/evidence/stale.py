@@ -1,6 +1,6 @@
 """Stale entries: which notes cite project lines that changed, checked with a cache keyed by file stat.
 
-An entry is stale when one of its references is changed or missing (memory/evidence.py); an
+An entry is stale when one of its references is changed or missing (memory/evidence/evidence.py); an
 entry without references is never stale. The references come from the shard summaries, so no
 shard is parsed. The outcome is kept in `<cacheDir>/lh/evidence`, plain lines (read here alone:
 the session-start hook asks `since_check`):
@@ -18,14 +18,14 @@ checkout changes every stat and no line, so what counts as changed is decided by
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
-from lean_harness.memory import evidence
-from lean_harness.memory.evidence import Anchor, Finding
+from lean_harness.memory.evidence import evidence
+from lean_harness.memory.evidence.evidence import Anchor, Finding
 
 TYPE_CHECKING = False  # the session-start hook imports this module: no handle, no config
 if TYPE_CHECKING:
@@ -262,12 +262,14 @@ class Fixed:
     moved: tuple[tuple[str, str, Finding], ...]  # (shard, id, finding) re-anchored
 
 
-def fix(memory: Memory) -> Fixed:
-    """Re-anchor every moved reference at its new lines, in one journalled write; changed ones stay."""
+def fix(memory: Memory, write_index: Callable[[Memory], object]) -> Fixed:
+    """Re-anchor every moved reference at its new lines, in one journalled write; changed ones stay.
+
+    `write_index` regenerates INDEX.md afterwards (memory/status.py, a layer above this one).
+    """
     from lean_harness.memory import journal
     from lean_harness.memory.handle import locate
     from lean_harness.memory.shard import Entry, render_entry
-    from lean_harness.memory.status import write_index
 
     with memory.writing():
         before = report(memory)

@@ -4,7 +4,7 @@ Each topic folder has an `index.md` describing its children (read for the digest
 imported) and notes, one `*.md` file each; a `.pending/` folder holds observations not yet
 filed. A note's id is its path without `.md` ('/' becomes '.'); an observation's id is derived
 from its text, like a put. A note may start with frontmatter (`id`, `shard`, `tags` separated
-by spaces, `created`), read leniently (interop/frontmatter.py): other keys are named in a
+by spaces, `created`), read leniently (memory/intake/formats/frontmatter.py): other keys are named in a
 warning and left out, and a note whose own keys cannot be read as written is refused. Its
 shard is the frontmatter's, else the one `--map TOPIC=SHARD` gives its top topic folder, else
 that folder's name when it is a shard, else the default shard.
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lean_harness.interop import frontmatter
-from lean_harness.interop.records import (
+from lean_harness.memory.intake.formats import frontmatter
+from lean_harness.memory.intake.formats.records import (
     TIME_HINT,
     Problem,
     Reading,

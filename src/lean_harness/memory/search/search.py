@@ -20,7 +20,7 @@ would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.3) drops most
 queries of the generated benchmark but only a fifth to a quarter of the hand-written questions
 that no note answers, and it loses a seventh of their found notes (docs/performance.md).
 
-An index is a list of segments (memory/segment.py): what it keeps of each entry does not depend
+An index is a list of segments (memory/search/segment.py): what it keeps of each entry does not depend
 on any other entry, and the impacts, document frequencies and associations are made from all
 segments when a query needs them, so an index over many segments ranks exactly as one built over
 all their entries (adr/0021-incremental-search-index.md). `segment_bytes` writes ``MAGIC``, a
@@ -42,8 +42,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import compress, islice
 
-from lean_harness.memory import segment, thesaurus
-from lean_harness.memory.segment import Segment
+from lean_harness.memory.search import segment, thesaurus
+from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
 from lean_harness.values import Value
 
@@ -247,7 +247,7 @@ def _split_parts(chunk: str) -> list[str]:
 
 
 class Index:
-    """An immutable inverted index over entries: segments (memory/segment.py) combined when queried.
+    """An immutable inverted index over entries: segments (memory/search/segment.py) combined when queried.
 
     Impacts, document frequencies and associations depend on every entry, so they are made from
     all segments when a query first needs them; the ranking is the one of a single segment built
@@ -911,7 +911,7 @@ class _Impacts(dict[int, int]):
 
     def __init__(self, part: Segment, avg_body: float, avg_title: float, settings: Settings) -> None:
         super().__init__()
-        self._shapes = memoryview(part.shapes).cast("d")  # five values a shape (memory/segment.py)
+        self._shapes = memoryview(part.shapes).cast("d")  # five values a shape (memory/search/segment.py)
         self._avg_body, self._avg_title, self._settings = avg_body, avg_title, settings
 
     def __missing__(self, shape: int) -> int:

@@ -29,10 +29,10 @@ from lean_harness import digests
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink, stage, sync_dir
-from lean_harness.interop import frontmatter
-from lean_harness.interop.records import TIME_HINT, utc_time
 from lean_harness.memory import rules
 from lean_harness.memory.handle import Memory
+from lean_harness.memory.intake.formats import frontmatter
+from lean_harness.memory.intake.formats.records import TIME_HINT, utc_time
 from lean_harness.memory.shard import Entry, derive_id
 from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import text_key
@@ -172,7 +172,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
     """Merge the pending notes into the shards (or with `dry_run` only say what would happen)."""
     memory.check_dir()
     names = memory.config.shard_names
-    from lean_harness.memory.importing import default_shard
+    from lean_harness.memory.intake.importing import default_shard
 
     with memory.reading() if dry_run else memory.writing():
         consumed_dir = folder(memory) / CONSUMED

@@ -4,7 +4,7 @@ An entry's impact on a term depends on every entry of the memory (the average fi
 so do a term's document frequency and its learned associations; what an entry holds does not. A
 segment keeps only the latter, so one shard's segment stays valid while other shards change, and
 an appended note becomes a small segment of its own (adr/0021-incremental-search-index.md). The
-index (memory/search.py) combines the statistics of all its segments when a query needs them and
+index (memory/search/search.py) combines the statistics of all its segments when a query needs them and
 ranks exactly as an index built over all their entries at once.
 
 Entries are numbered in (id, shard) order. A term's posting is the bytes of an `array('I')` of

@@ -21,11 +21,12 @@ from lean_harness import digests
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink
-from lean_harness.interop import jsonl, layered_jsonl, memory_md, notes_tree
-from lean_harness.interop.records import Reading, Record, read_source_text
-from lean_harness.memory import evidence, rules
-from lean_harness.memory.compact import DIGEST_TAG, carried
+from lean_harness.memory import rules
+from lean_harness.memory.compaction.compact import DIGEST_TAG, carried
+from lean_harness.memory.evidence import evidence
 from lean_harness.memory.handle import Memory
+from lean_harness.memory.intake.formats import jsonl, layered_jsonl, memory_md, notes_tree
+from lean_harness.memory.intake.formats.records import Reading, Record, read_source_text
 from lean_harness.memory.shard import Entry, derive_id, normalize_text
 from lean_harness.memory.summary import text_key
 from lean_harness.memory.writes import add_entries
@@ -244,7 +245,7 @@ def allowed_rules(extra: Sequence[tuple[str, str]], name: str = "allow-secret") 
 
 
 def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Candidate | None:
-    """The candidate with its references anchored at the files as they are now (memory/evidence.py)."""
+    """The candidate with its references anchored at the files as they are now (memory/evidence/evidence.py)."""
     extra = candidate.record.extra
     value = dict(extra).get("refs")
     if not value:

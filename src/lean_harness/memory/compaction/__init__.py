@@ -1,0 +1,1 @@
+"""Compaction: plans (pure), the archive they write, expanding digests; imports the core, evidence, status."""

@@ -1,0 +1,1 @@
+"""References to project lines and the entries they leave stale; imports only the memory core."""

@@ -1,0 +1,1 @@
+"""What comes from outside: import, the inbox, adopting prose; imports every memory layer below it."""

@@ -1,0 +1,1 @@
+"""Lexical retrieval: index, its cache on disk, queries, lint; imports the memory core, nothing beside or above."""
