@@ -234,7 +234,8 @@ def forged_caches(root: Path) -> None:
         ),
         pytest.param(
             '[memory.shards]\n"../../escape" = "a shard outside the memory folder"\n',
-            "at memory.shards: '../../escape' is not allowed: shard names use lowercase letters, digits and hyphens, at most 40 characters",
+            "at memory.shards: '../../escape' is not allowed: shard names use lowercase letters, digits and"
+            " hyphens, at most 40 characters",
             id="shard-name",
         ),
     ],
