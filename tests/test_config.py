@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
-import os
 import random
 import string
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lean_harness import schema
 from lean_harness.cli import main
 from lean_harness.config import DEFAULTS, load
+from support import lh
 
 CONFIG = ".agents/lh.toml"
 
@@ -194,148 +197,114 @@ def test_defaults_validate_against_the_schema() -> None:
     assert schema.validate(DEFAULTS, "config") == []
 
 
-REMEMBERED = ".agents/.cache/lh/config.json"
+def test_a_valid_config_is_loaded_without_jsonschema(project: Path) -> None:
+    """The check every run makes of a valid config needs no jsonschema: its import would cost
+    more than the whole start-up of most commands."""
+    write_config(project, '[memory]\ntokenBudget = 5000\n[memory.shards]\nseed = "Facts."\n')
+    probe = (
+        "import sys; from lean_harness.cli import main; main(['memory', 'status']); print('jsonschema' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, check=False)
+    assert done.stdout.splitlines()[-1] == "False"
 
 
-def user_key() -> bytes:
-    """The user's key as lh made it, read from where userkey.py documents it (HOME is per test)."""
-    return (Path(os.environ["XDG_CACHE_HOME"]) / "lean-harness" / "key").read_bytes()
-
-
-def remembered_file(stamp_text: str, data: object, key: bytes | None = None) -> str:
-    """A remembered config as the cache holds it, made here from its documented layout: the
-    stamp, an HMAC-SHA256 of the stamp and the payload under the user's key, the payload."""
-    from lean_harness import __version__
-
-    payload = json.dumps(data)
-    defaults = hashlib.sha256(json.dumps(DEFAULTS).encode()).hexdigest()[:16]
-    stamp = f"{__version__} {hashlib.sha256(stamp_text.encode()).hexdigest()} {defaults}"
-    signature = hmac.new(user_key() if key is None else key, f"{stamp}\n{payload}".encode(), "sha256").hexdigest()
-    return f"{stamp}\n{signature}\n{payload}\n"
-
-
-def test_the_effective_config_is_remembered_for_the_bytes_of_the_file(project: Path) -> None:
-    text = "[memory]\ntokenBudget = 5000\n"
-    write_config(project, text)
-    assert load(project).token_budget == 5000
-    head, signature, payload = (project / REMEMBERED).read_text("utf-8").split("\n", 2)
-    data = json.loads(payload)
-    assert head.split(" ")[1] == hashlib.sha256(text.encode()).hexdigest()
-    signed = f"{head}\n{payload.removesuffix(chr(10))}".encode()
-    assert signature == hmac.new(user_key(), signed, "sha256").hexdigest()
-    assert data["memory"]["tokenBudget"] == 5000
-    assert data["memory"]["shards"] == DEFAULTS["memory"]["shards"]
-
-
-def test_a_remembered_config_is_used_for_the_same_bytes_only(project: Path) -> None:
-    text = "[memory]\ntokenBudget = 5000\n"
-    write_config(project, text)
-    data = json.loads(json.dumps(DEFAULTS))
-    data["memory"]["tokenBudget"] = 1234
-    (project / REMEMBERED).write_text(remembered_file(text, data), encoding="utf-8")
-    assert load(project).token_budget == 1234  # what was remembered for these bytes is not parsed again
-    write_config(project, "[memory]\ntokenBudget = 5001\n")
-    assert load(project).token_budget == 5001
-
-
-def digested_file(stamp_text: str, data: object) -> str:
-    """A remembered config with a plain SHA-256 of its payload, which anyone can compute."""
-    stamp, _, payload = remembered_file(stamp_text, data).split("\n", 2)
-    return f"{stamp}\n{hashlib.sha256(payload.removesuffix(chr(10)).encode()).hexdigest()}\n{payload}"
+# Caches a repository could ship with its lh.toml, each claiming that the file was validated or
+# scanned clean: as lh once wrote them (config.json, scan-clean) and as a digest hint would be.
+def forged_caches(root: Path) -> None:
+    text = (root / CONFIG).read_bytes()
+    digest = hashlib.sha256(text).hexdigest()
+    cache = root / ".agents/.cache/lh"
+    cache.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps(DEFAULTS)
+    (cache / "config.json").write_text(f"0 {digest} 0\n{'0' * 64}\n{payload}\n", encoding="utf-8")
+    for name in ("config-valid", "config.sha256", "validated", "scan-clean", "directive-clean"):
+        (cache / name).write_text(f"{digest}\n", encoding="ascii")
 
 
 @pytest.mark.parametrize(
-    "forged",
+    ("text", "message"),
     [
-        pytest.param(lambda text, data: remembered_file(text, data, key=b"k" * 32), id="another-key"),
-        pytest.param(digested_file, id="a-plain-digest"),
+        pytest.param(
+            '[memory]\ntokenBudget = "lots"\n', "at memory.tokenBudget: 'lots' is not an integer", id="ill-typed"
+        ),
+        pytest.param(
+            '[memory]\ndir = "../outside"\n',
+            "at memory.dir: '../outside' is not allowed: must be a path relative to the project root, without '..'",
+            id="outside",
+        ),
+        pytest.param(
+            '[memory.shards]\n"../../escape" = "a shard outside the memory folder"\n',
+            "at memory.shards: '../../escape' is not allowed: shard names use lowercase letters, digits and"
+            " hyphens, at most 40 characters",
+            id="shard-name",
+        ),
     ],
 )
-def test_a_remembered_config_this_user_did_not_sign_is_never_trusted(
-    project: Path, forged: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A repository can hold a cache folder: a remembered config pointing outside the project,
-    or one that would skip validation, is ignored unless the user's own key signed it."""
-    text = "[memory]\ntokenBudget = 5000\n"
+def test_no_cache_lets_an_invalid_config_pass(project: Path, tmp_path: Path, text: str, message: str) -> None:
     write_config(project, text)
-    load(project)  # the key exists
-    data = json.loads(json.dumps(DEFAULTS))
-    data["memory"]["dir"] = "../outside"
-    data["memory"]["shards"] = {"../../escape": "a shard outside the memory folder"}
-    (project / REMEMBERED).write_text(forged(text, data), encoding="utf-8")  # type: ignore[operator]
-    assert load(project).memory_dir == project / ".agents" / "memory"
-    dotted = 'memory.dir = "../outside"\n'  # read by tomllib only, and refused by validation
-    write_config(project, dotted)
-    (project / REMEMBERED).write_text(forged(dotted, data), encoding="utf-8")  # type: ignore[operator]
-    capsys.readouterr()
-    assert main(["memory", "put", "seed", "Build with make."]) == 2
-    assert "at memory.dir: '../outside' is not allowed" in capsys.readouterr().err
+    forged_caches(project)
+    for args in (("memory", "status"), ("memory", "put", "seed", "Build with make.")):
+        done = lh(*args, cwd=project)
+        assert (done.returncode, done.stderr) == (2, f".agents/lh.toml: {message}\n")
     assert not (project.parent / "outside").exists()
     assert not (tmp_path / "escape.md").exists()
 
 
-def test_without_a_user_key_the_config_is_validated_every_time_and_nothing_is_remembered(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    blocked = tmp_path / "not-a-folder"
-    blocked.write_text("", encoding="utf-8")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))  # the key's folder cannot be made
-    (project / REMEMBERED).unlink(missing_ok=True)
-    write_config(project, "[memory]\ntokenBudget = 5000\n")
-    assert load(project).token_budget == 5000
-    assert not (project / REMEMBERED).exists()
+def test_no_cache_hides_a_credential_in_the_config(project: Path) -> None:
+    """A credential in lh.toml is still found by doctor whatever the cache claims, and no cache copies it."""
+    alphabet = string.ascii_letters + string.digits
+    rng = random.Random(16)
+    value = "".join(rng.choice(alphabet) for _ in range(16)) + "7q"
+    write_config(project, f'[memory.shards]\nfailures = "see postgres://app:{value}@db.internal/app"\n')
+    forged_caches(project)
+    done = lh("doctor", "--json", cwd=project)
+    checks = {c["id"]: c for c in json.loads(done.stdout)["checks"]}
+    assert (done.returncode, checks["secrets"]["status"]) == (1, "fail")
+    assert checks["secrets"]["message"] == ".agents/lh.toml:2:32: a password in a URL [rule url-credentials]"
+    assert value not in done.stdout + done.stderr
+    cached = [p for p in (project / ".agents/.cache").rglob("*") if p.is_file()]
+    assert all(value.encode() not in p.read_bytes() for p in cached)
 
 
-@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
-def test_the_user_key_is_made_once_and_readable_by_the_user_alone(project: Path) -> None:
-    write_config(project, "[memory]\ntokenBudget = 5000\n")
-    load(project)
-    key = Path(os.environ["XDG_CACHE_HOME"]) / "lean-harness" / "key"
-    made = key.read_bytes()
-    assert len(made) == 32
-    assert (key.stat().st_mode & 0o777, key.parent.stat().st_mode & 0o777) == (0o600, 0o700)
-    write_config(project, "[memory]\ntokenBudget = 5001\n")
-    load(project)
-    assert key.read_bytes() == made
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-5, 200_000_000) | st.floats(allow_nan=False) | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+        max_leaves=8,
+    ),
+    st.sampled_from(["memory", "artifacts", "other"]),
+    st.sampled_from([*DEFAULTS["memory"], "committed", "ignored", "other"]),
+)
+def test_the_check_without_jsonschema_never_passes_what_jsonschema_refuses(value: object, table: str, key: str) -> None:
+    """The check each run makes without jsonschema may refuse a valid config (jsonschema then lets
+    it pass), never let an invalid one through."""
+    from lean_harness import config
+
+    user = json.loads(json.dumps(DEFAULTS))
+    user.setdefault(table, {})[key] = value
+    if config._plainly_valid(user, schema.load("config")):
+        assert schema.validate(user, "config") == []
 
 
 @pytest.mark.parametrize(
-    "damage",
+    "user",
     [
-        pytest.param(lambda text: "", id="empty"),
-        pytest.param(lambda text: text[: len(text) // 2], id="torn"),
-        pytest.param(lambda text: text.replace("5000", "9999"), id="payload-changed"),
-        pytest.param(lambda text: text.replace('"memory"', '"memroy"'), id="layout-changed"),
-        pytest.param(lambda text: "\x00" * len(text), id="zeros"),
+        pytest.param(DEFAULTS, id="defaults"),
+        pytest.param({}, id="empty"),
+        pytest.param({"memory": {"encoding": "estimate", "keepNewest": 0}}, id="estimate"),
+        pytest.param({"artifacts": {"committed": ["a/", "b/"], "ignored": []}}, id="artifacts"),
     ],
 )
-def test_a_damaged_remembered_config_is_ignored_and_written_again(project: Path, damage: object) -> None:
-    write_config(project, "[memory]\ntokenBudget = 5000\n")
-    load(project)
-    remembered = project / REMEMBERED
-    whole = remembered.read_text("utf-8")
-    remembered.write_text(damage(whole), encoding="utf-8")  # type: ignore[operator]
-    assert load(project).token_budget == 5000
-    assert remembered.read_text("utf-8") == whole
+def test_the_check_without_jsonschema_passes_valid_configs(user: dict[str, object]) -> None:
+    from lean_harness import config
+
+    assert schema.validate(user, "config") == []
+    assert config._plainly_valid(user, schema.load("config"))
 
 
-def test_a_damaged_remembered_config_never_lets_an_invalid_file_pass(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    text = '[memory]\ntokenBudget = "lots"\n'
-    write_config(project, text)
-    data = json.loads(json.dumps(DEFAULTS))
-    whole = remembered_file(text, data)
-    (project / REMEMBERED).write_text(whole.replace("cacheDir", "cacheDIR"), encoding="utf-8")
-    capsys.readouterr()
-    assert main(["memory", "status"]) == 2
-    assert capsys.readouterr().err == ".agents/lh.toml: at memory.tokenBudget: 'lots' is not an integer\n"
-
-
-def test_a_config_with_its_own_cache_dir_is_remembered_there(project: Path) -> None:
+def test_a_config_with_its_own_cache_dir_uses_it(project: Path) -> None:
     write_config(project, '[memory]\ncacheDir = "build/lh-cache"\ntokenBudget = 7000\n')
     assert load(project).cache_dir == project / "build/lh-cache"
-    assert (project / "build/lh-cache/lh/config.json").is_file()
     assert load(project).token_budget == 7000
 
 
@@ -345,30 +314,3 @@ def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> N
     for _ in range(2):
         cfg = load(project)
         assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)
-
-
-def test_a_config_holding_a_credential_is_validated_but_never_copied_to_the_cache(project: Path) -> None:
-    alphabet = string.ascii_letters + string.digits
-    rng = random.Random(16)
-    value = "".join(rng.choice(alphabet) for _ in range(16)) + "7q"
-    write_config(project, f'[memory.shards]\nfailures = "see postgres://app:{value}@db.internal/app"\n')
-    assert load(project).shards == (("failures", f"see postgres://app:{value}@db.internal/app"),)
-    remembered = (project / REMEMBERED).read_text("utf-8")
-    assert remembered.endswith("\nnull\n")
-    assert value not in remembered
-    assert load(project).shards == (("failures", f"see postgres://app:{value}@db.internal/app"),)
-
-
-@pytest.mark.parametrize("damage", [b"", b"short", b"k" * 33])
-def test_a_damaged_user_key_is_made_again_and_remembering_resumes(project: Path, damage: bytes) -> None:
-    key = Path(os.environ["XDG_CACHE_HOME"]) / "lean-harness" / "key"
-    write_config(project, "[memory]\ntokenBudget = 5000\n")
-    load(project)
-    key.write_bytes(damage)  # as a full disk or a hand edit could leave it
-    (project / REMEMBERED).unlink()
-    assert load(project).token_budget == 5000
-    assert len(key.read_bytes()) == 32
-    head, signature, payload = (project / REMEMBERED).read_text("utf-8").split("\n", 2)
-    signed = f"{head}\n{payload.removesuffix(chr(10))}".encode()
-    assert signature == hmac.new(key.read_bytes(), signed, "sha256").hexdigest()
-    assert sorted(p.name for p in key.parent.iterdir() if p.name.startswith("key")) == ["key"]  # no temp file left

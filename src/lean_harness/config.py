@@ -1,13 +1,10 @@
 """The project config, `.agents/lh.toml`: find it, apply defaults, validate, change one key.
 
-Validation against the shipped JSON Schema runs whenever the file's bytes are new. The
-effective config of bytes that passed is remembered in the cache dir, keyed by their hash, so
-ordinary commands import neither jsonschema nor tomllib (adr/0003-config.md). The remembered
-file, `<cacheDir>/lh/config.json`, holds three lines: the stamp (package version, the SHA-256
-of the config's text and a digest of the defaults), the user's signature of the stamp and the
-third line (userkey.py, adr/0028: a repository can hold a cache folder, never that key), and the
-effective config as JSON, or `null` when the config holds a credential (no cache copies one) or a
-value JSON cannot hold. A file that does not match in every part is ignored and written again.
+Every command parses the file with tomllib and checks it against the shipped JSON Schema, each
+time: nothing about the config is remembered in a cache a repository could hold (adr/0030). The
+check a valid config meets runs here without jsonschema (`_plainly_valid`, a few keywords of the
+schema, read from the schema itself); only a config it does not pass is validated with jsonschema,
+which names every problem (adr/0003-config.md).
 """
 
 from __future__ import annotations
@@ -15,9 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lean_harness import __version__, digests, locations, userkey
 from lean_harness.errors import LhError
-from lean_harness.files import display, read_text, write_atomic
+from lean_harness.files import display, read_text
 from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR
 from lean_harness.values import Value
 
@@ -80,10 +76,6 @@ class Config(Value):
     def shard_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.shards)
 
-    @property
-    def compact_threshold(self) -> int:
-        return self.token_budget * self.compact_at_percent // 100
-
 
 def find_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds the config."""
@@ -122,14 +114,7 @@ def problems(user: dict[str, Any]) -> list[str]:
     from lean_harness import schema
 
     found = [f"at {p.location or '(top)'}: {p.message}" for p in schema.validate(user, "config")]
-    if not found:
-        memory = effective(user)["memory"]
-        if memory["compactTargetPercent"] >= memory["compactAtPercent"]:
-            found.append(
-                f"at memory.compactTargetPercent: {memory['compactTargetPercent']} is not below"
-                f" memory.compactAtPercent ({memory['compactAtPercent']}); choose a lower target"
-            )
-    return found
+    return found or _order_problems(user)
 
 
 def load(root: Path) -> Config:
@@ -138,26 +123,11 @@ def load(root: Path) -> Config:
     shown = display(path, root)
     if not path.is_file():
         raise LhError(f'no lean-harness config at {shown}; run "lh init"')
-    text = read_text(path, root)
-    stamp = _stamp(text)
-    remembered = _remembered(root, text, stamp)
-    if remembered is not None:
-        return remembered
-    user = parse_toml(text, shown)
-    marker = _marker_path(root, user)
-    if _read_marker(marker, stamp) is None:
-        found = problems(user)
-        if found:
-            raise LhError("\n".join(f"{shown}: {line}" for line in found))
-    data = effective(user)
-    payload = _payload(text, data)
-    signature = userkey.sign(f"{stamp}\n{payload}")
-    try:  # a hint, not synced: a torn, lost or foreign file fails its signature and is written again
-        if signature is not None:
-            write_atomic(marker, f"{stamp}\n{signature}\n{payload}\n".encode(), durable=False)
-    except OSError:
-        pass  # a read-only cache only costs the next command a parse and a validation
-    return _build(root, path, data)
+    user = parse_toml(read_text(path, root), shown)
+    found = _order_problems(user) if _plainly_valid(user, _schema()) else problems(user)
+    if found:
+        raise LhError("\n".join(f"{shown}: {line}" for line in found))
+    return _build(root, path, effective(user))
 
 
 def load_user(root: Path) -> dict[str, Any]:
@@ -225,59 +195,69 @@ def _build(root: Path, path: Path, data: dict[str, Any]) -> Config:
     )
 
 
-def _stamp(text: str) -> str:
-    # The defaults are part of what is remembered: a build that changes them without a new
-    # version number must not be handed the old ones.
-    return f"{__version__} {_sha256(text)} {_sha256(json.dumps(DEFAULTS))[:16]}"
+def _order_problems(user: dict[str, Any]) -> list[str]:
+    """The one rule the schema cannot state: compaction's target is below the point it starts at."""
+    memory = effective(user)["memory"]
+    if memory["compactTargetPercent"] < memory["compactAtPercent"]:
+        return []
+    return [
+        f"at memory.compactTargetPercent: {memory['compactTargetPercent']} is not below"
+        f" memory.compactAtPercent ({memory['compactAtPercent']}); choose a lower target"
+    ]
 
 
-def _sha256(text: str) -> str:
-    return digests.sha256(text.encode())
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((Path(__file__).parent / "schemas" / "config.schema.json").read_bytes())
+    return schema
 
 
-def _marker_path(root: Path, user: dict[str, Any]) -> Path:
-    memory = user.get("memory")
-    cache = locations.inside(memory.get("cacheDir") if isinstance(memory, dict) else None, CACHE_DIR)
-    return root / cache / "lh" / "config.json"
+_TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "integer": int, "boolean": bool}
+_NOTES = frozenset({"$schema", "$id", "title", "description", "x-message"})  # keywords that check nothing
 
 
-def _payload(text: str, data: dict[str, Any]) -> str:
-    """The effective config as one line of JSON, or "null" when it is not to be kept: a value JSON
-    cannot hold (a TOML date), or a config that holds a credential, which no cache may copy."""
-    from lean_harness.scanning.credentials import scan
+def _plainly_valid(value: Any, rule: Any) -> bool:
+    """Whether `value` meets `rule`, a schema written with the few keywords config.schema.json uses.
 
-    if scan(text):
-        return "null"
-    try:
-        return json.dumps(data, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return "null"
+    Stricter than JSON Schema, never looser: a keyword not known here, or a value of a type this
+    does not follow (a float for an integer), counts as not valid, so the caller asks jsonschema,
+    which then names the problems or lets the file pass. Only a `False` costs time, never a check.
+    """
+    import re
 
-
-def _read_marker(marker: Path, stamp: str) -> str | None:
-    """The remembered payload when the file at `marker` was written for `stamp`, whole, by this
-    user's lh: signed with the user's key (userkey.py), which no repository can hold."""
-    try:
-        head, signature, payload = marker.read_text("utf-8").split("\n", 2)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    payload = payload.removesuffix("\n")
-    return payload if head == stamp and userkey.signed(f"{stamp}\n{payload}", signature) else None
-
-
-def _remembered(root: Path, text: str, stamp: str) -> Config | None:
-    """The config remembered for exactly this text, found without parsing TOML, or None."""
-    settings = locations.written(text)
-    if settings is None:
-        return None  # the text sets the cache dir in a way only tomllib reads
-    cache = locations.inside(settings.get("cacheDir"), CACHE_DIR)
-    payload = _read_marker(root / cache / "lh" / "config.json", stamp)
-    if payload is None:
-        return None
-    try:
-        data = json.loads(payload)
-        if data["memory"]["cacheDir"] != cache:
-            return None
-        return _build(root, root / CONFIG_PATH, data)
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return None
+    if isinstance(rule, bool):
+        return rule  # "additionalProperties": false
+    if not isinstance(rule, dict):
+        return False
+    named = rule.get("properties", {})
+    for key, want in rule.items():
+        if key in _NOTES:
+            continue
+        if key == "type":
+            ok = type(value) is _TYPES.get(want)
+        elif key == "enum":
+            ok = any(type(value) is type(choice) and value == choice for choice in want)
+        elif key in ("minimum", "maximum"):
+            ok = type(value) is int and (value >= want if key == "minimum" else value <= want)
+        elif key in ("minLength", "maxLength"):
+            ok = type(value) is str and (len(value) >= want if key == "minLength" else len(value) <= want)
+        elif key == "pattern":
+            ok = type(value) is str and re.search(want, value) is not None
+        elif key == "minProperties":
+            ok = type(value) is dict and len(value) >= want
+        elif key == "propertyNames":
+            ok = type(value) is dict and all(_plainly_valid(name, want) for name in value)
+        elif key == "properties":
+            ok = type(value) is dict and all(_plainly_valid(v, want[k]) for k, v in value.items() if k in want)
+        elif key == "additionalProperties":
+            ok = type(value) is dict and all(_plainly_valid(v, want) for k, v in value.items() if k not in named)
+        elif key == "items":
+            ok = type(value) is list and all(_plainly_valid(item, want) for item in value)
+        elif key == "uniqueItems":
+            ok = type(value) is list and (
+                not want or (all(type(v) is str for v in value) and len(set(value)) == len(value))
+            )
+        else:
+            return False
+        if not ok:
+            return False
+    return True

@@ -1,12 +1,9 @@
-"""The user's own key, kept outside every project, that signs what lh remembers inside one.
+"""The user's own key, kept outside every project, that the search cache's clean verdicts are
+signed with (memory/scans.py `vouch`), and the folder the hooks keep clean INDEX.md copies in.
 
-lh remembers the validated config in `<cacheDir>/lh/config.json` so that a command need not
-parse and validate it again. A cache folder is inside the project, and a repository can hold
-one: a remembered result is trusted only when it carries a signature made with this key, which
-no repository can hold (adr/0028). The key is 32 random bytes in
-`$XDG_CACHE_HOME/lean-harness/key` (`~/.cache/...` when that is unset or relative; `%LOCALAPPDATA%` on
-Windows), made on first use and readable by the user alone. When it can be neither read nor
-made, nothing is signed and nothing is trusted: lh validates every time.
+Both uses go when those modules scan what they print (adr/0030); nothing else uses this module.
+The key is 32 random bytes in `$XDG_CACHE_HOME/lean-harness/key` (`~/.cache/...` when that is
+unset or relative; `%LOCALAPPDATA%` on Windows), made on first use and readable by the user alone.
 """
 
 from __future__ import annotations

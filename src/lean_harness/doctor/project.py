@@ -191,12 +191,11 @@ def secrets(p: Project) -> Verdict:
         return skipped or Verdict("skip", "skipped")
     # One scan of each whole file first: a file with no finding has no entry with one, and a
     # whole file scans several times faster than its entries one by one. Only files with a
-    # finding are scanned entry by entry, where each entry's allow-secret applies. A content
-    # found clean before is not scanned again (memory/leaks.py, adr/0023).
+    # finding are scanned entry by entry, where each entry's allow-secret applies.
     paths, derived = project_files(p.config)
     files = [*paths[1:], *(path for path in sorted(paths[0].rglob("*")) if ".cache" not in path.parts)]
     files += derived_files(derived)
-    found = flagged([path for path in files if path.is_file() and not path.is_symlink()], p.config.cache_dir)
+    found = flagged([path for path in files if path.is_file() and not path.is_symlink()])
     caches = [path for path in found if any(path.is_relative_to(folder) for folder in derived)]
     leaks, _ = scan_paths([f for f in found if f not in caches], p.root, caches) if found else ([], [])
     if not leaks:
@@ -229,7 +228,7 @@ def directives(p: Project) -> Verdict:
         if folder.is_dir()
         if ".cache" not in path.relative_to(folder).parts and path.is_file() and not path.is_symlink()
     ]
-    found = in_files(files, {path: p.shown(path) for path in files}, p.config.cache_dir)
+    found = in_files(files, {path: p.shown(path) for path in files})
     if not found:
         return Verdict("ok", f"no text in {p.shown(folder)} speaks as the system or the user")
     return _failed(

@@ -4,8 +4,8 @@ Every write refuses such text (memory/rules.py, with the rules of scanning/direc
 reached a memory file another way: a hand edit, a merge, a pull. Shards are scanned entry by
 entry, so that an entry's `allow-directive` attribute (`lh memory put --allow-directive RULE`)
 silences that rule for that entry only; loose prose and files that do not parse as shards are
-scanned whole. A scan of each whole file comes first, and the contents it finds clean are
-remembered (memory/scans.py), so an unchanged memory is not scanned again.
+scanned whole. A scan of each whole file comes first; only a file it flags is scanned entry by
+entry. Nothing is remembered between runs (adr/0030).
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ from pathlib import Path
 from lean_harness.memory import scans
 from lean_harness.memory.shard import Entry
 from lean_harness.scanning import directives as directive_rules
-
-CLEAN_NAME = "directive-clean"  # under <cacheDir>/lh/: digests of contents the whole-file scan found clean
-
 
 Directive = scans.Found  # a directive's place in a file
 
@@ -33,11 +30,7 @@ def scan_text(text: str, shown: str) -> list[Directive]:
     return scans.by_entry(text, shown, directive_rules.scan, allowed)
 
 
-def in_files(paths: Sequence[Path], shown: dict[Path, str], cache_dir: Path | None) -> list[Directive]:
-    """Every directive in `paths` (named as in `shown`), scanning only contents not found clean before."""
-    found = scans.flagged(paths, cache_dir, CLEAN_NAME, directive_rules.__file__, _finds)
-    return [d for path in found for d in scan_text(path.read_bytes().decode("utf-8", "replace"), shown[path])]
-
-
-def _finds(data: bytes) -> bool:
-    return bool(directive_rules.scan(data.decode("utf-8", "replace")))
+def in_files(paths: Sequence[Path], shown: dict[Path, str]) -> list[Directive]:
+    """Every directive in `paths` (named as in `shown`)."""
+    texts = [(path, path.read_bytes().decode("utf-8", "replace")) for path in paths]
+    return [d for path, text in texts if directive_rules.scan(text) for d in scan_text(text, shown[path])]

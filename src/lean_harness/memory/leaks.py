@@ -4,10 +4,8 @@ Shards are scanned entry by entry, so that an entry's `allow-secret` attribute (
 `lh memory put --allow-secret RULE`) silences that rule for that entry only; prose and files
 that do not parse as shards are scanned whole.
 
-`flagged` scans files whole, as a first pass before the entry by entry scan, and remembers the
-SHA-256 of every content found clean in `<cacheDir>/lh/scan-clean`, under a stamp of the
-scanner's source and the Python that ran it: the same bytes under the same rules give the same
-verdict, so they are not scanned again (adr/0023). Only digests of clean contents are kept.
+`flagged` scans files whole, as a first pass before the entry by entry scan. Every scan reads
+the file as it is now: no verdict is remembered in a cache a repository could hold (adr/0030).
 """
 
 from __future__ import annotations
@@ -71,21 +69,9 @@ def project_files(config: Config) -> tuple[list[Path], list[Path]]:
     return paths, [config.cache_dir] if config.cache_dir.is_dir() else []
 
 
-CLEAN_NAME = "scan-clean"  # under <cacheDir>/lh/: digests of contents the whole-file scan found clean
-
-
-def flagged(paths: Sequence[Path], cache_dir: Path | None = None) -> list[Path]:
-    """The files in which a scan of the whole text (read as Latin-1) finds a credential.
-
-    With `cache_dir`, contents found clean before under the same scanner are not scanned again,
-    and the digests of the contents found clean now replace the record (memory/scans.py).
-    """
-    from lean_harness.memory.scans import CREDENTIALS
-    from lean_harness.memory.scans import flagged as flagged_by
-
-    return flagged_by(
-        paths, cache_dir, CLEAN_NAME, CREDENTIALS, lambda data: bool(credentials.scan(data.decode("latin-1")))
-    )
+def flagged(paths: Sequence[Path]) -> list[Path]:
+    """The files in which a scan of the whole text (read as Latin-1) finds a credential."""
+    return [path for path in paths if credentials.scan(path.read_bytes().decode("latin-1"))]
 
 
 def derived_files(derived: Iterable[Path]) -> list[Path]:

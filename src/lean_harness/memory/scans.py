@@ -1,29 +1,23 @@
-"""Scans of memory files with a rule set: where findings are, and which contents were clean.
+"""Scans of memory files with a rule set: where findings are.
 
 `by_entry` scans a shard entry by entry, so that an entry's allowance attribute
 (`allow-secret`, `allow-directive`) silences those rules for that entry only; loose prose and
 text that does not parse as a shard are scanned whole. Credentials (memory/leaks.py) and
 directives (memory/directives.py) are both found this way.
 
-`flagged` remembers verdicts: a record under `<cacheDir>/lh/` holds a stamp of the scanner (its
-source and the Python running it), the user's signature of the rest (userkey.py: a repository
-can hold a cache folder, never a record this user's lh signed; adr/0028), and then the SHA-256
-of every content that scanner found clean: the same bytes under the same rules give the same
-verdict (adr/0023). Only digests of clean contents are kept, never anything about a finding. A
-record that is missing, damaged, unsigned or stamped by another scanner is read as empty, and
-an unwritable cache only means scanning again next time.
+Nothing here remembers a verdict: what is printed or written is scanned as it is (adr/0030).
+`vouch` and `vouched` remain for the search cache (memory/search_cache.py), which still signs a
+shard's clean verdict with the user's key until it is rewritten to scan what it prints.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
-from lean_harness import digests, userkey
-from lean_harness.errors import LhError
-from lean_harness.files import write_text
+from lean_harness import userkey
 from lean_harness.memory.shard import Entry, ShardError, parse
 from lean_harness.scanning.finding import Finding
 from lean_harness.values import Value
@@ -56,7 +50,7 @@ def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], It
     An entry's text is scanned with the rules it is `allowed` to trip left out; its header values
     (id, tags, attributes) are scanned with every rule, as line 0, column 1 of the entry.
     """
-    from lean_harness.scanning import mask  # remembered verdicts are read without the scanner
+    from lean_harness.scanning import mask
 
     try:
         shard = parse(text, shown)
@@ -82,38 +76,6 @@ def _found(shown: str, finding: Finding, line_offset: int, entry: str | None = N
     return Found(
         shown, finding.line + line_offset, finding.column, finding.rule, finding.description, finding.preview, entry
     )
-
-
-def flagged(
-    paths: Sequence[Path], cache_dir: Path | None, record_name: str, scanner: str, finds: Callable[[bytes], bool]
-) -> list[Path]:
-    """The files whose whole content `finds` something in, remembering the clean ones under `record_name`.
-
-    `scanner` is the path of the scanner's source, whose bytes stamp the record.
-    """
-    stamp = _stamp(scanner, record_name)
-    record = cache_dir / "lh" / record_name if cache_dir is not None and stamp else None
-    known = _read(record, stamp) if record is not None else frozenset()
-    clean: set[str] = set()
-    found: list[Path] = []
-    for path in paths:
-        data = path.read_bytes()
-        digest = digests.sha256(data)
-        if digest in known:
-            clean.add(digest)
-        elif finds(data):
-            found.append(path)
-        elif path != record:  # the record changes as it is written, so its own digest is never kept
-            clean.add(digest)
-    if record is not None and clean != known:
-        listing = "".join(f"{digest}\n" for digest in sorted(clean))
-        signature = userkey.sign(f"{stamp}\n{listing}")
-        try:
-            if signature is not None:
-                write_text(record, f"{stamp}\n{signature}\n{listing}")
-        except (OSError, LhError):
-            pass  # scanned again next time
-    return found
 
 
 def vouch(digest: str, record_name: str, scanner: str) -> str:
@@ -150,20 +112,12 @@ def _stamp(scanner: str, record_name: str) -> str:
             source = b"".join(_source(path) for path in [scanner, *(os.path.join(folder, p) for p in _SCANNER_PARTS)])
         except (OSError, TypeError):
             return ""  # no source to stamp: nothing is remembered
-        found = _STAMPS[scanner, record_name] = f"lh-{record_name} " + digests.sha256(source + sys.version.encode())
+        found = _STAMPS[scanner, record_name] = (
+            f"lh-{record_name} " + hashlib.sha256(source + sys.version.encode()).hexdigest()
+        )
     return found
 
 
 def _source(path: str) -> bytes:
     with open(path, "rb") as handle:
         return handle.read()
-
-
-def _read(record: Path, stamp: str) -> frozenset[str]:
-    try:
-        head, signature, listing = record.read_text("ascii").split("\n", 2)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return frozenset()
-    if head != stamp or not userkey.signed(f"{stamp}\n{listing}", signature):
-        return frozenset()
-    return frozenset(line for line in listing.split("\n") if len(line) == 64)

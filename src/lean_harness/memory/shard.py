@@ -18,10 +18,10 @@ adr/0002-entry-format.md).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Container, Sequence
 
-from lean_harness import digests
 from lean_harness.errors import LhError
 from lean_harness.values import Value
 
@@ -149,7 +149,7 @@ def by_writing(entries: Sequence[Entry]) -> list[int]:
 
 def text_hash(text: str) -> str:
     """The `sha` attribute lh writes in the header of an entry whose id does not come from its text."""
-    return digests.sha256(normalize_text(text).encode("utf-8"))[:12]
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:12]
 
 
 def normalize_text(text: str) -> str:
@@ -190,12 +190,12 @@ def marker_kind(line: str) -> str | None:
 
 def content_hash(text: str) -> str:
     """SHA-256 of an entry's text, the key of every per-entry cache."""
-    return digests.sha256(text.encode("utf-8"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def derive_id(shard: str, text: str, taken: Container[str] = ()) -> str:
     """A stable id from the shard and the normalized text, lengthened on a collision."""
-    digest = digests.sha256(f"{shard}\n{normalize_text(text)}".encode())
+    digest = hashlib.sha256(f"{shard}\n{normalize_text(text)}".encode()).hexdigest()
     for size in range(12, 65):
         candidate = digest[:size]
         if candidate not in taken:
@@ -359,7 +359,7 @@ def _verified_twin(twin: Entry, entry: Entry, path: str) -> Entry:
     # headers carry the hash of that text (`sha`, written with a chosen id); otherwise the
     # person who merged decides. Content is compared, never times.
     shard = path.rsplit("/", 1)[-1].removesuffix(".md")
-    digest = digests.sha256(f"{shard}\n{normalize_text(entry.text)}".encode())
+    digest = hashlib.sha256(f"{shard}\n{normalize_text(entry.text)}".encode()).hexdigest()
     derived = len(twin.id) >= 12 and digest.startswith(twin.id)
     hashed = twin.attr("sha") == entry.attr("sha") == text_hash(entry.text)
     if not (derived or hashed):

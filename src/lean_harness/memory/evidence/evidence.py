@@ -16,13 +16,13 @@ tree (adr/0017-evidence-anchors.md).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from lean_harness import digests
 from lean_harness.errors import LhError
 
 ATTR = "refs"
@@ -83,7 +83,7 @@ class Finding:
 def digest_of(lines: Sequence[bytes]) -> str:
     """The digest of cited lines: trailing whitespace and line endings do not count."""
     joined = b"\n".join(line.rstrip() for line in lines)
-    return digests.sha256(joined)[:DIGEST_CHARS]
+    return hashlib.sha256(joined).hexdigest()[:DIGEST_CHARS]
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -248,13 +248,13 @@ class _TextFile:
 
     def _digest(self, start: int, size: int) -> str:
         window = b"\n".join(self.lines[start - 1 : start - 1 + size])
-        return digests.sha256(window)[:DIGEST_CHARS]
+        return hashlib.sha256(window).hexdigest()[:DIGEST_CHARS]
 
     def find(self, item: Anchor) -> Anchor | None:
         """Where the anchor's content is in this file: its own lines, else the nearest match."""
         if not item.start:
             if self._whole is None:
-                self._whole = digests.sha256(b"\n".join(self.lines))[:DIGEST_CHARS]
+                self._whole = hashlib.sha256(b"\n".join(self.lines)).hexdigest()[:DIGEST_CHARS]
             return Anchor(self.path, 0, 0, item.digest) if self._whole == item.digest else None
         size = item.end - item.start + 1
         last = len(self.lines) - size + 1  # the last line a window of this size can start at

@@ -11,13 +11,13 @@ changed source adds only the difference (adr/0014-import-and-inbox.md).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lean_harness import digests
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import display, refuse_symlink
@@ -102,7 +102,7 @@ class _Candidate:
 
     @property
     def digest(self) -> str:
-        return digests.sha256(f"{self.shard}\n{' '.join(self.tags)}\n{self.text}".encode())[:20]
+        return hashlib.sha256(f"{self.shard}\n{' '.join(self.tags)}\n{self.text}".encode()).hexdigest()[:20]
 
 
 def default_shard(names: Sequence[str]) -> str:
@@ -396,7 +396,7 @@ def _label(source: Path, memory: Memory, stdin: bytes | None) -> str:
 
 
 def _label_hash(fmt: str, source: Path, memory: Memory, stdin: bytes | None) -> str:
-    return digests.sha256(f"{fmt}\n{_label(source, memory, stdin)}".encode())[:12]
+    return hashlib.sha256(f"{fmt}\n{_label(source, memory, stdin)}".encode()).hexdigest()[:12]
 
 
 def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> bytes:

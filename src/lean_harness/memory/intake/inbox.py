@@ -18,6 +18,7 @@ twice, even when a compaction merged its entry meanwhile (adr/0014-import-and-in
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import time
@@ -25,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import digests
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink, stage, sync_dir
@@ -164,7 +164,7 @@ def snapshot(memory: Memory) -> list[Pending]:
             raise LhError(
                 f"{shown}: the notes hold more than {limit} bytes, over the limit for one consolidation; {keep}"
             )
-        notes.append(Pending(path, data, digests.sha256(data)))
+        notes.append(Pending(path, data, hashlib.sha256(data).hexdigest()))
     return notes
 
 
@@ -287,13 +287,13 @@ def _retire(notes: Sequence[Pending], consumed_dir: Path, inbox: Path) -> None:
             os.replace(note.path, parked)
         except FileNotFoundError:
             continue  # another consolidation took it
-        if digests.sha256(parked.read_bytes()) == note.sha256:
+        if hashlib.sha256(parked.read_bytes()).hexdigest() == note.sha256:
             parked.unlink()
         else:
             _place(inbox, parked.read_bytes())  # edited after the snapshot: pending again
             parked.unlink()
     # A marker matters only while a note with its bytes is still in the inbox.
-    remaining = {digests.sha256(p.read_bytes()) for p in inbox.glob("*.md") if p.is_file()}
+    remaining = {hashlib.sha256(p.read_bytes()).hexdigest() for p in inbox.glob("*.md") if p.is_file()}
     for marker in _markers(consumed_dir) - remaining:
         (consumed_dir / marker).unlink(missing_ok=True)
 
@@ -305,6 +305,6 @@ def _recover(consumed_dir: Path, inbox: Path) -> None:
     marked = _markers(consumed_dir)
     for parked in sorted(consumed_dir.glob("*.md")):
         data = parked.read_bytes()
-        if digests.sha256(data) not in marked:
+        if hashlib.sha256(data).hexdigest() not in marked:
             _place(inbox, data)
         parked.unlink()

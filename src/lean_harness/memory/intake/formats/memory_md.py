@@ -23,12 +23,13 @@ a spelling that only agrees in ASCII is never a collision.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness import digests, markdown
+from lean_harness import markdown
 from lean_harness.memory.intake.formats import frontmatter
 from lean_harness.memory.intake.formats.records import Reading, Record, key_from, read_source_text, utc_time
 
@@ -203,7 +204,7 @@ def _assign_ids(found: list[_Found], reading: Reading) -> None:
     for item in found:
         key = item.key
         if key is not None and count[key] > 1:
-            key = f"{key[:51].rstrip('-._')}-{digests.sha256(item.path.encode('utf-8'))[:12]}"
+            key = f"{key[:51].rstrip('-._')}-{hashlib.sha256(item.path.encode('utf-8')).hexdigest()[:12]}"
         record = item.record
         reading.records.append(
             Record(record.where, record.text, record.shard, record.kind, key, record.tags, record.created, record.extra)
