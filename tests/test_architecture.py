@@ -162,11 +162,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
 )
 APART = {3}  # the layers whose wings do not import each other
-# Imports that climb today and are to go; none may be added.
-CLIMBS = {
-    ("lean_harness.memory.handle", "lean_harness.hooks"),  # writing() records lh's own writes
-    ("lean_harness.memory.status", "lean_harness.hooks"),  # a fresh INDEX.md is remembered as clean
-}
+# Imports that climb: none.
+CLIMBS: set[tuple[str, str]] = set()
 
 
 def layer_of(name: str) -> tuple[int, str]:
@@ -190,10 +187,6 @@ def test_a_module_imports_only_its_own_layer_and_those_below(name: str) -> None:
         if to_rank > rank or (to_rank == rank and to_prefix != prefix and rank in APART):
             wrong.append(target)
     assert wrong == [], f"{name} imports a layer above or beside it: {wrong}"
-
-
-def test_the_climbs_let_through_still_exist() -> None:
-    assert sorted(pair for pair in CLIMBS if pair[1] not in GRAPH[pair[0]]) == []
 
 
 # The import formats read sources into plain records: besides the base, they use only what an

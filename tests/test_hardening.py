@@ -6,6 +6,7 @@ before each of its filesystem changes in turn, then compact, then run the comman
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import signal
@@ -130,7 +131,8 @@ def test_a_journal_copied_from_another_folder_is_never_applied(project: Path, tm
     assert lh("memory", "put", "seed", "a note", cwd=project).returncode == 0
     info = (project / MEMORY).stat()
     journal = project / ".agents/.cache/lh/journal"
-    record = {"version": 2, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": ["seed.md"]}
+    seed = hashlib.sha256((project / MEMORY / "seed.md").read_bytes()).hexdigest()
+    record = {"version": 4, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [["seed.md", seed]]}
     journal.write_text(json.dumps(record), encoding="utf-8")
     copy = tmp_path / "copy"
     shutil.copytree(project, copy)

@@ -20,8 +20,8 @@ import zlib
 import pytest
 
 from lean_harness.scanning import credentials as secret_scan
-from lean_harness.scanning import mask
 from lean_harness.scanning.credentials import Finding, hide, scan
+from lean_harness.scanning.masking import mask
 
 pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
 

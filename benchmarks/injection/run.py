@@ -27,7 +27,7 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1] / "src")]
 import corpus  # noqa: E402
 
 from lean_harness.scanning import directives as injection  # noqa: E402
-from lean_harness.scanning import neutralise  # noqa: E402
+from lean_harness.scanning.masking import neutralise  # noqa: E402
 
 
 def retrieval_notes() -> list[str]:

@@ -78,7 +78,7 @@ class _MaskedStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        from lean_harness.scanning import mask
+        from lean_harness.scanning.masking import mask
 
         return self._stream.write(mask(text))
 
@@ -176,7 +176,6 @@ def _end_of_options(words: Sequence[str]) -> int:
 _OS_PROBLEMS = (
     (FileNotFoundError, "no such file or folder"),
     (IsADirectoryError, "is a folder where a file was expected; move it away"),
-    (NotADirectoryError, "is not a folder (a file stands where a folder was expected); move it away"),
     (PermissionError, "permission denied; check the file's owner and mode"),
     (FileExistsError, "already exists"),
 )
@@ -189,12 +188,24 @@ def filesystem_message(error: OSError) -> str:
         name = os.path.relpath(name)
     except ValueError:
         pass
-    if isinstance(error, FileExistsError) and not os.path.isdir(error.filename):
+    if isinstance(error, NotADirectoryError):
+        name = _file_on_the_way(name)
+    if isinstance(error, (FileExistsError, NotADirectoryError)) and not os.path.isdir(name):
         return f"{name}: is a file where a folder was expected; move it away"
     for kind, what in _OS_PROBLEMS:
         if isinstance(error, kind):
             return f"{name}: {what}"
     return f"{name}: {error.strerror or error}; nothing more was done"
+
+
+def _file_on_the_way(path: str) -> str:
+    """The first part of `path` that is a file, where the rest of the path needs a folder."""
+    parts = path.replace(os.sep, "/").split("/")
+    for end in range(1, len(parts)):
+        head = "/".join(parts[:end])
+        if head and os.path.exists(head) and not os.path.isdir(head):
+            return head
+    return path
 
 
 _FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}

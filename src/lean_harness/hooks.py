@@ -159,9 +159,9 @@ def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str]) -> s
 def printable(text: str) -> str:
     """Anyone's text as the hooks print it: credentials masked, framing tags escaped, and no
     control character but newline and tab (a terminal escape sequence starts with one)."""
-    from lean_harness import scanning
+    from lean_harness.scanning.masking import mask
 
-    return scanning.mask(text)
+    return mask(text)
 
 
 def session_start(event: Mapping[str, str], env: Mapping[str, str]) -> str:

@@ -21,7 +21,7 @@ JSON_VERSION = 1
 def emit(command: str, payload: dict[str, Any], problems: Sequence[str] = ()) -> None:
     """Print the versioned JSON envelope: version, command, the payload's fields, problems (credentials masked)."""
     if problems:
-        from lean_harness.scanning import mask
+        from lean_harness.scanning.masking import mask
 
         problems = [mask(problem) for problem in problems]
     envelope = {"version": JSON_VERSION, "command": command, **payload, "problems": list(problems)}

@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
 def _refuse_credentials(key: str, value: str, shown: str) -> None:
     """A config value is committed and printed like memory: refuse one that looks like a credential."""
     from lean_harness.errors import Refused
-    from lean_harness.scanning import credentials, refusal
+    from lean_harness.scanning import credentials
+    from lean_harness.scanning.masking import refusal
 
     for what, text in (("the key", key), ("the value", value)):
         findings = credentials.scan(text)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import prose, view
     from lean_harness.memory.leaks import mask_entry, mask_text
     from lean_harness.memory.shard import parse
-    from lean_harness.scanning import neutralise
+    from lean_harness.scanning.masking import neutralise
 
     memory = open_memory()
     memory.check_dir()
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _query(args: argparse.Namespace) -> int:
     from lean_harness.memory.search import query, search
-    from lean_harness.scanning import neutralise
+    from lean_harness.scanning.masking import neutralise
 
     memory = open_memory()
     shards = [*([args.shard] if args.shard else []), *args.shards]

@@ -315,7 +315,7 @@ def conflicts(p: Project) -> Verdict:
 def reachability(p: Project) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
     from lean_harness.memory.search import query
-    from lean_harness.scanning import mask
+    from lean_harness.scanning.masking import mask
 
     skipped = _skip_without_shards(p)
     if skipped or p.memory is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from lean_harness.memory.summary import Newest, Summary
-from lean_harness.scanning import neutralise
+from lean_harness.scanning.masking import neutralise
 from lean_harness.values import Value
 
 HEADER = "# Project memory index"

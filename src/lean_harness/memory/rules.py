@@ -221,14 +221,14 @@ def refuse_credentials(
         return
     what, finding = found
     hint = hint.format(rule=finding.rule) if what.startswith("line") else "Choose another value"
-    from lean_harness.scanning import refusal
+    from lean_harness.scanning.masking import refusal
 
     raise Refused(refusal(f"{where}: {what}", finding, f"nothing was written. {hint}"))
 
 
 def describe(what: str, finding: Finding) -> str:
     """`what` looks like a credential, said with the finding's masked preview and rule."""
-    from lean_harness.scanning import looks_like
+    from lean_harness.scanning.masking import looks_like
 
     return looks_like(what, finding)
 

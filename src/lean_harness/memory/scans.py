@@ -50,7 +50,7 @@ def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], It
     An entry's text is scanned with the rules it is `allowed` to trip left out; its header values
     (id, tags, attributes) are scanned with every rule, as line 0, column 1 of the entry.
     """
-    from lean_harness.scanning import mask
+    from lean_harness.scanning.masking import mask
 
     try:
         shard = parse(text, shown)

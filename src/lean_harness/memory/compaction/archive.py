@@ -336,7 +336,8 @@ def _refuse_ids_in_use(memory: Memory, sources: tuple[Entry, ...], digest: Entry
 def _scan_digest(digest: planner.Digest) -> None:
     """Scan the digest text lh wrote; a finding names the source entry it came from."""
     from lean_harness.errors import Refused
-    from lean_harness.scanning import credentials, refusal
+    from lean_harness.scanning import credentials
+    from lean_harness.scanning.masking import refusal
 
     said = (digest.entry.attr("allow-directive") or "").split(",")
     refuse_directives(digest.entry.text, said, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)

@@ -160,7 +160,8 @@ def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = (
 
 def _refuse_secrets(path: str, cited: bytes, where: str, allow: Sequence[str]) -> None:
     from lean_harness.errors import Refused
-    from lean_harness.scanning import credentials, refusal
+    from lean_harness.scanning import credentials
+    from lean_harness.scanning.masking import refusal
 
     for what, text in (("its path", path), (path, cited.decode("utf-8", "replace"))):
         findings = credentials.scan(text, allow=allow)

@@ -69,7 +69,7 @@ class Refusal:
                 f'refused: {self.where}: line {self.line} reads as {self.description} ("{self.preview}",'
                 f" rule {self.rule}); not imported"
             )
-        from lean_harness.scanning import refusal
+        from lean_harness.scanning.masking import refusal
 
         return refusal(f"{self.where}: {self.what}", self, "not imported")
 

@@ -166,7 +166,7 @@ def _masked(entry: Entry) -> tuple[str, list[Finding]]:
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     """Entries that their own first line does not retrieve within the top `top` results."""
-    from lean_harness import scanning
+    from lean_harness.scanning import masking
 
     memory.check_dir()
 
@@ -176,7 +176,7 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
             for entry in memory.entries(name):
                 if not index.finds(entry.title, name, entry.id, top):
                     # shown as an agent may read them: an id or title written by hand may hold a credential
-                    found.append(Unreachable(scanning.mask(entry.id), name, scanning.mask(entry.title)))
+                    found.append(Unreachable(masking.mask(entry.id), name, masking.mask(entry.title)))
         return found
 
     return using_index(memory, lost)
