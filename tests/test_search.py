@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import marshal
+import json
 import math
 import random
 import sys
-import zlib
 from array import array
 
 import pytest
 
-from lean_harness.memory import search
+from lean_harness.memory import search, segment
 from lean_harness.memory.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 from lean_harness.memory.shard import title_of
 
@@ -237,43 +236,40 @@ def test_an_index_keeps_where_each_entry_was_in_its_shard_file() -> None:
     ]
     assert index.span_of("insights", "c") == (0, 0)  # no such entry
     assert index.span_of("quirks", "a") == (0, 0)  # no such shard
-    loaded = Index.from_bytes(index.to_bytes())
+    insights = search.segment_of(docs[:2], spans=[(120, 200), (0, 120)])
+    loaded = Index([_reloaded(insights, "insights")])
     assert loaded.span_of("insights", "b") == (120, 200)
     assert Index.build(docs).span_of("insights", "b") == (0, 0)  # built without spans
 
 
-def test_build_and_bytes_do_not_depend_on_input_order() -> None:
+def _reloaded(part: segment.Segment, shard: str) -> segment.Segment:
+    """A shard's segment as a query reads it back from its cache file: through JSON text."""
+    return segment.from_json(json.loads(json.dumps(part.to_json())), shard)
+
+
+def _per_shard(docs: list[Doc], settings: Settings = search.DEFAULT_SETTINGS) -> Index:
+    """An index of one segment per shard, each written to JSON and read back, as a query loads it."""
+    names = sorted({doc.shard for doc in docs})
+    parts = [search.segment_of([d for d in docs if d.shard == name], settings) for name in names]
+    return Index([_reloaded(part, name) for part, name in zip(parts, names, strict=True)], settings)
+
+
+def test_build_does_not_depend_on_input_order() -> None:
     shuffled = MEMORY[:]
     random.Random(3).shuffle(shuffled)
-    assert Index.build(shuffled).to_bytes() == Index.build(MEMORY).to_bytes()
+    assert Index.build(shuffled).segments[0].to_json() == Index.build(MEMORY).segments[0].to_json()
 
 
-def test_bytes_round_trip_keeps_results(index: Index) -> None:
-    loaded = Index.from_bytes(index.to_bytes())
+def test_segments_read_back_per_shard_keep_results(index: Index) -> None:
+    loaded = _per_shard(MEMORY)
     for query in ("parseConfig", "windows lock", "fails", "retry policy", "timeoutSec"):
         assert loaded.search(query) == index.search(query)
     assert len(loaded) == len(MEMORY)
 
 
-def test_empty_index_round_trips_and_finds_nothing() -> None:
-    empty = Index.from_bytes(Index.build([]).to_bytes())
+def test_an_empty_segment_reads_back_and_finds_nothing() -> None:
+    empty = Index([_reloaded(search.segment_of([]), "insights")])
     assert empty.search("anything") == []
-
-
-@pytest.mark.parametrize(
-    "mangle",
-    [
-        pytest.param(lambda b: b"", id="empty"),
-        pytest.param(lambda b: b"garbage, not an index", id="garbage"),
-        pytest.param(lambda b: b[: len(b) // 2], id="truncated"),
-        pytest.param(lambda b: b[:4] + bytes([b[4] + 1]) + b[5:], id="other-version"),
-        pytest.param(lambda b: b[:-1] + bytes([b[-1] ^ 0xFF]), id="flipped-byte"),
-        pytest.param(lambda b: b[:10] + b"\x00" * (len(b) - 10), id="zeroed-payload"),
-    ],
-)
-def test_a_bad_blob_raises_value_error(index: Index, mangle: object) -> None:
-    with pytest.raises(ValueError, match="search index"):
-        Index.from_bytes(mangle(index.to_bytes()))  # type: ignore[operator]
 
 
 ENOSPC = [
@@ -320,7 +316,7 @@ def test_settings_shape_the_index_without_touching_other_indexes() -> None:
     plain = Index.build(MEMORY, Settings(stem=False))
     assert [h.matched for h in plain.search("failing upload")] == [("upload",)]
     assert Index.build(MEMORY).search("failing upload")[0].matched == ("failing", "upload")
-    restored = Index.from_bytes(plain.to_bytes(), Settings(stem=False))
+    restored = _per_shard(MEMORY, Settings(stem=False))
     assert restored.search("test failed upload") == plain.search("test failed upload")
 
 
@@ -545,69 +541,78 @@ def test_synonyms_can_be_switched_off() -> None:
     assert index.search("mutex", min_score=0.0) == []
 
 
-def _with_payload(payload: bytes) -> bytes:
-    """A blob with a valid header and checksum around `payload`."""
-    order = b"L" if sys.byteorder == "little" else b"B"
-    return b"LHIX" + bytes([4]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+CORRUPT = "search index is corrupt"
 
 
-CORRUPT = "search index is corrupt (unexpected layout)"
-
-
-def _segment(**changed: object) -> bytes:
-    """A blob of one segment of entry "a" (with `changed` values), in the layout of memory/segment.py."""
-    values: dict[str, object] = {
-        "ids": ["a"],
-        "created": ["t"],
-        "shards": ["s"],
-        "doc_shards": b"\x00" * 4,
-        "tags": {},
-        "body_total": 0,
-        "title_total": 0,
-        "shapes": b"",
-        "terms": [],
-        "ends": b"",
-        "postings": b"",
-        "forward": b"\x00" * 8,
-        "spans": b"",
-    }
+def _values(**changed: object) -> dict[str, object]:
+    """The JSON values of shard "s"'s segment of one entry "a" holding "lock" (with `changed` values)."""
+    values = search.segment_of([Doc("a", "s", "t", (), "lock")]).to_json()
     values.update(changed)
-    return _with_payload(marshal.dumps([tuple(values.values())]))
+    return json.loads(json.dumps(values))  # type: ignore[no-any-return]
+
+
+def _b64(data: bytes) -> str:
+    import base64
+
+    return base64.b64encode(data).decode()
 
 
 @pytest.mark.parametrize(
-    ("blob", "message"),
+    ("values", "message"),
     [
-        pytest.param(b"LHIY" + bytes(20), "not a search index (bad magic bytes)", id="magic"),
-        pytest.param(b"LHIX\x02L" + bytes(20), "search index has another format version or byte order", id="version"),
-        pytest.param(b"LHIX\x04X" + bytes(20), "search index has another format version or byte order", id="order"),
-        pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
-        pytest.param(_with_payload(b"x"), "search index is corrupt (EOF read where not expected)", id="marshal"),
-        pytest.param(_with_payload(marshal.dumps({})), CORRUPT, id="not-a-list"),
-        pytest.param(_with_payload(marshal.dumps([(1, 2)])), CORRUPT, id="short"),
-        pytest.param(_segment(forward=b"\x00" * 4), CORRUPT, id="forward-short"),
-        pytest.param(_segment(created=[]), CORRUPT, id="created-missing"),
-        pytest.param(_segment(doc_shards=b"\x00" * 3), CORRUPT, id="shards-short"),
-        pytest.param(_segment(tags=[]), CORRUPT, id="tags-not-a-dict"),
-        pytest.param(_segment(forward="\x00" * 8), CORRUPT, id="forward-not-bytes"),
-        pytest.param(_segment(spans=b"\x00" * 8), CORRUPT, id="spans-short"),
-        pytest.param(_segment(body_total=1.5), CORRUPT, id="total-not-int"),
-        pytest.param(_segment(shapes=b"\x00" * 8), CORRUPT, id="shape-partial"),
-        pytest.param(_segment(terms=["x"]), CORRUPT, id="term-without-end"),
-        pytest.param(_segment(terms=["x"], ends=(8).to_bytes(4, sys.byteorder)), CORRUPT, id="postings-short"),
-        pytest.param(_segment(terms=("x",), ends=(0).to_bytes(4, sys.byteorder)), CORRUPT, id="terms-not-a-list"),
+        pytest.param([], "(unexpected layout)", id="not-a-dict"),
+        pytest.param({**_values(), "extra": 1}, "(unexpected layout)", id="extra-field"),
+        pytest.param(_values(ids=[1]), "(a list that is not of strings)", id="id-not-a-string"),
+        pytest.param(_values(ids="a"), "(a list that is not of strings)", id="ids-not-a-list"),
+        pytest.param(_values(created=[None]), "(a list that is not of strings)", id="created-not-strings"),
+        pytest.param(_values(terms=[["lock"]]), "(a list that is not of strings)", id="term-not-a-string"),
+        pytest.param(_values(tags=[]), "(a list that is not of strings)", id="tags-not-a-dict"),
+        pytest.param(_values(shards=["other"]), "(another shard's entries)", id="other-shard"),
+        pytest.param(_values(body_total=1.5), "(a total that is not a count)", id="total-not-int"),
+        pytest.param(_values(title_total=True), "(a total that is not a count)", id="total-a-bool"),
+        pytest.param(_values(body_total=-1), "(a total that is not a count)", id="total-negative"),
+        pytest.param(_values(forward=12), "(bytes that are not base64)", id="forward-not-a-string"),
+        pytest.param(_values(shapes="not base64!"), "(bytes that are not base64)", id="shapes-not-base64"),
+        pytest.param(_values(forward=_b64(bytes(4))), "(values that do not fit together)", id="forward-short"),
+        pytest.param(_values(created=[]), "(values that do not fit together)", id="created-missing"),
+        pytest.param(_values(doc_shards=_b64(bytes(3))), "(values that do not fit together)", id="shards-short"),
+        pytest.param(_values(spans=_b64(bytes(8))), "(values that do not fit together)", id="spans-short"),
+        pytest.param(_values(shapes=_b64(bytes(8))), "(values that do not fit together)", id="shape-partial"),
+        pytest.param(_values(terms=["lock", "x"]), "(values that do not fit together)", id="term-without-end"),
+        pytest.param(
+            _values(terms=["z", "a"], ends=_b64((8).to_bytes(4, sys.byteorder) * 2)),
+            "(values that do not fit together)",
+            id="terms-unsorted",
+        ),
+        pytest.param(
+            _values(tags={"t": _b64(bytes([9, 0, 0, 0]))}), "(values that do not fit together)", id="tag-past-end"
+        ),
+        pytest.param(
+            _values(ids=["b", "a"], created=["t", "t"]), "(values that do not fit together)", id="ids-unsorted"
+        ),
     ],
 )
-def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
+def test_bad_segment_values_say_what_is_wrong(values: object, message: str) -> None:
     with pytest.raises(ValueError, match="search index") as raised:
-        Index.from_bytes(blob)
-    assert str(raised.value) == message
+        segment.from_json(values, "s")
+    assert str(raised.value) == f"{CORRUPT} {message}"
 
 
-def test_a_well_formed_blob_of_one_entry_loads() -> None:
-    loaded = Index.from_bytes(_segment())
+def test_well_formed_segment_values_of_one_entry_load() -> None:
+    loaded = Index([segment.from_json(_values(), "s")])
     assert len(loaded) == 1
-    assert loaded.search("anything") == []
+    assert [h.id for h in loaded.search("lock")] == ["a"]
+
+
+def test_a_posting_list_past_its_entries_fails_when_used() -> None:
+    values = _values()
+    lock = bytes([0, 0, 0, 0, 0, 0, 0, 0])
+    values.update(
+        blob=_b64(lock[:4] + bytes([5, 0, 0, 0]) if sys.byteorder == "little" else lock[:4] + bytes([0, 0, 0, 5]))
+    )
+    loaded = Index([segment.from_json(values, "s")])
+    with pytest.raises(ValueError, match=r"search index is corrupt \(a posting list past its entries\)"):
+        loaded.search("lock")
 
 
 JOINED = [
@@ -849,7 +854,7 @@ def test_finds_answers_as_search_does_over_segments_and_copies(
     monkeypatch.setattr(search, "_KEPT", small * 10)
     docs = _varied(150, seed)
     rng = random.Random(seed)
-    copies = rng.sample(docs, 6)  # the same entries again, as an appended segment may hold them
+    copies = rng.sample(docs, 6)  # the same entries again, as a shard that repeats an id holds them
     parts = [docs[:60], docs[60:125], docs[125:], copies]
     index = Index([search.segment_of(part) for part in parts])
     queries = [doc.text.splitlines()[0] for doc in rng.sample(docs, 20)]
@@ -873,20 +878,7 @@ def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     parts = [docs[a:b] for a, b in zip([0, *cuts], [*cuts, len(docs)], strict=True)]
     whole = Index.build(docs)
     split = Index([search.segment_of(part) for part in parts])
-    merged = Index([search.segment.merge(split.segments)])
-    assert [s.to_payload() for s in merged.segments] == [s.to_payload() for s in whole.segments]
-    spans = {doc.id: (3 * number, 3 * number + 2) for number, doc in enumerate(docs)}  # where each was in its file
-    marks = {doc.id: 7 * number + 1 for number, doc in enumerate(docs)}  # and the CRC-32 of its bytes there
-    with_spans = [
-        search.segment_of(part, spans=[spans[doc.id] for doc in part], marks=[marks[doc.id] for doc in part])
-        for part in parts
-    ]
-    merged_spans = search.segment.merge(with_spans)
-    whole_spans = search.segment_of(docs, spans=[spans[d.id] for d in docs], marks=[marks[d.id] for d in docs])
-    assert merged_spans.to_payload() == whole_spans.to_payload()
-    assert [merged_spans.span(n) for n in range(3)] == [spans[key] for key in merged_spans.ids[:3]]
-    assert [merged_spans.mark(n) for n in range(3)] == [marks[key] for key in merged_spans.ids[:3]]
-    loaded = Index.from_bytes(split.to_bytes())  # as a query reads the cache
+    loaded = _per_shard(docs)  # as a query reads the cache: one segment per shard
     for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
         for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):
             assert split.search(text, **options) == whole.search(text, **options), (text, options)  # type: ignore[arg-type]

@@ -7,7 +7,6 @@ index recorded for it, not found by scanning its shard.
 
 from __future__ import annotations
 
-from binascii import crc32
 from collections.abc import Callable, Sequence
 
 from lean_harness.errors import LhError
@@ -64,42 +63,28 @@ class Unreachable(Value):
     title: str
 
 
-def load_index(memory: Memory) -> search.Index:
-    """The search index for the shards as they are now, from the cache or rebuilt."""
-    with memory.reading():  # no writer changes a shard between hashing it and indexing it
-        return _load_index(memory)[0]
+def using_index(memory: Memory, work: Callable[[search.Index], T]) -> T:
+    """`work` done with the search index under the read lock, so the shards stay as indexed while
+    their entries are read.
 
-
-def using_index(memory: Memory, work: Callable[[search.Index, frozenset[str]], T]) -> T:
-    """`work` done with the search index and the shards vouched clean (see `_load_index`), under
-    the read lock, so the shards stay as indexed while their entries are read.
-
-    A cache file that passes its checksum but not its layout (one a repository planted, say)
-    breaks the work with one of these errors; it is then done again on segments made now from
-    the shards, which replace the file. Work that fails on those too fails as it would.
+    A cache file whose values pass every check at load but not their use (a planted one) breaks
+    the work with one of these errors; it is then done again on segments made now from the
+    shards, which replace the files. Work that fails on those too fails as it would.
     """
     with memory.reading():
-        try:  # the index is made from the segments when it is loaded: a planted file may break that too
-            index, clean = _load_index(memory)
-            return work(index, clean)
+        try:
+            return work(_load_index(memory))
         except (ValueError, IndexError, KeyError, TypeError, ArithmeticError):
-            index, clean = _load_index(memory, rebuild=True)
-            return work(index, clean)
+            return work(_load_index(memory, rebuild=True))
 
 
-def _load_index(memory: Memory, rebuild: bool = False) -> tuple[search.Index, frozenset[str]]:
-    """The index (`rebuild`: made now, whatever is cached), and the shards whose every entry was
-    found clean of credentials as they are now."""
+def _load_index(memory: Memory, rebuild: bool = False) -> search.Index:
+    """The index of every shard as it is now (`rebuild`: made now, whatever is cached)."""
     segments = []
-    clean = set()
     for name in memory.config.shard_names:
-        summary = memory.summary(name)  # refuses a shard whose entries conflict
-        if summary.exists:
-            cached = search_cache.shard_segments(memory, name, summary.sha256, rebuild)
-            segments += cached.segments
-            if cached.clean:
-                clean.add(name)
-    return search.Index(segments), frozenset(clean)
+        if memory.summary(name).exists:  # refuses a shard whose entries conflict
+            segments.append(search_cache.shard_segment(memory, name, rebuild))
+    return search.Index(segments)
 
 
 def ask(
@@ -117,13 +102,12 @@ def ask(
     for name in shards:
         memory.check_shard(name)
     asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score)
-    return using_index(memory, lambda index, clean: _answer(memory, index, clean, *asked))
+    return using_index(memory, lambda index: _answer(memory, index, *asked))
 
 
 def _answer(
     memory: Memory,
     index: search.Index,
-    clean: frozenset[str],
     text: str,
     limit: int,
     max_tokens: int,
@@ -136,11 +120,10 @@ def _answer(
     used = 0
     texts: dict[str, str] = {}
     for hit in hits:
-        entry, as_indexed = _read(memory, index, hit.shard, hit.id, texts)
+        entry = entry_of(memory, index, hit.shard, hit.id, texts)
         if entry is None:
             continue
-        # an entry read as indexed from a shard vouched clean holds no credential to mask (memory/search_cache.py)
-        body, findings = (entry.text, []) if as_indexed and hit.shard in clean else _masked(entry)
+        body, findings = _masked(entry)  # what is printed is scanned as it is now, whatever the cache says
         tokens = memory.counter.count(body)
         if used + tokens > max_tokens:
             if results or tokens <= max_tokens:
@@ -159,7 +142,7 @@ def _answer(
 
 
 def _masked(entry: Entry) -> tuple[str, list[Finding]]:
-    from lean_harness.memory.leaks import mask_entry  # the scanner's rules: only for hits no vouch covers
+    from lean_harness.memory.leaks import mask_entry
 
     return mask_entry(entry)
 
@@ -170,7 +153,7 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
 
     memory.check_dir()
 
-    def lost(index: search.Index, _: frozenset[str]) -> list[Unreachable]:
+    def lost(index: search.Index) -> list[Unreachable]:
         found: list[Unreachable] = []
         for name in memory.config.shard_names:
             for entry in memory.entries(name):
@@ -185,44 +168,34 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
 def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
     """An indexed entry (or prose block), read from the byte span the index recorded, else found in
     its shard's text (kept in `texts` for the next); call it under the lock the index was loaded under."""
-    return _read(memory, index, shard, key, texts)[0]
-
-
-def _read(
-    memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]
-) -> tuple[Entry | None, bool]:
-    """`entry_of`'s entry, and whether it was read at its span from the very bytes indexed (their
-    CRC-32 is the one the index recorded): only then does a vouch for the shard cover it."""
     shown = memory.shown(memory.shard_path(shard))
     if not key.startswith(PROSE_PREFIX):
-        entry, mark = _at_span(memory, shard, index.span_of(shard, key), shown)
+        entry = _at_span(memory, shard, index.span_of(shard, key), shown)
         if entry is not None and entry.id == key:
-            return entry, mark == index.mark_of(shard, key) != 0
+            return entry
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
     if key.startswith(PROSE_PREFIX):
-        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard]), False
+        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
     found = locate(texts[shard], key, shown)
-    return (None if found is None else found[2]), False
+    return None if found is None else found[2]
 
 
-def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> tuple[Entry | None, int]:
-    """The entry whose text fills bytes `span` of a shard file (None when they hold no whole entry),
-    and the CRC-32 of those bytes."""
+def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> Entry | None:
+    """The entry whose text fills bytes `span` of a shard file (None when they hold no whole entry)."""
     start, end = span
-    if end <= start or end - start > MAX_SHARD_BYTES:  # a span no shard has (a planted cache file)
-        return None, 0
+    if end <= start or end - start > MAX_SHARD_BYTES:  # a span no shard has
+        return None
     path = memory.shard_path(name)
     refuse_symlink(path, memory.root)
     try:
         with open(path, "rb") as handle:
             handle.seek(start)
-            data = handle.read(end - start)
-        text = data.decode("utf-8")
+            text = handle.read(end - start).decode("utf-8")
         entry, stop = entry_at(text, 0, shown)
     except (OSError, UnicodeDecodeError, LhError):
-        return None, 0
-    return (entry if stop == len(text) else None), crc32(data)
+        return None
+    return entry if stop == len(text) else None
 
 
 # --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
