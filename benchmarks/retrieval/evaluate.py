@@ -65,8 +65,22 @@ def docs_of(corpus: list[dict[str, Any]]) -> list[search.Doc]:
     ]
 
 
+def shard_files(docs: list[search.Doc], settings: search.Settings = search.DEFAULT_SETTINGS) -> bytes:
+    """Each shard's segment as JSON, as lh caches one file per shard (memory/search_cache.py), in one text."""
+    names = sorted({doc.shard for doc in docs})
+    parts = {name: search.segment_of([d for d in docs if d.shard == name], settings).to_json() for name in names}
+    return json.dumps(parts).encode("ascii")
+
+
+def loaded(data: bytes, settings: search.Settings = search.DEFAULT_SETTINGS) -> search.Index:
+    """The index of the shard files `shard_files` gave, each read back as a query reads its cache file."""
+    from lean_harness.memory import segment
+
+    return search.Index([segment.from_json(v, name) for name, v in json.loads(data).items()], settings)
+
+
 def lh_ranker(corpus: list[dict[str, Any]], settings: search.Settings = search.DEFAULT_SETTINGS) -> Ranker:
-    index = search.Index.from_bytes(search.Index.build(docs_of(corpus), settings).to_bytes(), settings)
+    index = loaded(shard_files(docs_of(corpus), settings), settings)
     return lambda query: [(h.id, h.score) for h in index.search(query, limit=10)]
 
 
@@ -292,7 +306,7 @@ def ablations(named: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]],
 def timing(queries: list[dict[str, Any]], sizes: Sequence[int]) -> None:
     from make_corpus import synthetic
 
-    print("\n### in-process time of Index.from_bytes + search (ms, over the query set)\n")
+    print("\n### in-process time of reading the shards' cached segments + search (ms, over the query set)\n")
     print(
         "| entries | index bytes | build s | load median | load+search median | load+search p95"
         " | process wall median | `python3 -c pass` |"
@@ -302,16 +316,16 @@ def timing(queries: list[dict[str, Any]], sizes: Sequence[int]) -> None:
     for size in sizes:
         docs = docs_of(synthetic(size))
         start = time.perf_counter()
-        blob = search.Index.build(docs).to_bytes()
+        blob = shard_files(docs)
         built = time.perf_counter() - start
         loads, totals = [], []
         for text in texts:
             start = time.perf_counter()
-            index = search.Index.from_bytes(blob)
-            loaded = time.perf_counter()
+            index = loaded(blob)
+            read = time.perf_counter()
             index.search(text, limit=10)
             totals.append((time.perf_counter() - start) * 1000)
-            loads.append((loaded - start) * 1000)
+            loads.append((read - start) * 1000)
         wall, bare = process_wall(blob, texts[:20])
         p95 = statistics.quantiles(totals, n=20)[-1]
         print(
@@ -326,8 +340,9 @@ def process_wall(blob: bytes, texts: list[str]) -> tuple[float, float]:
         path = Path(folder) / "index.bin"
         path.write_bytes(blob)
         script = (
-            "import sys\nfrom lean_harness.memory.search import Index\n"
-            "with open(sys.argv[1], 'rb') as f: Index.from_bytes(f.read()).search(sys.argv[2], limit=10)\n"
+            "import json, sys\nfrom lean_harness.memory.search import Index\nfrom lean_harness.memory import segment\n"
+            "with open(sys.argv[1], 'rb') as f: parts = json.loads(f.read())\n"
+            "Index([segment.from_json(v, k) for k, v in parts.items()]).search(sys.argv[2], limit=10)\n"
         )
         env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
         runs, bare = [], []

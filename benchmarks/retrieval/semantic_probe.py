@@ -35,8 +35,10 @@ from evaluate import (
     lh_ranker,
     load,
     load_heldout,
+    loaded,
     metrics,
     search,
+    shard_files,
 )
 
 POOL = 100  # how many candidates each ranker hands to a fusion
@@ -74,7 +76,7 @@ def prepare(
 ) -> Prepared:
     import numpy as np
 
-    index = search.Index.from_bytes(search.Index.build(docs_of(corpus)).to_bytes())
+    index = loaded(shard_files(docs_of(corpus)))
     entries = wl.embed([entry_text(e) for e in corpus], norm=norm)
     asked = wl.embed(list(queries), norm=norm)
     if half:  # stored as float16, compared in float32
@@ -474,11 +476,13 @@ def cost(runs: int = 15) -> None:
 # top 50 from the index file, the query embedded from the bundled files (or through the wordllama
 # module), the stored entry vectors loaded, min-max blend of both scores, top 10.
 QUERY_SCRIPT = """
-import sys
+import json, sys
+from lean_harness.memory import segment
 from lean_harness.memory.search import Index
 index_path, vectors_path, ids_path, query, how = sys.argv[1:6]
 with open(index_path, 'rb') as f:
-    hits = Index.from_bytes(f.read()).search(query, limit=50)
+    parts = json.loads(f.read())
+hits = Index([segment.from_json(v, k) for k, v in parts.items()]).search(query, limit=50)
 with open(ids_path, encoding='utf-8') as f:
     row = {key: n for n, key in enumerate(f.read().split())}
 if how == 'pure':  # no numpy: float16 rows read with struct from the weights and the vectors file
@@ -544,7 +548,7 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
     from make_corpus import synthetic
 
     entries = synthetic(10_000)
-    blob = search.Index.build(docs_of(entries)).to_bytes()
+    blob = shard_files(docs_of(entries))
     vectors = wl.embed([entry_text(e) for e in entries], norm=True).astype(np.float16)
     env = {
         "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
