@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
+from lean_harness.injection import neutralise
 from lean_harness.memory import search, search_cache
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.search_cache import PROSE_PREFIX
@@ -53,6 +54,8 @@ class Answer(Value):
     results: tuple[Result, ...]
     total_tokens: int
     nearest: search.Hit | None = None  # with no results: the best entry below the threshold, if any
+    searched: int = 0  # how many entries and blocks of prose the query was matched against
+    needs: int = 0  # with no results: the tokens the best entry's header line needs, when over the budget
 
 
 class Unreachable(Value):
@@ -96,12 +99,14 @@ def ask(
     shards: Sequence[str] = (),
     tags: Sequence[str] = (),
     min_score: float = search.DEFAULT_MIN_SCORE,
+    headers: bool = False,
 ) -> Answer:
-    """The entries that best answer `text`, whole, best first, while they fit `max_tokens`."""
+    """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (with
+    `headers`, as `lh memory get --query` prints them: each with its header line)."""
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
-    asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score)
+    asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score, headers)
     return using_index(memory, lambda index: _answer(memory, index, *asked))
 
 
@@ -114,6 +119,7 @@ def _answer(
     shards: Sequence[str],
     tags: Sequence[str],
     min_score: float,
+    headers: bool,
 ) -> Answer:
     hits = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score)
     results: list[Result] = []
@@ -124,21 +130,44 @@ def _answer(
         if entry is None:
             continue
         body, findings = _masked(entry)  # what is printed is scanned as it is now, whatever the cache says
-        tokens = memory.counter.count(body)
-        if used + tokens > max_tokens:
-            if results or tokens <= max_tokens:
+        body = neutralise(body)
+        result = _result(hit, entry, body, memory.counter.count(body), cut=False, masked=bool(findings))
+        cost = _printed(memory, result, first=not results) if headers else result.tokens
+        if used + cost > max_tokens:
+            if results:
                 break
-            body, tokens = _cut(memory, body, hit.shard, max_tokens)
-            results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
-            used += tokens
+            # the best entry alone is cut to what fits below its header line (its count as long as the budget's)
+            frame = _printed(memory, result._replace(text="", tokens=max_tokens), first=True) if headers else 0
+            body, tokens = _cut(memory, body, hit.shard, max(0, max_tokens - frame))
+            result = result._replace(text=body, tokens=tokens, cut=True)
+            cost = _printed(memory, result, first=True) if headers else tokens
+            if cost > max_tokens:  # the header line and the shortest cut do not fit
+                return Answer(text, (), 0, None, len(index), cost)
+            results.append(result)
+            used += cost
             break
-        results.append(_result(hit, entry, body, tokens, cut=False, masked=bool(findings)))
-        used += tokens
+        results.append(result)
+        used += cost
     nearest = None
     if not results and min_score > 0:
         below = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
         nearest = below[0] if below else None
-    return Answer(text, tuple(results), used, nearest)
+    return Answer(text, tuple(results), used, nearest, len(index))
+
+
+def heading(result: Result, shown: str) -> str:
+    """The line printed above a result, less a stale mark; `shown` is its shard file as shown."""
+    if not result.id:  # loose prose: named by file and line (memory/prose.py)
+        return f"[{shown}:{result.line}, not an entry] score {result.score:.2f}, {result.tokens} tokens"
+    tags = "".join(f" #{t}" for t in result.tags)
+    return f"[{result.shard}/{result.id}] score {result.score:.2f}, {result.tokens} tokens, {result.created[:10]}{tags}"
+
+
+def _printed(memory: Memory, result: Result, first: bool) -> int:
+    """The tokens a result takes as `lh memory get --query` prints it: a blank line before all but
+    the first, its header line, its text."""
+    block = f"{heading(result, memory.shown(memory.shard_path(result.shard)))}\n{result.text}\n"
+    return memory.counter.measure(block if first else "\n" + block)
 
 
 def _masked(entry: Entry) -> tuple[str, list[Finding]]:
