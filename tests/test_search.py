@@ -243,8 +243,8 @@ def test_an_index_keeps_where_each_entry_was_in_its_shard_file() -> None:
 
 
 def _reloaded(part: segment.Segment, shard: str) -> segment.Segment:
-    """A shard's segment as a query reads it back from its cache file: through JSON text."""
-    return segment.from_json(json.loads(json.dumps(part.to_json())), shard)
+    """A shard's segment as a query reads it back from its cache file."""
+    return segment.from_bytes(part.to_bytes({}), shard)[1]
 
 
 def _per_shard(docs: list[Doc], settings: Settings = search.DEFAULT_SETTINGS) -> Index:
@@ -257,7 +257,7 @@ def _per_shard(docs: list[Doc], settings: Settings = search.DEFAULT_SETTINGS) ->
 def test_build_does_not_depend_on_input_order() -> None:
     shuffled = MEMORY[:]
     random.Random(3).shuffle(shuffled)
-    assert Index.build(shuffled).segments[0].to_json() == Index.build(MEMORY).segments[0].to_json()
+    assert Index.build(shuffled).segments[0].to_bytes({}) == Index.build(MEMORY).segments[0].to_bytes({})
 
 
 def test_segments_read_back_per_shard_keep_results(index: Index) -> None:
@@ -544,73 +544,97 @@ def test_synonyms_can_be_switched_off() -> None:
 CORRUPT = "search index is corrupt"
 
 
-def _values(**changed: object) -> dict[str, object]:
-    """The JSON values of shard "s"'s segment of one entry "a" holding "lock" (with `changed` values)."""
-    values = search.segment_of([Doc("a", "s", "t", (), "lock")]).to_json()
+BINARY = ("shapes", "ends", "blob", "forward", "spans")  # memory/segment.py's binary fields, in file order
+
+
+def unpacked(data: bytes) -> dict[str, object]:
+    """A segment file's values, read as memory/segment.py documents its layout: those of its JSON
+    line, and each binary field by name (each tag's entries under "tag_docs")."""
+    line, _, rest = data.partition(b"\n")
+    values: dict[str, object] = json.loads(line)
+    fields, at = [], 0
+    for size in values.pop("sizes"):  # type: ignore[attr-defined]
+        fields.append(rest[at : at + size])
+        at += size
+    values.update(zip(BINARY, fields[:5], strict=True))
+    values["tag_docs"] = dict(zip(values["tags"], fields[5:], strict=True))  # type: ignore[call-overload]
+    return values
+
+
+def packed(values: dict[str, object]) -> bytes:
+    """The segment file of `unpacked` values."""
+    values = dict(values)
+    binary = [values.pop(name) for name in BINARY] + list(values.pop("tag_docs").values())  # type: ignore[attr-defined]
+    values["sizes"] = [len(field) for field in binary]
+    return json.dumps(values).encode() + b"\n" + b"".join(binary)  # type: ignore[arg-type]
+
+
+def _file(**changed: object) -> bytes:
+    """The file of shard "s"'s segment of one entry "a" holding "lock", with `changed` values."""
+    values = unpacked(search.segment_of([Doc("a", "s", "t", (), "lock")]).to_bytes({}))
     values.update(changed)
-    return json.loads(json.dumps(values))  # type: ignore[no-any-return]
-
-
-def _b64(data: bytes) -> str:
-    import base64
-
-    return base64.b64encode(data).decode()
+    return packed(values)
 
 
 @pytest.mark.parametrize(
-    ("values", "message"),
+    ("data", "message"),
     [
-        pytest.param([], "(unexpected layout)", id="not-a-dict"),
-        pytest.param({**_values(), "extra": 1}, "(unexpected layout)", id="extra-field"),
-        pytest.param(_values(ids=[1]), "(a list that is not of strings)", id="id-not-a-string"),
-        pytest.param(_values(ids="a"), "(a list that is not of strings)", id="ids-not-a-list"),
-        pytest.param(_values(created=[None]), "(a list that is not of strings)", id="created-not-strings"),
-        pytest.param(_values(terms=[["lock"]]), "(a list that is not of strings)", id="term-not-a-string"),
-        pytest.param(_values(tags=[]), "(a list that is not of strings)", id="tags-not-a-dict"),
-        pytest.param(_values(shards=["other"]), "(another shard's entries)", id="other-shard"),
-        pytest.param(_values(body_total=1.5), "(a total that is not a count)", id="total-not-int"),
-        pytest.param(_values(title_total=True), "(a total that is not a count)", id="total-a-bool"),
-        pytest.param(_values(body_total=-1), "(a total that is not a count)", id="total-negative"),
-        pytest.param(_values(forward=12), "(bytes that are not base64)", id="forward-not-a-string"),
-        pytest.param(_values(shapes="not base64!"), "(bytes that are not base64)", id="shapes-not-base64"),
-        pytest.param(_values(forward=_b64(bytes(4))), "(values that do not fit together)", id="forward-short"),
-        pytest.param(_values(created=[]), "(values that do not fit together)", id="created-missing"),
-        pytest.param(_values(doc_shards=_b64(bytes(3))), "(values that do not fit together)", id="shards-short"),
-        pytest.param(_values(spans=_b64(bytes(8))), "(values that do not fit together)", id="spans-short"),
-        pytest.param(_values(shapes=_b64(bytes(8))), "(values that do not fit together)", id="shape-partial"),
-        pytest.param(_values(terms=["lock", "x"]), "(values that do not fit together)", id="term-without-end"),
+        pytest.param(b"", "(unexpected layout)", id="empty"),
+        pytest.param(b"[]\n", "(unexpected layout)", id="not-a-dict"),
+        pytest.param(b"{" * 5000 + b"\n", "(unexpected layout)", id="deeply-nested"),
+        pytest.param(_file().replace(b'"ids"', b'"idz"', 1), "(unexpected layout)", id="field-missing"),
+        pytest.param(_file(ids=[1]), "(a list that is not of strings)", id="id-not-a-string"),
+        pytest.param(_file(ids="a"), "(a list that is not of strings)", id="ids-not-a-list"),
+        pytest.param(_file(created=[None]), "(a list that is not of strings)", id="created-not-strings"),
+        pytest.param(_file(terms=[["lock"]]), "(a list that is not of strings)", id="term-not-a-string"),
+        pytest.param(_file(tags={}), "(a list that is not of strings)", id="tags-not-a-list"),
+        pytest.param(_file(totals=[1.5, 1]), "(a count that is not one)", id="total-not-int"),
+        pytest.param(_file(totals=[True, 1]), "(a count that is not one)", id="total-a-bool"),
+        pytest.param(_file(totals=[-1, 1]), "(a count that is not one)", id="total-negative"),
+        pytest.param(_file(totals=[1]), "(a count that is not one)", id="totals-short"),
+        pytest.param(_file()[:-1], "(fields of the wrong size)", id="truncated"),
+        pytest.param(_file() + b"x", "(fields of the wrong size)", id="longer"),
+        pytest.param(_file(forward=bytes(4)), "(values that do not fit together)", id="forward-short"),
+        pytest.param(_file(created=[]), "(values that do not fit together)", id="created-missing"),
+        pytest.param(_file(spans=bytes(8)), "(values that do not fit together)", id="spans-short"),
+        pytest.param(_file(shapes=bytes(8)), "(values that do not fit together)", id="shape-partial"),
+        pytest.param(_file(terms=["lock", "x"]), "(values that do not fit together)", id="term-without-end"),
         pytest.param(
-            _values(terms=["z", "a"], ends=_b64((8).to_bytes(4, sys.byteorder) * 2)),
+            _file(terms=["z", "a"], ends=(8).to_bytes(4, sys.byteorder) * 2),
             "(values that do not fit together)",
             id="terms-unsorted",
         ),
         pytest.param(
-            _values(tags={"t": _b64(bytes([9, 0, 0, 0]))}), "(values that do not fit together)", id="tag-past-end"
+            _file(tags=["t"], tag_docs={"t": (9).to_bytes(4, sys.byteorder)}),
+            "(values that do not fit together)",
+            id="tag-past-end",
         ),
+        pytest.param(_file(ids=["b", "a"], created=["t", "t"]), "(values that do not fit together)", id="ids-unsorted"),
         pytest.param(
-            _values(ids=["b", "a"], created=["t", "t"]), "(values that do not fit together)", id="ids-unsorted"
+            _file(ends=(4).to_bytes(4, sys.byteorder), blob=bytes(4)),
+            "(a posting list of the wrong size)",
+            id="odd-posting",
         ),
     ],
 )
-def test_bad_segment_values_say_what_is_wrong(values: object, message: str) -> None:
+def test_bad_segment_files_say_what_is_wrong(data: bytes, message: str) -> None:
     with pytest.raises(ValueError, match="search index") as raised:
-        segment.from_json(values, "s")
+        segment.from_bytes(data, "s")
     assert str(raised.value) == f"{CORRUPT} {message}"
 
 
-def test_well_formed_segment_values_of_one_entry_load() -> None:
-    loaded = Index([segment.from_json(_values(), "s")])
+def test_a_well_formed_segment_file_of_one_entry_loads() -> None:
+    head, part = segment.from_bytes(_file(format="f"), "s")
+    assert head["format"] == "f"
+    loaded = Index([part])
     assert len(loaded) == 1
     assert [h.id for h in loaded.search("lock")] == ["a"]
+    assert part.shards == ["s"]  # the shard it is read for, whatever the file says
 
 
 def test_a_posting_list_past_its_entries_fails_when_used() -> None:
-    values = _values()
-    lock = bytes([0, 0, 0, 0, 0, 0, 0, 0])
-    values.update(
-        blob=_b64(lock[:4] + bytes([5, 0, 0, 0]) if sys.byteorder == "little" else lock[:4] + bytes([0, 0, 0, 5]))
-    )
-    loaded = Index([segment.from_json(values, "s")])
+    past = array("I", [0, 5]).tobytes()  # entry 0, then shape 5 of the segment's 2
+    loaded = Index([segment.from_bytes(_file(blob=past), "s")[1]])
     with pytest.raises(ValueError, match=r"search index is corrupt \(a posting list past its entries\)"):
         loaded.search("lock")
 

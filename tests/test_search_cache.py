@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import random
@@ -22,6 +21,7 @@ from lean_harness.memory import handle, prose, query, scans, search, search_cach
 from lean_harness.memory.segment import Segment
 from lean_harness.memory.shard import parse
 from support import lh
+from test_search import packed, unpacked
 from test_secrets_cli import github_token, hand_write
 
 MEMORY = ".agents/memory"
@@ -349,14 +349,10 @@ def test_a_credential_written_in_place_under_the_same_size_time_and_inode_is_mas
 
 
 def _replanted(path: Path, change: Callable[[dict[str, object]], None]) -> None:
-    """Rewrite a cache file with `change` made to its segment's values, under its own format and hash."""
-    whole = json.loads(path.read_bytes())
-    change(whole["segment"])
-    path.write_text(json.dumps(whole), encoding="ascii")
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
+    """Rewrite a cache file with `change` made to its values, under its own format and hash."""
+    values = unpacked(path.read_bytes())
+    change(values)
+    path.write_bytes(packed(values))
 
 
 def _set(**values: object) -> Callable[[dict[str, object]], None]:
@@ -364,8 +360,8 @@ def _set(**values: object) -> Callable[[dict[str, object]], None]:
 
 
 def _longer_first_posting(segment: dict[str, object]) -> None:
-    ends = array("I", base64.b64decode(str(segment["ends"])))
-    segment["ends"] = _b64(array("I", [end + 8 for end in ends[:-1]] + [ends[-1]]).tobytes())
+    ends = array("I", segment["ends"])  # type: ignore[arg-type]
+    segment["ends"] = array("I", [end + 8 for end in ends[:-1]] + [ends[-1]]).tobytes()
 
 
 def _prose_ids(segment: dict[str, object]) -> None:
@@ -373,36 +369,41 @@ def _prose_ids(segment: dict[str, object]) -> None:
 
 
 def _span_past_any_shard(segment: dict[str, object]) -> None:
-    spans = array("Q", base64.b64decode(str(segment["spans"])))
+    spans = array("Q", segment["spans"])  # type: ignore[arg-type]
     spans[1] = 1 << 62  # the first entry's end: a read of that many bytes cannot be made
-    segment["spans"] = _b64(spans.tobytes())
+    segment["spans"] = spans.tobytes()
 
 
 def _postings_past_their_entries(segment: dict[str, object]) -> None:
-    blob = array("I", base64.b64decode(str(segment["blob"])))
-    segment["blob"] = _b64(array("I", [1000 + n for n in range(len(blob))]).tobytes())
+    blob = array("I", segment["blob"])  # type: ignore[arg-type]
+    segment["blob"] = array("I", [1000 + n for n in range(len(blob))]).tobytes()
+
+
+def _terms_past_the_vocabulary(segment: dict[str, object]) -> None:
+    forward = array("I", segment["forward"])  # type: ignore[arg-type]
+    count = len(segment["ids"])  # type: ignore[arg-type]
+    segment["forward"] = (forward[: count + 1] + array("I", [10**6] * (len(forward) - count - 1))).tobytes()
 
 
 def _lengths_that_divide_by_zero(segment: dict[str, object]) -> None:
-    shapes = array("d", base64.b64decode(str(segment["shapes"])))
-    segment["shapes"] = _b64(array("d", [-1.0 if n % 5 >= 3 else v for n, v in enumerate(shapes)]).tobytes())
-    segment["body_total"] = segment["title_total"] = 0
+    shapes = array("d", segment["shapes"])  # type: ignore[arg-type]
+    segment["shapes"] = array("d", [-1.0 if n % 5 >= 3 else v for n, v in enumerate(shapes)]).tobytes()
+    segment["totals"] = [0, 0]
 
 
 PLANTED = [
-    pytest.param(lambda segment: segment.clear(), id="no-values"),
+    pytest.param(lambda segment: segment.pop("ids"), id="no-ids"),
     pytest.param(lambda segment: segment.update(ids=list(range(len(segment["ids"])))), id="ids-of-numbers"),
     pytest.param(lambda segment: segment.update(created=[None] * len(segment["created"])), id="created-of-nulls"),
-    pytest.param(_set(tags={"lock": [0]}), id="tag-of-a-list"),
-    pytest.param(_set(tags={"lock": 0}), id="tag-of-a-number"),
-    pytest.param(_set(body_total="5"), id="total-of-a-string"),
-    pytest.param(_set(body_total=10**400), id="total-past-a-float"),
-    pytest.param(_set(title_total=None), id="total-of-null"),
+    pytest.param(_set(tags=[0]), id="tag-of-a-number"),
+    pytest.param(_set(tags="lock"), id="tags-of-a-string"),
+    pytest.param(_set(totals=["5", 5]), id="total-of-a-string"),
+    pytest.param(_set(totals=[10**400, 5]), id="total-past-a-float"),
+    pytest.param(_set(totals=[None, 5]), id="total-of-null"),
     pytest.param(lambda segment: segment.update(terms=[[t] for t in segment["terms"]]), id="terms-of-lists"),
-    pytest.param(_set(shards="failures"), id="shards-of-a-string"),
-    pytest.param(_set(shards=["quirks"]), id="another-shard"),
-    pytest.param(_set(forward=[0, 1]), id="forward-of-a-list"),
-    pytest.param(_set(blob={"a": 1}), id="blob-of-a-dict"),
+    pytest.param(_set(sha256=None), id="hash-of-null"),
+    pytest.param(_set(format=["lh-search"]), id="format-of-a-list"),
+    pytest.param(_terms_past_the_vocabulary, id="terms-past-the-vocabulary"),
     pytest.param(_longer_first_posting, id="posting-longer"),
     pytest.param(_prose_ids, id="prose-ids-without-lines"),
     pytest.param(_span_past_any_shard, id="span-past-any-shard"),

@@ -65,18 +65,17 @@ def docs_of(corpus: list[dict[str, Any]]) -> list[search.Doc]:
     ]
 
 
-def shard_files(docs: list[search.Doc], settings: search.Settings = search.DEFAULT_SETTINGS) -> bytes:
-    """Each shard's segment as JSON, as lh caches one file per shard (memory/search_cache.py), in one text."""
+def shard_files(docs: list[search.Doc], settings: search.Settings = search.DEFAULT_SETTINGS) -> dict[str, bytes]:
+    """Each shard's segment as lh caches it, one file per shard (memory/search_cache.py)."""
     names = sorted({doc.shard for doc in docs})
-    parts = {name: search.segment_of([d for d in docs if d.shard == name], settings).to_json() for name in names}
-    return json.dumps(parts).encode("ascii")
+    return {name: search.segment_of([d for d in docs if d.shard == name], settings).to_bytes({}) for name in names}
 
 
-def loaded(data: bytes, settings: search.Settings = search.DEFAULT_SETTINGS) -> search.Index:
+def loaded(files: dict[str, bytes], settings: search.Settings = search.DEFAULT_SETTINGS) -> search.Index:
     """The index of the shard files `shard_files` gave, each read back as a query reads its cache file."""
     from lean_harness.memory import segment
 
-    return search.Index([segment.from_json(v, name) for name, v in json.loads(data).items()], settings)
+    return search.Index([segment.from_bytes(data, name)[1] for name, data in files.items()], settings)
 
 
 def lh_ranker(corpus: list[dict[str, Any]], settings: search.Settings = search.DEFAULT_SETTINGS) -> Ranker:
@@ -329,20 +328,22 @@ def timing(queries: list[dict[str, Any]], sizes: Sequence[int]) -> None:
         wall, bare = process_wall(blob, texts[:20])
         p95 = statistics.quantiles(totals, n=20)[-1]
         print(
-            f"| {size:,} | {len(blob) / 1e6:.1f} MB | {built:.1f} | {statistics.median(loads):.1f} |"
+            f"| {size:,} | {sum(map(len, blob.values())) / 1e6:.1f} MB | {built:.1f} | {statistics.median(loads):.1f} |"
             f" {statistics.median(totals):.1f} | {p95:.1f} | {wall:.0f} | {bare:.0f} |"
         )
 
 
-def process_wall(blob: bytes, texts: list[str]) -> tuple[float, float]:
-    """Median wall ms of a fresh interpreter that reads the index file and runs one query."""
+def process_wall(files: dict[str, bytes], texts: list[str]) -> tuple[float, float]:
+    """Median wall ms of a fresh interpreter that reads the index files and runs one query."""
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "index.bin"
-        path.write_bytes(blob)
+        path = Path(folder)
+        for name, data in files.items():
+            (path / f"{name}.idx").write_bytes(data)
         script = (
-            "import json, sys\nfrom lean_harness.memory.search import Index\nfrom lean_harness.memory import segment\n"
-            "with open(sys.argv[1], 'rb') as f: parts = json.loads(f.read())\n"
-            "Index([segment.from_json(v, k) for k, v in parts.items()]).search(sys.argv[2], limit=10)\n"
+            "import sys\nfrom pathlib import Path\nfrom lean_harness.memory.search import Index\n"
+            "from lean_harness.memory import segment\n"
+            "parts = [segment.from_bytes(p.read_bytes(), p.stem)[1] for p in sorted(Path(sys.argv[1]).glob('*.idx'))]\n"
+            "Index(parts).search(sys.argv[2], limit=10)\n"
         )
         env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
         runs, bare = [], []

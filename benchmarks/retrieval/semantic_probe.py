@@ -476,13 +476,13 @@ def cost(runs: int = 15) -> None:
 # top 50 from the index file, the query embedded from the bundled files (or through the wordllama
 # module), the stored entry vectors loaded, min-max blend of both scores, top 10.
 QUERY_SCRIPT = """
-import json, sys
+import sys
+from pathlib import Path
 from lean_harness.memory import segment
 from lean_harness.memory.search import Index
 index_path, vectors_path, ids_path, query, how = sys.argv[1:6]
-with open(index_path, 'rb') as f:
-    parts = json.loads(f.read())
-hits = Index([segment.from_json(v, k) for k, v in parts.items()]).search(query, limit=50)
+parts = [segment.from_bytes(p.read_bytes(), p.stem)[1] for p in sorted(Path(index_path).glob('*.idx'))]
+hits = Index(parts).search(query, limit=50)
 with open(ids_path, encoding='utf-8') as f:
     row = {key: n for n, key in enumerate(f.read().split())}
 if how == 'pure':  # no numpy: float16 rows read with struct from the weights and the vectors file
@@ -557,7 +557,9 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
     }
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        (base / "index.bin").write_bytes(blob)
+        (base / "index").mkdir()
+        for name, data in blob.items():
+            (base / "index" / f"{name}.idx").write_bytes(data)
         (base / "ids.txt").write_text("\n".join(str(e["id"]) for e in entries), encoding="utf-8")
         for dim in (64, 256):
             np.save(base / f"v{dim}.npy", np.ascontiguousarray(vectors[:, :dim]))
@@ -573,7 +575,7 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
         answers: dict[str, list[str]] = {name: [] for name in cases}
         for query in queries[:20]:
             for name, (vectors_name, how) in cases.items():
-                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index.bin"), str(base / vectors_name)]
+                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index"), str(base / vectors_name)]
                 done = subprocess.run(
                     [*argv, str(base / "ids.txt"), query["query"], how],
                     env=env,
@@ -593,7 +595,7 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
             query = queries[n % len(queries)]["query"]
             times["python -c pass"].append(cpu_ms([sys.executable, "-c", "pass"], env))
             for name, (vectors_name, how) in cases.items():
-                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index.bin"), str(base / vectors_name)]
+                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index"), str(base / vectors_name)]
                 times[name].append(cpu_ms([*argv, str(base / "ids.txt"), query, how], env))
     bare = statistics.median(times["python -c pass"])
     print("\n| one query at 10,000 entries, fresh process | CPU ms | x bare |\n|---|---:|---:|")

@@ -1,12 +1,13 @@
 """The search index's cache: one file per shard, keyed by the SHA-256 of the shard's bytes.
 
-`<cacheDir>/lh/search/<shard>.idx` is one JSON object: the format, the SHA-256 of the shard file
-it describes, and that shard's segment (memory/segment.py `to_json`). A shard whose hash still
+`<cacheDir>/lh/search/<shard>.idx` is one line of JSON, the format, the SHA-256 of the shard file it
+describes and the strings of that shard's segment, then the segment's arrays (memory/segment.py
+`Segment.to_bytes`). A shard whose hash still
 matches is not parsed; any change to it (a put, an edit, a compaction, another git branch)
 indexes that shard again, whole (adr/0031-one-search-cache-per-shard.md).
 
 The cache folder lies in the repository, so a file there is a hint, never trusted: it is read as
-JSON (no format that can run code), every value's type and shape is checked, and a file that fails
+JSON and plain bytes (nothing that can run code), every value's type and shape is checked, and a file that fails
 any check is rebuilt from the shard (memory/query.py `using_index` also rebuilds when a value
 passes those checks but not its use). What is indexed never holds a flagged credential: flagged
 values are indexed masked, and an entry whose id or tags hold one is left out.
@@ -14,11 +15,10 @@ values are indexed masked, and an entry whose id or tags hold one is left out.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from lean_harness import digests
-from lean_harness.files import write_atomic
+from lean_harness.files import refuse_symlink, write_atomic
 from lean_harness.memory import search, segment
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.segment import Segment
@@ -33,15 +33,22 @@ def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
     """The segment of a shard as its file is now: from the cache when it holds that file's hash,
     else (or with `rebuild`) made now and cached."""
     path = memory.config.cache_dir / "lh" / "search" / f"{name}.idx"
-    text, data = memory.read_shard(name)
+    if not rebuild:
+        shard = memory.shard_path(name)
+        refuse_symlink(shard, memory.root)
+        try:
+            data = shard.read_bytes()  # hashed, not decoded: a cache file that matches stands for the text
+        except FileNotFoundError:
+            data = b""
+        memory.check_size(name, len(data))
+        cached = read(path, name, digests.sha256(data))
+        if cached is not None:
+            return cached
+    text, data = memory.read_shard(name)  # decoded as every read of a shard is, its errors told alike
     sha256 = digests.sha256(data)
-    cached = None if rebuild else read(path, name, sha256)
-    if cached is not None:
-        return cached
     fresh = _built(memory, name, text, data)
-    body = json.dumps({"format": _FORMAT, "sha256": sha256, "segment": fresh.to_json()}, separators=(",", ":"))
-    try:  # derived data: atomic, but not synced; a torn file fails to parse and is rebuilt
-        write_atomic(path, body.encode("ascii"), compare=False, durable=False)
+    try:  # derived data: atomic, but not synced; a torn file fails its checks and is rebuilt
+        write_atomic(path, fresh.to_bytes({"format": _FORMAT, "sha256": sha256}), compare=False, durable=False)
     except OSError:
         pass
     return fresh
@@ -51,15 +58,10 @@ def read(path: Path, name: str, sha256: str) -> Segment | None:
     """The cached segment of shard `name` whose file hashes to `sha256`; None when the cache file is
     missing, describes other bytes, or fails any check of its values."""
     try:
-        loaded = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+        head, part = segment.from_bytes(path.read_bytes(), name)
+    except (OSError, ValueError):
         return None
-    if not isinstance(loaded, dict) or loaded.get("format") != _FORMAT or loaded.get("sha256") != sha256:
-        return None
-    try:
-        return segment.from_json(loaded.get("segment"), name)
-    except ValueError:
-        return None
+    return part if head.get("format") == _FORMAT and head.get("sha256") == sha256 else None
 
 
 def _built(memory: Memory, name: str, text: str, data: bytes) -> Segment:

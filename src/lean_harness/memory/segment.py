@@ -18,8 +18,9 @@ entry's (start, end) byte offsets in its shard file, or empty.
 
 from __future__ import annotations
 
+import json
+import sys
 from array import array
-from binascii import Error, a2b_base64, b2a_base64
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 
@@ -160,116 +161,100 @@ class Segment:
         spans = memoryview(self.spans).cast("Q")
         return spans[2 * doc], spans[2 * doc + 1]
 
-    def to_json(self) -> dict[str, object]:
-        """The segment as JSON values for `from_json`: strings, integers, and bytes in base64."""
-        return {
+    def to_bytes(self, head: dict[str, object]) -> bytes:
+        """The segment as `from_bytes` reads it: one line of JSON (`head`'s values, the strings and
+        counts, and the size of each binary field), then the binary fields one after the other."""
+        fields = [self.shapes, self.postings.ends.tobytes(), self.postings.blob, self.forward, self.spans]
+        fields += [self.tags[tag] for tag in self.tags]
+        values = {
+            **head,
             "ids": self.ids,
             "created": self.created,
-            "shards": self.shards,
-            "doc_shards": _b64(self.doc_shards),
-            "tags": {tag: _b64(docs) for tag, docs in self.tags.items()},
-            "body_total": self.body_total,
-            "title_total": self.title_total,
-            "shapes": _b64(self.shapes),
             "terms": self.postings.terms,
-            "ends": _b64(self.postings.ends.tobytes()),
-            "blob": _b64(self.postings.blob),
-            "forward": _b64(self.forward),
-            "spans": _b64(self.spans),
+            "tags": list(self.tags),
+            "totals": [self.body_total, self.title_total],
+            "sizes": [len(field) for field in fields],
         }
+        return json.dumps(values, separators=(",", ":")).encode("ascii") + b"\n" + b"".join(fields)
 
 
-def from_json(values: object, shard: str) -> Segment:
-    """The segment of shard `shard` that `to_json` gave; ValueError when any value is not of the type,
-    size or order that segment has (a file in the repository may hold anything)."""
-    if not isinstance(values, dict) or set(values) != _FIELDS:
+def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
+    """The head and the segment of shard `shard` that `Segment.to_bytes` gave; ValueError when any
+    value is not of the type, size or order that segment has (a file in the repository may hold anything)."""
+    end = data.find(b"\n")
+    try:
+        values = json.loads(data[:end]) if end >= 0 else None
+    except (ValueError, RecursionError):
+        values = None
+    if not isinstance(values, dict) or not set(values) >= _FIELDS:
         raise ValueError("search index is corrupt (unexpected layout)")
-    ids, created, terms = values["ids"], values["created"], values["terms"]
-    body_total, title_total, tags = values["body_total"], values["title_total"], values["tags"]
-    if not (_strings(ids) and _strings(created) and _strings(terms) and isinstance(tags, dict)):
+    ids, created, terms, tags = values["ids"], values["created"], values["terms"], values["tags"]
+    totals, sizes = values["totals"], values["sizes"]
+    if not (_strings(ids) and _strings(created) and _strings(terms) and _strings(tags)):
         raise ValueError("search index is corrupt (a list that is not of strings)")
-    if values["shards"] != ([shard] if ids else []) or not _strings(list(tags)):
-        raise ValueError("search index is corrupt (another shard's entries)")
-    if type(body_total) is not int or type(title_total) is not int or body_total < 0 or title_total < 0:
-        raise ValueError("search index is corrupt (a total that is not a count)")
+    if not (_counts(totals) and len(totals) == 2 and _counts(sizes) and len(sizes) == 5 + len(tags)):
+        raise ValueError("search index is corrupt (a count that is not one)")
+    if sum(sizes) != len(data) - end - 1:
+        raise ValueError("search index is corrupt (fields of the wrong size)")
+    fields, at = [], end + 1
+    for size in sizes:
+        fields.append(data[at : at + size])
+        at += size
+    shapes, ends, blob, forward, spans = fields[:5]
+    tag_docs = dict(zip(tags, fields[5:], strict=True))
     count = len(ids)
-    doc_shards, shapes, ends, blob = (_bytes(values[key]) for key in ("doc_shards", "shapes", "ends", "blob"))
-    forward, spans = _bytes(values["forward"]), _bytes(values["spans"])
-    tag_docs = {tag: _bytes(docs) for tag, docs in tags.items()}
     offsets = memoryview(forward)[: 4 * (count + 1)].cast("I") if len(forward) >= 4 * (count + 1) else None
     if not (
         len(created) == count
-        and doc_shards == bytes(4 * count)
         and ids == sorted(ids)
         and terms == sorted(terms)
         and len(set(terms)) == len(terms)
+        and tags == sorted(set(tags))
         and len(spans) in (0, 16 * count)
         and len(shapes) % 40 == 0
         and len(ends) == 4 * len(terms)
         and (memoryview(ends).cast("I")[-1] if terms else 0) == len(blob)
         and all(len(docs) % 4 == 0 and max(memoryview(docs).cast("I"), default=0) < count for docs in tag_docs.values())
+        and len(forward) % 4 == 0
         and offsets is not None
         and offsets[0] == 0
-        and offsets[-1] == (len(forward) - 4 * (count + 1)) // 4
-        and len(forward) % 4 == 0
+        and offsets[-1] == len(forward) // 4 - count - 1
         and offsets.tolist() == sorted(offsets.tolist())
-        and max(memoryview(forward)[4 * (count + 1) :].cast("I"), default=0) < max(len(terms), 1)
     ):
         raise ValueError("search index is corrupt (values that do not fit together)")
-    ends_view = memoryview(ends).cast("I")
-    if any(b < a or (b - a) % 8 for a, b in zip([0, *ends_view], ends_view, strict=False)):
-        raise ValueError("search index is corrupt (a posting list of the wrong size)")
+    ends_list = memoryview(ends).cast("I").tolist()
+    lowest = ends[0::4] if sys.byteorder == "little" else ends[3::4]  # each end's lowest byte
+    if ends_list != sorted(ends_list) or lowest.translate(_LOW_BITS) != bytes(len(lowest)):
+        raise ValueError("search index is corrupt (a posting list of the wrong size)")  # 8 bytes an entry
+    # What is left, each entry's term numbers and each posting's entry and shape numbers, is checked
+    # where it is read (`Segment.docs`), or fails there with IndexError (memory/query.py `using_index`).
     postings = Lexicon(terms, ends, blob)
-    return Segment(
+    part = Segment(
         ids,
         created,
         [shard] if ids else [],
-        doc_shards,
+        bytes(4 * count),
         tag_docs,
-        body_total,
-        title_total,
+        totals[0],
+        totals[1],
         shapes,
         postings,
         forward,
         spans,
     )
+    return values, part
 
 
-_FIELDS = frozenset(
-    (
-        "ids",
-        "created",
-        "shards",
-        "doc_shards",
-        "tags",
-        "body_total",
-        "title_total",
-        "shapes",
-        "terms",
-        "ends",
-        "blob",
-        "forward",
-        "spans",
-    )
-)
-
-
-def _b64(data: bytes) -> str:
-    return b2a_base64(data, newline=False).decode("ascii")
-
-
-def _bytes(value: object) -> bytes:
-    """The bytes a base64 string holds; ValueError for anything else."""
-    if not isinstance(value, str):
-        raise ValueError("search index is corrupt (bytes that are not base64)")
-    try:
-        return a2b_base64(value, strict_mode=True)
-    except (ValueError, Error):
-        raise ValueError("search index is corrupt (bytes that are not base64)") from None
+_FIELDS = frozenset(("ids", "created", "terms", "tags", "totals", "sizes"))
+_LOW_BITS = bytes(n & 7 for n in range(256))  # maps a byte to its remainder by 8
 
 
 def _strings(value: object) -> bool:
     return isinstance(value, list) and all(type(item) is str for item in value)
+
+
+def _counts(value: object) -> bool:
+    return isinstance(value, list) and all(type(item) is int and item >= 0 for item in value)
 
 
 def build(rows: Sequence[Row], spans: bool = False) -> Segment:
