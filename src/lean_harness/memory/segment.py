@@ -136,11 +136,6 @@ class Segment:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def shape(self, number: int) -> Shape:
-        """Shape number `number` (see the module docs)."""
-        body, title, other, body_len, title_len = memoryview(self.shapes).cast("d")[5 * number : 5 * number + 5]
-        return body, title, other, int(body_len), int(title_len)
-
     def docs(self, term: str) -> tuple[array[int], array[int]]:
         """The entry numbers holding `term` and the shape of each."""
         posting = self.postings.get(term, b"")
