@@ -36,7 +36,6 @@ MODULES: dict[str, tuple[str, ...]] = {
     "memory/search/thesaurus.py": ("test_thesaurus.py",),
     "scanning/credentials.py": ("test_scanning_credentials.py", "test_scanning_credentials_edges.py"),
     "scanning/fold.py": ("test_scanning_directives.py",),
-    "digests.py": ("test_digests.py",),
     "memory/search/segment.py": ("test_search.py",),
 }
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")

@@ -247,12 +247,9 @@ NOT_IN_PUT = (
 )
 
 
-# What a query of a memory whose shards are vouched clean (adr/0029) starts without, beyond
-# NOT_ON_HOT_PATHS: the credential rules (its hits are not scanned again), the entry rules (no
-# shard was named), INDEX.md's module and the hooks' record of writes.
+# What a query starts without, beyond NOT_ON_HOT_PATHS: the entry rules (no shard was named),
+# INDEX.md's module and the hooks' record of writes. Its hits are scanned (adr/0031).
 NOT_IN_QUERY = (
-    "lean_harness.scanning.credentials",
-    "lean_harness.memory.leaks",
     "lean_harness.memory.rules",
     "lean_harness.memory.index",
     "lean_harness.hooks",

@@ -290,42 +290,93 @@ def test_query_json(queried: Path) -> None:
 
 
 def test_an_entry_that_does_not_fit_after_another_is_left_out(queried: Path) -> None:
-    # 5 tokens fit in 8; 4 more would make 9.
-    done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", "8", cwd=queried)
-    assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == "[build/b2] score 0.61, 5 tokens, 2026-11-02\ndelta omega kappa\n"
-    done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", "9", cwd=queried)
+    # The budget holds what is printed, header lines included: b2's 62 bytes are 16 tokens; b1's
+    # block after it, "\n[build/b1] score 0.61, 4 tokens, 2026-11-01 #ci\nalpha beta gamma\n", 66 bytes, 17.
+    for budget in ("16", "32"):
+        done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", budget, cwd=queried)
+        assert (done.returncode, done.stderr) == (0, "")
+        assert done.stdout == "[build/b2] score 0.61, 5 tokens, 2026-11-02\ndelta omega kappa\n"
+    done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", "33", cwd=queried)
     assert done.stdout.count("score 0.61") == 2
+    assert len(done.stdout.encode()) == 62 + 66  # 128 bytes: 32 tokens, within 33
 
 
 def test_an_entry_over_the_whole_budget_is_cut_with_a_marker(root: Path) -> None:
     # Alone in the memory, the entry is the average, so one word found once scores 1.23.
     text = "alpha one two three four five six seven eight nine ten eleven twelve"  # 68 bytes, 17 tokens
     _shard(root, "build", "# build\n\nHow to build.\n\n" + _entry("b1", "2026-11-01T10:00:00Z", text) + "\n")
-    done = lh("memory", "get", "--query", "alpha", "--max-tokens", "15", cwd=root)
+    done = lh("memory", "get", "--query", "alpha", "--max-tokens", "25", cwd=root)
     assert (done.returncode, done.stderr) == (0, "")
-    # The marker "\n[… cut; whole entry: lh memory get build]" is 44 bytes, 11 tokens, leaving
-    # 4 tokens: the first 16 characters. 16 + 44 = 60 bytes, 15 tokens.
+    # The header line with its two newlines, "[build/b1] score 1.23, 25 tokens, 2026-11-01\n\n", is 46
+    # bytes, 12 tokens, leaving 13; the marker "\n[… cut; whole entry: lh memory get build]" is 44
+    # bytes, 11 tokens, leaving 2: "alpha on". All printed: 99 bytes, 25 tokens.
     assert done.stdout == (
-        "[build/b1] score 1.23, 15 tokens, 2026-11-01\nalpha one two th\n[… cut; whole entry: lh memory get build]\n"
+        "[build/b1] score 1.23, 13 tokens, 2026-11-01\nalpha on\n[… cut; whole entry: lh memory get build]\n"
     )
 
 
-@pytest.mark.parametrize(
-    ("budget", "shown"),
-    [
-        # "…" is 3 bytes, 1 token; 2 tokens are left: "alpha on" (8 bytes), 11 bytes with it, 3 tokens.
-        ("3", "[build/b1] score 1.23, 3 tokens, 2026-11-01\nalpha on…\n"),
-        ("1", "[build/b1] score 1.23, 1 tokens, 2026-11-01\n…\n"),
-    ],
-)
-def test_a_budget_smaller_than_the_marker_gets_a_short_one_and_never_more_than_asked(
-    root: Path, budget: str, shown: str
-) -> None:
+def test_a_budget_smaller_than_the_marker_gets_a_short_one_and_never_more_than_asked(root: Path) -> None:
+    text = "alpha one two three four five six seven eight nine ten eleven twelve"
+    _shard(root, "build", "# build\n\nHow to build.\n\n" + _entry("b1", "2026-11-01T10:00:00Z", text) + "\n")
+    done = lh("memory", "get", "--query", "alpha", "--max-tokens", "15", cwd=root)
+    # 12 tokens of header leave 3; "…" is 3 bytes, 1 token; 2 are left: "alpha on". 57 bytes, 15 tokens.
+    assert (done.returncode, done.stderr, done.stdout) == (
+        0,
+        "",
+        "[build/b1] score 1.23, 3 tokens, 2026-11-01\nalpha on…\n",
+    )
+
+
+@pytest.mark.parametrize("budget", ["1", "11"])
+def test_a_budget_below_a_header_line_prints_no_entry_and_says_so(root: Path, budget: str) -> None:
     text = "alpha one two three four five six seven eight nine ten eleven twelve"
     _shard(root, "build", "# build\n\nHow to build.\n\n" + _entry("b1", "2026-11-01T10:00:00Z", text) + "\n")
     done = lh("memory", "get", "--query", "alpha", "--max-tokens", budget, cwd=root)
-    assert (done.returncode, done.stderr, done.stdout) == (0, "", shown)
+    # "[build/b1] score 1.23, 1 tokens, 2026-11-01\n…\n" is 48 bytes, 12 tokens.
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "nothing printed: the best entry takes 12 tokens cut to its header line; raise --max-tokens\n"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_what_a_query_prints_never_exceeds_max_tokens(queried: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    words = ["alpha", "delta", "omega", "sigma", "kappa", "theta", "lambda", "beta"]
+    entries = [
+        _entry(f"r{n}", f"2026-11-{n + 3:02d}T10:00:00Z", " ".join(rng.choices(words, k=rng.randrange(3, 60))))
+        for n in range(12)
+    ]
+    _shard(queried, "notes", "# notes\n\nOther notes.\n\n" + "\n".join(entries) + "\n")
+    printed = set()  # how many entries were printed, for some budget
+    for budget in (13, 30, 60, 120, 250, 500, 1000):
+        done = lh("memory", "get", "--query", "alpha omega theta", "--max-tokens", str(budget), cwd=queried)
+        assert (done.returncode, done.stderr) == (0, "")
+        tokens = (len(done.stdout.encode()) + 3) // 4  # UTF-8 bytes / 4, as lh counts with this config
+        assert tokens <= budget, (budget, done.stdout)
+        printed.add(done.stdout.count("score "))
+    assert len(printed) >= 3, printed  # the budgets cut at different entries
+
+
+def test_a_query_that_starts_with_dashes_is_taken_after_an_equals_sign(queried: Path) -> None:
+    _shard(
+        queried,
+        "notes",
+        "# notes\n\nOther notes.\n\n" + _entry("f1", "2026-11-03T10:00:00Z", "pass --line-ranges to the differ") + "\n",
+    )
+    done = lh("memory", "get", "--query=--line-ranges", cwd=queried)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[1] == "pass --line-ranges to the differ"
+    refused = lh("memory", "get", "--query", "--line-ranges", cwd=queried)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines()[-1] == (
+        "lh memory get: error: argument --query/-q: expected one argument;"
+        ' for a query that starts with "-", join it with "=": --query="--words"'
+    )
+
+
+def test_a_query_of_an_empty_memory_says_the_memory_is_empty(root: Path) -> None:
+    done = lh("memory", "get", "--query", "alpha", cwd=root)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == 'memory is empty: nothing to search yet; add a note with lh memory put SHARD "text"\n'
 
 
 def test_query_masks_credentials_and_says_where(queried: Path) -> None:

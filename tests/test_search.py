@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import marshal
+import json
 import math
 import random
 import sys
-import zlib
 from array import array
 
 import pytest
 
-from lean_harness.memory.search import search
+from lean_harness.memory.search import search, segment
 from lean_harness.memory.search.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
 from lean_harness.memory.shard import title_of
 
@@ -237,43 +236,40 @@ def test_an_index_keeps_where_each_entry_was_in_its_shard_file() -> None:
     ]
     assert index.span_of("insights", "c") == (0, 0)  # no such entry
     assert index.span_of("quirks", "a") == (0, 0)  # no such shard
-    loaded = Index.from_bytes(index.to_bytes())
+    insights = search.segment_of(docs[:2], spans=[(120, 200), (0, 120)])
+    loaded = Index([_reloaded(insights, "insights")])
     assert loaded.span_of("insights", "b") == (120, 200)
     assert Index.build(docs).span_of("insights", "b") == (0, 0)  # built without spans
 
 
-def test_build_and_bytes_do_not_depend_on_input_order() -> None:
+def _reloaded(part: segment.Segment, shard: str) -> segment.Segment:
+    """A shard's segment as a query reads it back from its cache file."""
+    return segment.from_bytes(part.to_bytes({}), shard)[1]
+
+
+def _per_shard(docs: list[Doc], settings: Settings = search.DEFAULT_SETTINGS) -> Index:
+    """An index of one segment per shard, each written to JSON and read back, as a query loads it."""
+    names = sorted({doc.shard for doc in docs})
+    parts = [search.segment_of([d for d in docs if d.shard == name], settings) for name in names]
+    return Index([_reloaded(part, name) for part, name in zip(parts, names, strict=True)], settings)
+
+
+def test_build_does_not_depend_on_input_order() -> None:
     shuffled = MEMORY[:]
     random.Random(3).shuffle(shuffled)
-    assert Index.build(shuffled).to_bytes() == Index.build(MEMORY).to_bytes()
+    assert Index.build(shuffled).segments[0].to_bytes({}) == Index.build(MEMORY).segments[0].to_bytes({})
 
 
-def test_bytes_round_trip_keeps_results(index: Index) -> None:
-    loaded = Index.from_bytes(index.to_bytes())
+def test_segments_read_back_per_shard_keep_results(index: Index) -> None:
+    loaded = _per_shard(MEMORY)
     for query in ("parseConfig", "windows lock", "fails", "retry policy", "timeoutSec"):
         assert loaded.search(query) == index.search(query)
     assert len(loaded) == len(MEMORY)
 
 
-def test_empty_index_round_trips_and_finds_nothing() -> None:
-    empty = Index.from_bytes(Index.build([]).to_bytes())
+def test_an_empty_segment_reads_back_and_finds_nothing() -> None:
+    empty = Index([_reloaded(search.segment_of([]), "insights")])
     assert empty.search("anything") == []
-
-
-@pytest.mark.parametrize(
-    "mangle",
-    [
-        pytest.param(lambda b: b"", id="empty"),
-        pytest.param(lambda b: b"garbage, not an index", id="garbage"),
-        pytest.param(lambda b: b[: len(b) // 2], id="truncated"),
-        pytest.param(lambda b: b[:4] + bytes([b[4] + 1]) + b[5:], id="other-version"),
-        pytest.param(lambda b: b[:-1] + bytes([b[-1] ^ 0xFF]), id="flipped-byte"),
-        pytest.param(lambda b: b[:10] + b"\x00" * (len(b) - 10), id="zeroed-payload"),
-    ],
-)
-def test_a_bad_blob_raises_value_error(index: Index, mangle: object) -> None:
-    with pytest.raises(ValueError, match="search index"):
-        Index.from_bytes(mangle(index.to_bytes()))  # type: ignore[operator]
 
 
 ENOSPC = [
@@ -320,7 +316,7 @@ def test_settings_shape_the_index_without_touching_other_indexes() -> None:
     plain = Index.build(MEMORY, Settings(stem=False))
     assert [h.matched for h in plain.search("failing upload")] == [("upload",)]
     assert Index.build(MEMORY).search("failing upload")[0].matched == ("failing", "upload")
-    restored = Index.from_bytes(plain.to_bytes(), Settings(stem=False))
+    restored = _per_shard(MEMORY, Settings(stem=False))
     assert restored.search("test failed upload") == plain.search("test failed upload")
 
 
@@ -545,69 +541,102 @@ def test_synonyms_can_be_switched_off() -> None:
     assert index.search("mutex", min_score=0.0) == []
 
 
-def _with_payload(payload: bytes) -> bytes:
-    """A blob with a valid header and checksum around `payload`."""
-    order = b"L" if sys.byteorder == "little" else b"B"
-    return b"LHIX" + bytes([4]) + order + zlib.crc32(payload).to_bytes(4, "little") + payload
+CORRUPT = "search index is corrupt"
 
 
-CORRUPT = "search index is corrupt (unexpected layout)"
+BINARY = ("shapes", "ends", "blob", "forward", "spans")  # memory/segment.py's binary fields, in file order
 
 
-def _segment(**changed: object) -> bytes:
-    """A blob of one segment of entry "a" (with `changed` values), in the layout of memory/search/segment.py."""
-    values: dict[str, object] = {
-        "ids": ["a"],
-        "created": ["t"],
-        "shards": ["s"],
-        "doc_shards": b"\x00" * 4,
-        "tags": {},
-        "body_total": 0,
-        "title_total": 0,
-        "shapes": b"",
-        "terms": [],
-        "ends": b"",
-        "postings": b"",
-        "forward": b"\x00" * 8,
-        "spans": b"",
-    }
+def unpacked(data: bytes) -> dict[str, object]:
+    """A segment file's values, read as memory/segment.py documents its layout: those of its JSON
+    line, and each binary field by name (each tag's entries under "tag_docs")."""
+    line, _, rest = data.partition(b"\n")
+    values: dict[str, object] = json.loads(line)
+    fields, at = [], 0
+    for size in values.pop("sizes"):  # type: ignore[attr-defined]
+        fields.append(rest[at : at + size])
+        at += size
+    values.update(zip(BINARY, fields[:5], strict=True))
+    values["tag_docs"] = dict(zip(values["tags"], fields[5:], strict=True))  # type: ignore[call-overload]
+    return values
+
+
+def packed(values: dict[str, object]) -> bytes:
+    """The segment file of `unpacked` values."""
+    values = dict(values)
+    binary = [values.pop(name) for name in BINARY] + list(values.pop("tag_docs").values())  # type: ignore[attr-defined]
+    values["sizes"] = [len(field) for field in binary]
+    return json.dumps(values).encode() + b"\n" + b"".join(binary)  # type: ignore[arg-type]
+
+
+def _file(**changed: object) -> bytes:
+    """The file of shard "s"'s segment of one entry "a" holding "lock", with `changed` values."""
+    values = unpacked(search.segment_of([Doc("a", "s", "t", (), "lock")]).to_bytes({}))
     values.update(changed)
-    return _with_payload(marshal.dumps([tuple(values.values())]))
+    return packed(values)
 
 
 @pytest.mark.parametrize(
-    ("blob", "message"),
+    ("data", "message"),
     [
-        pytest.param(b"LHIY" + bytes(20), "not a search index (bad magic bytes)", id="magic"),
-        pytest.param(b"LHIX\x02L" + bytes(20), "search index has another format version or byte order", id="version"),
-        pytest.param(b"LHIX\x04X" + bytes(20), "search index has another format version or byte order", id="order"),
-        pytest.param(_with_payload(b"x")[:-1] + b"y", "search index is corrupt (checksum mismatch)", id="crc"),
-        pytest.param(_with_payload(b"x"), "search index is corrupt (EOF read where not expected)", id="marshal"),
-        pytest.param(_with_payload(marshal.dumps({})), CORRUPT, id="not-a-list"),
-        pytest.param(_with_payload(marshal.dumps([(1, 2)])), CORRUPT, id="short"),
-        pytest.param(_segment(forward=b"\x00" * 4), CORRUPT, id="forward-short"),
-        pytest.param(_segment(created=[]), CORRUPT, id="created-missing"),
-        pytest.param(_segment(doc_shards=b"\x00" * 3), CORRUPT, id="shards-short"),
-        pytest.param(_segment(tags=[]), CORRUPT, id="tags-not-a-dict"),
-        pytest.param(_segment(forward="\x00" * 8), CORRUPT, id="forward-not-bytes"),
-        pytest.param(_segment(spans=b"\x00" * 8), CORRUPT, id="spans-short"),
-        pytest.param(_segment(body_total=1.5), CORRUPT, id="total-not-int"),
-        pytest.param(_segment(shapes=b"\x00" * 8), CORRUPT, id="shape-partial"),
-        pytest.param(_segment(terms=["x"]), CORRUPT, id="term-without-end"),
-        pytest.param(_segment(terms=["x"], ends=(8).to_bytes(4, sys.byteorder)), CORRUPT, id="postings-short"),
-        pytest.param(_segment(terms=("x",), ends=(0).to_bytes(4, sys.byteorder)), CORRUPT, id="terms-not-a-list"),
+        pytest.param(b"", "(unexpected layout)", id="empty"),
+        pytest.param(b"[]\n", "(unexpected layout)", id="not-a-dict"),
+        pytest.param(b"{" * 5000 + b"\n", "(unexpected layout)", id="deeply-nested"),
+        pytest.param(_file().replace(b'"ids"', b'"idz"', 1), "(unexpected layout)", id="field-missing"),
+        pytest.param(_file(ids=[1]), "(a list that is not of strings)", id="id-not-a-string"),
+        pytest.param(_file(ids="a"), "(a list that is not of strings)", id="ids-not-a-list"),
+        pytest.param(_file(created=[None]), "(a list that is not of strings)", id="created-not-strings"),
+        pytest.param(_file(terms=[["lock"]]), "(a list that is not of strings)", id="term-not-a-string"),
+        pytest.param(_file(tags={}), "(a list that is not of strings)", id="tags-not-a-list"),
+        pytest.param(_file(totals=[1.5, 1]), "(a count that is not one)", id="total-not-int"),
+        pytest.param(_file(totals=[True, 1]), "(a count that is not one)", id="total-a-bool"),
+        pytest.param(_file(totals=[-1, 1]), "(a count that is not one)", id="total-negative"),
+        pytest.param(_file(totals=[1]), "(a count that is not one)", id="totals-short"),
+        pytest.param(_file()[:-1], "(fields of the wrong size)", id="truncated"),
+        pytest.param(_file() + b"x", "(fields of the wrong size)", id="longer"),
+        pytest.param(_file(forward=bytes(4)), "(values that do not fit together)", id="forward-short"),
+        pytest.param(_file(created=[]), "(values that do not fit together)", id="created-missing"),
+        pytest.param(_file(spans=bytes(8)), "(values that do not fit together)", id="spans-short"),
+        pytest.param(_file(shapes=bytes(8)), "(values that do not fit together)", id="shape-partial"),
+        pytest.param(_file(terms=["lock", "x"]), "(values that do not fit together)", id="term-without-end"),
+        pytest.param(
+            _file(terms=["z", "a"], ends=(8).to_bytes(4, sys.byteorder) * 2),
+            "(values that do not fit together)",
+            id="terms-unsorted",
+        ),
+        pytest.param(
+            _file(tags=["t"], tag_docs={"t": (9).to_bytes(4, sys.byteorder)}),
+            "(values that do not fit together)",
+            id="tag-past-end",
+        ),
+        pytest.param(_file(ids=["b", "a"], created=["t", "t"]), "(values that do not fit together)", id="ids-unsorted"),
+        pytest.param(
+            _file(ends=(4).to_bytes(4, sys.byteorder), blob=bytes(4)),
+            "(a posting list of the wrong size)",
+            id="odd-posting",
+        ),
     ],
 )
-def test_a_bad_blob_says_what_is_wrong(blob: bytes, message: str) -> None:
+def test_bad_segment_files_say_what_is_wrong(data: bytes, message: str) -> None:
     with pytest.raises(ValueError, match="search index") as raised:
-        Index.from_bytes(blob)
-    assert str(raised.value) == message
+        segment.from_bytes(data, "s")
+    assert str(raised.value) == f"{CORRUPT} {message}"
 
 
-def test_a_well_formed_blob_of_one_entry_loads() -> None:
-    loaded = Index.from_bytes(_segment())
+def test_a_well_formed_segment_file_of_one_entry_loads() -> None:
+    head, part = segment.from_bytes(_file(format="f"), "s")
+    assert head["format"] == "f"
+    loaded = Index([part])
     assert len(loaded) == 1
-    assert loaded.search("anything") == []
+    assert [h.id for h in loaded.search("lock")] == ["a"]
+    assert part.shards == ["s"]  # the shard it is read for, whatever the file says
+
+
+def test_a_posting_list_past_its_entries_fails_when_used() -> None:
+    past = array("I", [0, 5]).tobytes()  # entry 0, then shape 5 of the segment's 2
+    loaded = Index([segment.from_bytes(_file(blob=past), "s")[1]])
+    with pytest.raises(ValueError, match=r"search index is corrupt \(a posting list past its entries\)"):
+        loaded.search("lock")
 
 
 JOINED = [
@@ -849,7 +878,7 @@ def test_finds_answers_as_search_does_over_segments_and_copies(
     monkeypatch.setattr(search, "_KEPT", small * 10)
     docs = _varied(150, seed)
     rng = random.Random(seed)
-    copies = rng.sample(docs, 6)  # the same entries again, as an appended segment may hold them
+    copies = rng.sample(docs, 6)  # the same entries again, as a shard that repeats an id holds them
     parts = [docs[:60], docs[60:125], docs[125:], copies]
     index = Index([search.segment_of(part) for part in parts])
     queries = [doc.text.splitlines()[0] for doc in rng.sample(docs, 20)]
@@ -873,20 +902,7 @@ def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     parts = [docs[a:b] for a, b in zip([0, *cuts], [*cuts, len(docs)], strict=True)]
     whole = Index.build(docs)
     split = Index([search.segment_of(part) for part in parts])
-    merged = Index([search.segment.merge(split.segments)])
-    assert [s.to_payload() for s in merged.segments] == [s.to_payload() for s in whole.segments]
-    spans = {doc.id: (3 * number, 3 * number + 2) for number, doc in enumerate(docs)}  # where each was in its file
-    marks = {doc.id: 7 * number + 1 for number, doc in enumerate(docs)}  # and the CRC-32 of its bytes there
-    with_spans = [
-        search.segment_of(part, spans=[spans[doc.id] for doc in part], marks=[marks[doc.id] for doc in part])
-        for part in parts
-    ]
-    merged_spans = search.segment.merge(with_spans)
-    whole_spans = search.segment_of(docs, spans=[spans[d.id] for d in docs], marks=[marks[d.id] for d in docs])
-    assert merged_spans.to_payload() == whole_spans.to_payload()
-    assert [merged_spans.span(n) for n in range(3)] == [spans[key] for key in merged_spans.ids[:3]]
-    assert [merged_spans.mark(n) for n in range(3)] == [marks[key] for key in merged_spans.ids[:3]]
-    loaded = Index.from_bytes(split.to_bytes())  # as a query reads the cache
+    loaded = _per_shard(docs)  # as a query reads the cache: one segment per shard
     for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
         for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):
             assert split.search(text, **options) == whole.search(text, **options), (text, options)  # type: ignore[arg-type]

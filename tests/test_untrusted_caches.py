@@ -9,8 +9,6 @@ import random
 import string
 from pathlib import Path
 
-import pytest
-
 from support import lh
 
 MEMORY = ".agents/memory"
@@ -52,11 +50,6 @@ def test_a_text_forged_as_clean_is_still_masked_when_printed(tmp_path: Path) -> 
         assert "AKIA" + "*" * 8 in done.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the search cache's signed verdicts and the hooks' clean INDEX.md copy still keep a key and"
-    " copies in the user's folder (userkey.py) until they scan what they print",
-)
 def test_no_command_writes_in_the_users_home(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()

@@ -25,7 +25,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(HERE))
 
-from lean_harness.memory.search import search  # noqa: E402
+from lean_harness.memory import search  # noqa: E402
 
 Ranker = Callable[[str], list[tuple[str, float]]]
 
@@ -65,8 +65,21 @@ def docs_of(corpus: list[dict[str, Any]]) -> list[search.Doc]:
     ]
 
 
+def shard_files(docs: list[search.Doc], settings: search.Settings = search.DEFAULT_SETTINGS) -> dict[str, bytes]:
+    """Each shard's segment as lh caches it, one file per shard (memory/search_cache.py)."""
+    names = sorted({doc.shard for doc in docs})
+    return {name: search.segment_of([d for d in docs if d.shard == name], settings).to_bytes({}) for name in names}
+
+
+def loaded(files: dict[str, bytes], settings: search.Settings = search.DEFAULT_SETTINGS) -> search.Index:
+    """The index of the shard files `shard_files` gave, each read back as a query reads its cache file."""
+    from lean_harness.memory.search import segment
+
+    return search.Index([segment.from_bytes(data, name)[1] for name, data in files.items()], settings)
+
+
 def lh_ranker(corpus: list[dict[str, Any]], settings: search.Settings = search.DEFAULT_SETTINGS) -> Ranker:
-    index = search.Index.from_bytes(search.Index.build(docs_of(corpus), settings).to_bytes(), settings)
+    index = loaded(shard_files(docs_of(corpus), settings), settings)
     return lambda query: [(h.id, h.score) for h in index.search(query, limit=10)]
 
 
@@ -292,7 +305,7 @@ def ablations(named: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]],
 def timing(queries: list[dict[str, Any]], sizes: Sequence[int]) -> None:
     from make_corpus import synthetic
 
-    print("\n### in-process time of Index.from_bytes + search (ms, over the query set)\n")
+    print("\n### in-process time of reading the shards' cached segments + search (ms, over the query set)\n")
     print(
         "| entries | index bytes | build s | load median | load+search median | load+search p95"
         " | process wall median | `python3 -c pass` |"
@@ -302,32 +315,35 @@ def timing(queries: list[dict[str, Any]], sizes: Sequence[int]) -> None:
     for size in sizes:
         docs = docs_of(synthetic(size))
         start = time.perf_counter()
-        blob = search.Index.build(docs).to_bytes()
+        blob = shard_files(docs)
         built = time.perf_counter() - start
         loads, totals = [], []
         for text in texts:
             start = time.perf_counter()
-            index = search.Index.from_bytes(blob)
-            loaded = time.perf_counter()
+            index = loaded(blob)
+            read = time.perf_counter()
             index.search(text, limit=10)
             totals.append((time.perf_counter() - start) * 1000)
-            loads.append((loaded - start) * 1000)
+            loads.append((read - start) * 1000)
         wall, bare = process_wall(blob, texts[:20])
         p95 = statistics.quantiles(totals, n=20)[-1]
         print(
-            f"| {size:,} | {len(blob) / 1e6:.1f} MB | {built:.1f} | {statistics.median(loads):.1f} |"
+            f"| {size:,} | {sum(map(len, blob.values())) / 1e6:.1f} MB | {built:.1f} | {statistics.median(loads):.1f} |"
             f" {statistics.median(totals):.1f} | {p95:.1f} | {wall:.0f} | {bare:.0f} |"
         )
 
 
-def process_wall(blob: bytes, texts: list[str]) -> tuple[float, float]:
-    """Median wall ms of a fresh interpreter that reads the index file and runs one query."""
+def process_wall(files: dict[str, bytes], texts: list[str]) -> tuple[float, float]:
+    """Median wall ms of a fresh interpreter that reads the index files and runs one query."""
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "index.bin"
-        path.write_bytes(blob)
+        path = Path(folder)
+        for name, data in files.items():
+            (path / f"{name}.idx").write_bytes(data)
         script = (
-            "import sys\nfrom lean_harness.memory.search.search import Index\n"
-            "with open(sys.argv[1], 'rb') as f: Index.from_bytes(f.read()).search(sys.argv[2], limit=10)\n"
+            "import sys\nfrom pathlib import Path\nfrom lean_harness.memory.search.search import Index\n"
+            "from lean_harness.memory.search import segment\n"
+            "parts = [segment.from_bytes(p.read_bytes(), p.stem)[1] for p in sorted(Path(sys.argv[1]).glob('*.idx'))]\n"
+            "Index(parts).search(sys.argv[2], limit=10)\n"
         )
         env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
         runs, bare = [], []

@@ -35,8 +35,10 @@ from evaluate import (
     lh_ranker,
     load,
     load_heldout,
+    loaded,
     metrics,
     search,
+    shard_files,
 )
 
 POOL = 100  # how many candidates each ranker hands to a fusion
@@ -74,7 +76,7 @@ def prepare(
 ) -> Prepared:
     import numpy as np
 
-    index = search.Index.from_bytes(search.Index.build(docs_of(corpus)).to_bytes())
+    index = loaded(shard_files(docs_of(corpus)))
     entries = wl.embed([entry_text(e) for e in corpus], norm=norm)
     asked = wl.embed(list(queries), norm=norm)
     if half:  # stored as float16, compared in float32
@@ -475,10 +477,12 @@ def cost(runs: int = 15) -> None:
 # module), the stored entry vectors loaded, min-max blend of both scores, top 10.
 QUERY_SCRIPT = """
 import sys
+from pathlib import Path
+from lean_harness.memory.search import segment
 from lean_harness.memory.search.search import Index
 index_path, vectors_path, ids_path, query, how = sys.argv[1:6]
-with open(index_path, 'rb') as f:
-    hits = Index.from_bytes(f.read()).search(query, limit=50)
+parts = [segment.from_bytes(p.read_bytes(), p.stem)[1] for p in sorted(Path(index_path).glob('*.idx'))]
+hits = Index(parts).search(query, limit=50)
 with open(ids_path, encoding='utf-8') as f:
     row = {key: n for n, key in enumerate(f.read().split())}
 if how == 'pure':  # no numpy: float16 rows read with struct from the weights and the vectors file
@@ -544,7 +548,7 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
     from make_corpus import synthetic
 
     entries = synthetic(10_000)
-    blob = search.Index.build(docs_of(entries)).to_bytes()
+    blob = shard_files(docs_of(entries))
     vectors = wl.embed([entry_text(e) for e in entries], norm=True).astype(np.float16)
     env = {
         "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
@@ -553,7 +557,9 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
     }
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        (base / "index.bin").write_bytes(blob)
+        (base / "index").mkdir()
+        for name, data in blob.items():
+            (base / "index" / f"{name}.idx").write_bytes(data)
         (base / "ids.txt").write_text("\n".join(str(e["id"]) for e in entries), encoding="utf-8")
         for dim in (64, 256):
             np.save(base / f"v{dim}.npy", np.ascontiguousarray(vectors[:, :dim]))
@@ -569,7 +575,7 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
         answers: dict[str, list[str]] = {name: [] for name in cases}
         for query in queries[:20]:
             for name, (vectors_name, how) in cases.items():
-                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index.bin"), str(base / vectors_name)]
+                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index"), str(base / vectors_name)]
                 done = subprocess.run(
                     [*argv, str(base / "ids.txt"), query["query"], how],
                     env=env,
@@ -589,7 +595,7 @@ def cost_query(wl: Any, queries: list[dict[str, Any]], runs: int = 15) -> None:
             query = queries[n % len(queries)]["query"]
             times["python -c pass"].append(cpu_ms([sys.executable, "-c", "pass"], env))
             for name, (vectors_name, how) in cases.items():
-                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index.bin"), str(base / vectors_name)]
+                argv = [sys.executable, "-c", QUERY_SCRIPT, str(base / "index"), str(base / vectors_name)]
                 times[name].append(cpu_ms([*argv, str(base / "ids.txt"), query, how], env))
     bare = statistics.median(times["python -c pass"])
     print("\n| one query at 10,000 entries, fresh process | CPU ms | x bare |\n|---|---:|---:|")

@@ -10,7 +10,7 @@ from lean_harness.errors import LhError
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
     from lean_harness.memory.search.search import Hit
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 # Its values are tuples, lists and dicts that refer to no one above them: reference counting
 # frees them all, and the cyclic collector stays off while it runs (cli.py).
 COLLECT_CYCLES = False
+EMPTY = 'memory is empty: nothing to search yet; add a note with lh memory put SHARD "text"'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--ids", action="store_true", help="print every entry's id (to update it with put --id)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    told = parser.error
+
+    def error(message: str) -> NoReturn:
+        # argparse takes a word that starts with "-" for an option, never for --query's value
+        if message == "argument --query/-q: expected one argument":
+            message += '; for a query that starts with "-", join it with "=": --query="--words"'
+        told(message)
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,6 +144,7 @@ def _query(args: argparse.Namespace) -> int:
         shards=shards,
         tags=args.tags,
         min_score=min_score,
+        headers=not args.json,  # printed as text, each entry's header line counts too
     )
     cited = _cited(memory, [(r.shard, r.id, r.refs) for r in answer.results])
     masked = [r for r in answer.results if r.masked]
@@ -164,21 +175,14 @@ def _query(args: argparse.Namespace) -> int:
         return 0
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
-    if not answer.results:
-        print(_nothing(answer.nearest, min_score))
+    if answer.needs:
+        print(f"nothing printed: the best entry takes {answer.needs} tokens cut to its header line; raise --max-tokens")
+    elif not answer.results:
+        print(_nothing(answer.nearest, min_score) if answer.searched else EMPTY)
     for number, r in enumerate(answer.results):
-        tags = "".join(f" #{t}" for t in r.tags)
-        if not r.id:  # loose prose: named by file and line (memory/prose.py)
-            where = f"{memory.shown(memory.shard_path(r.shard))}:{r.line}"
-            print(("\n" if number else "") + f"[{where}, not an entry] score {r.score:.2f}, {r.tokens} tokens")
-            print(r.text)
-            continue
-        print(
-            ("\n" if number else "")
-            + f"[{r.shard}/{r.id}] score {r.score:.2f}, {r.tokens} tokens, {r.created[:10]}{tags}"
-            + _stale_mark(cited.get((r.shard, r.id)))
-        )
-        print(neutralise(r.text))
+        shown = memory.shown(memory.shard_path(r.shard))
+        print(("\n" if number else "") + query.heading(r, shown) + _stale_mark(cited.get((r.shard, r.id))))
+        print(r.text)  # masked and neutralised as counted (memory/query.py)
     return 0
 
 

@@ -322,7 +322,7 @@ def reachability(p: Project) -> Verdict:
         return skipped or Verdict("skip", "skipped")
     memory = p.memory
 
-    def sampled(search_index: Index, _: frozenset[str]) -> tuple[int, list[tuple[str, str, str]], list[str]]:
+    def sampled(search_index: Index) -> tuple[int, list[tuple[str, str, str]], list[str]]:
         """How many entries there are, the sample's (shard, id, title), and those not found."""
         every = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
         sample = _titled(memory, search_index, every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE])

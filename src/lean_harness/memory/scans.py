@@ -6,18 +6,12 @@ text that does not parse as a shard are scanned whole. Credentials (memory/leaks
 directives (memory/directives.py) are both found this way.
 
 Nothing here remembers a verdict: what is printed or written is scanned as it is (adr/0030).
-`vouch` and `vouched` remain for the search cache (memory/search_cache.py), which still signs a
-shard's clean verdict with the user's key until it is rewritten to scan what it prints.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
 from collections.abc import Callable, Iterable, Sequence
 
-from lean_harness import userkey
 from lean_harness.memory.shard import Entry, ShardError, parse
 from lean_harness.scanning.finding import Finding
 from lean_harness.values import Value
@@ -76,48 +70,3 @@ def _found(shown: str, finding: Finding, line_offset: int, entry: str | None = N
     return Found(
         shown, finding.line + line_offset, finding.column, finding.rule, finding.description, finding.preview, entry
     )
-
-
-def vouch(digest: str, record_name: str, scanner: str) -> str:
-    """The user's signature that the content of `digest` was found clean, as a record of
-    `record_name` holding that one digest is signed; "" when nothing can be signed."""
-    stamp = _stamp(scanner, record_name)
-    return (userkey.sign(f"{stamp}\n{digest}\n") or "") if stamp else ""
-
-
-def vouched(digest: str, signature: str, record_name: str, scanner: str) -> bool:
-    """Whether `signature` is this user's `vouch` for `digest` under this scanner as it is now."""
-    stamp = _stamp(scanner, record_name)
-    return bool(stamp and signature) and userkey.signed(f"{stamp}\n{digest}\n", signature)
-
-
-_STAMPS: dict[tuple[str, str], str] = {}
-
-# The credential scanner's source (scanning/credentials.py), found beside the package's modules, so that a
-# verdict on it is checked without importing its rules.
-CREDENTIALS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scanning", "credentials.py")
-
-
-# Modules beside a scanner whose code decides what it finds: which texts each rule runs on.
-_SCANNER_PARTS = ("engine.py", "finding.py", "fold.py")
-
-
-def _stamp(scanner: str, record_name: str) -> str:
-    """What a clean verdict depends on besides the bytes: the rules' source, the source of the
-    modules they run on (`_SCANNER_PARTS`, beside the scanner), and the Python running them."""
-    found = _STAMPS.get((scanner, record_name))
-    if found is None:
-        try:
-            folder = os.path.dirname(scanner)
-            source = b"".join(_source(path) for path in [scanner, *(os.path.join(folder, p) for p in _SCANNER_PARTS)])
-        except (OSError, TypeError):
-            return ""  # no source to stamp: nothing is remembered
-        found = _STAMPS[scanner, record_name] = (
-            f"lh-{record_name} " + hashlib.sha256(source + sys.version.encode()).hexdigest()
-        )
-    return found
-
-
-def _source(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()

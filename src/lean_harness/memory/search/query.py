@@ -1,13 +1,12 @@
 """`lh memory get --query`: ranked whole entries packed into a token budget, and reachability.
 
 The search index is derived data, cached per shard and kept in step with each shard's bytes
-(search_cache.py); the shards stay the truth. A hit is read back from the byte span the
+(memory/search_cache.py); the shards stay the truth. A hit is read back from the byte span the
 index recorded for it, not found by scanning its shard.
 """
 
 from __future__ import annotations
 
-from binascii import crc32
 from collections.abc import Callable, Sequence
 
 from lean_harness.errors import LhError
@@ -16,6 +15,7 @@ from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
+from lean_harness.scanning.masking import neutralise
 from lean_harness.values import Value
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
@@ -43,7 +43,7 @@ class Result(Value):
     cut: bool = False
     masked: bool = False
     matched: tuple[str, ...] = ()  # the query's words this entry contains (directly or by a synonym)
-    refs: str = ""  # the entry's refs attribute (memory/evidence/evidence.py)
+    refs: str = ""  # the entry's refs attribute (memory/evidence.py)
     line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
 
@@ -54,6 +54,8 @@ class Answer(Value):
     results: tuple[Result, ...]
     total_tokens: int
     nearest: search.Hit | None = None  # with no results: the best entry below the threshold, if any
+    searched: int = 0  # how many entries and blocks of prose the query was matched against
+    needs: int = 0  # with no results: the tokens the best entry's header line needs, when over the budget
 
 
 class Unreachable(Value):
@@ -64,42 +66,28 @@ class Unreachable(Value):
     title: str
 
 
-def load_index(memory: Memory) -> search.Index:
-    """The search index for the shards as they are now, from the cache or rebuilt."""
-    with memory.reading():  # no writer changes a shard between hashing it and indexing it
-        return _load_index(memory)[0]
+def using_index(memory: Memory, work: Callable[[search.Index], T]) -> T:
+    """`work` done with the search index under the read lock, so the shards stay as indexed while
+    their entries are read.
 
-
-def using_index(memory: Memory, work: Callable[[search.Index, frozenset[str]], T]) -> T:
-    """`work` done with the search index and the shards vouched clean (see `_load_index`), under
-    the read lock, so the shards stay as indexed while their entries are read.
-
-    A cache file that passes its checksum but not its layout (one a repository planted, say)
-    breaks the work with one of these errors; it is then done again on segments made now from
-    the shards, which replace the file. Work that fails on those too fails as it would.
+    A cache file whose values pass every check at load but not their use (a planted one) breaks
+    the work with one of these errors; it is then done again on segments made now from the
+    shards, which replace the files. Work that fails on those too fails as it would.
     """
     with memory.reading():
-        try:  # the index is made from the segments when it is loaded: a planted file may break that too
-            index, clean = _load_index(memory)
-            return work(index, clean)
+        try:
+            return work(_load_index(memory))
         except (ValueError, IndexError, KeyError, TypeError, ArithmeticError):
-            index, clean = _load_index(memory, rebuild=True)
-            return work(index, clean)
+            return work(_load_index(memory, rebuild=True))
 
 
-def _load_index(memory: Memory, rebuild: bool = False) -> tuple[search.Index, frozenset[str]]:
-    """The index (`rebuild`: made now, whatever is cached), and the shards whose every entry was
-    found clean of credentials as they are now."""
+def _load_index(memory: Memory, rebuild: bool = False) -> search.Index:
+    """The index of every shard as it is now (`rebuild`: made now, whatever is cached)."""
     segments = []
-    clean = set()
     for name in memory.config.shard_names:
-        summary = memory.summary(name)  # refuses a shard whose entries conflict
-        if summary.exists:
-            cached = search_cache.shard_segments(memory, name, summary.sha256, rebuild)
-            segments += cached.segments
-            if cached.clean:
-                clean.add(name)
-    return search.Index(segments), frozenset(clean)
+        if memory.summary(name).exists:  # refuses a shard whose entries conflict
+            segments.append(search_cache.shard_segment(memory, name, rebuild))
+    return search.Index(segments)
 
 
 def ask(
@@ -111,72 +99,96 @@ def ask(
     shards: Sequence[str] = (),
     tags: Sequence[str] = (),
     min_score: float = search.DEFAULT_MIN_SCORE,
+    headers: bool = False,
 ) -> Answer:
-    """The entries that best answer `text`, whole, best first, while they fit `max_tokens`."""
+    """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (with
+    `headers`, as `lh memory get --query` prints them: each with its header line)."""
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
-    asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score)
-    return using_index(memory, lambda index, clean: _answer(memory, index, clean, *asked))
+    asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score, headers)
+    return using_index(memory, lambda index: _answer(memory, index, *asked))
 
 
 def _answer(
     memory: Memory,
     index: search.Index,
-    clean: frozenset[str],
     text: str,
     limit: int,
     max_tokens: int,
     shards: Sequence[str],
     tags: Sequence[str],
     min_score: float,
+    headers: bool,
 ) -> Answer:
     hits = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score)
     results: list[Result] = []
     used = 0
     texts: dict[str, str] = {}
     for hit in hits:
-        entry, as_indexed = _read(memory, index, hit.shard, hit.id, texts)
+        entry = entry_of(memory, index, hit.shard, hit.id, texts)
         if entry is None:
             continue
-        # an entry read as indexed from a shard vouched clean holds no credential to mask (search_cache.py)
-        body, findings = (entry.text, []) if as_indexed and hit.shard in clean else _masked(entry)
-        tokens = memory.counter.count(body)
-        if used + tokens > max_tokens:
-            if results or tokens <= max_tokens:
+        body, findings = _masked(entry)  # what is printed is scanned as it is now, whatever the cache says
+        body = neutralise(body)
+        result = _result(hit, entry, body, memory.counter.count(body), cut=False, masked=bool(findings))
+        cost = _printed(memory, result, first=not results) if headers else result.tokens
+        if used + cost > max_tokens:
+            if results:
                 break
-            body, tokens = _cut(memory, body, hit.shard, max_tokens)
-            results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
-            used += tokens
+            # the best entry alone is cut to what fits below its header line (its count as long as the budget's)
+            frame = _printed(memory, result._replace(text="", tokens=max_tokens), first=True) if headers else 0
+            body, tokens = _cut(memory, body, hit.shard, max(0, max_tokens - frame))
+            result = result._replace(text=body, tokens=tokens, cut=True)
+            cost = _printed(memory, result, first=True) if headers else tokens
+            if cost > max_tokens:  # the header line and the shortest cut do not fit
+                return Answer(text, (), 0, None, len(index), cost)
+            results.append(result)
+            used += cost
             break
-        results.append(_result(hit, entry, body, tokens, cut=False, masked=bool(findings)))
-        used += tokens
+        results.append(result)
+        used += cost
     nearest = None
     if not results and min_score > 0:
         below = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
         nearest = below[0] if below else None
-    return Answer(text, tuple(results), used, nearest)
+    return Answer(text, tuple(results), used, nearest, len(index))
+
+
+def heading(result: Result, shown: str) -> str:
+    """The line printed above a result, less a stale mark; `shown` is its shard file as shown."""
+    if not result.id:  # loose prose: named by file and line (memory/prose.py)
+        return f"[{shown}:{result.line}, not an entry] score {result.score:.2f}, {result.tokens} tokens"
+    tags = "".join(f" #{t}" for t in result.tags)
+    return f"[{result.shard}/{result.id}] score {result.score:.2f}, {result.tokens} tokens, {result.created[:10]}{tags}"
+
+
+def _printed(memory: Memory, result: Result, first: bool) -> int:
+    """The tokens a result takes as `lh memory get --query` prints it: a blank line before all but
+    the first, its header line, its text."""
+    block = f"{heading(result, memory.shown(memory.shard_path(result.shard)))}\n{result.text}\n"
+    return memory.counter.measure(block if first else "\n" + block)
 
 
 def _masked(entry: Entry) -> tuple[str, list[Finding]]:
-    from lean_harness.memory.leaks import mask_entry  # the scanner's rules: only for hits no vouch covers
+    from lean_harness.memory.leaks import mask_entry
 
     return mask_entry(entry)
 
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     """Entries that their own first line does not retrieve within the top `top` results."""
-    from lean_harness.scanning import masking
+    from lean_harness.scanning.masking import mask
 
     memory.check_dir()
 
-    def lost(index: search.Index, _: frozenset[str]) -> list[Unreachable]:
+    def lost(index: search.Index) -> list[Unreachable]:
         found: list[Unreachable] = []
         for name in memory.config.shard_names:
             for entry in memory.entries(name):
                 if not index.finds(entry.title, name, entry.id, top):
                     # shown as an agent may read them: an id or title written by hand may hold a credential
-                    found.append(Unreachable(masking.mask(entry.id), name, masking.mask(entry.title)))
+                    found.append(Unreachable(mask(entry.id), name, mask(entry.title)))
         return found
 
     return using_index(memory, lost)
@@ -185,48 +197,38 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
 def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]) -> Entry | None:
     """An indexed entry (or prose block), read from the byte span the index recorded, else found in
     its shard's text (kept in `texts` for the next); call it under the lock the index was loaded under."""
-    return _read(memory, index, shard, key, texts)[0]
-
-
-def _read(
-    memory: Memory, index: search.Index, shard: str, key: str, texts: dict[str, str]
-) -> tuple[Entry | None, bool]:
-    """`entry_of`'s entry, and whether it was read at its span from the very bytes indexed (their
-    CRC-32 is the one the index recorded): only then does a vouch for the shard cover it."""
     shown = memory.shown(memory.shard_path(shard))
     if not key.startswith(PROSE_PREFIX):
-        entry, mark = _at_span(memory, shard, index.span_of(shard, key), shown)
+        entry = _at_span(memory, shard, index.span_of(shard, key), shown)
         if entry is not None and entry.id == key:
-            return entry, mark == index.mark_of(shard, key) != 0
+            return entry
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
     if key.startswith(PROSE_PREFIX):
-        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard]), False
+        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
     found = locate(texts[shard], key, shown)
-    return (None if found is None else found[2]), False
+    return None if found is None else found[2]
 
 
-def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> tuple[Entry | None, int]:
-    """The entry whose text fills bytes `span` of a shard file (None when they hold no whole entry),
-    and the CRC-32 of those bytes."""
+def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> Entry | None:
+    """The entry whose text fills bytes `span` of a shard file (None when they hold no whole entry)."""
     start, end = span
-    if end <= start or end - start > MAX_SHARD_BYTES:  # a span no shard has (a planted cache file)
-        return None, 0
+    if end <= start or end - start > MAX_SHARD_BYTES:  # a span no shard has
+        return None
     path = memory.shard_path(name)
     refuse_symlink(path, memory.root)
     try:
         with open(path, "rb") as handle:
             handle.seek(start)
-            data = handle.read(end - start)
-        text = data.decode("utf-8")
+            text = handle.read(end - start).decode("utf-8")
         entry, stop = entry_at(text, 0, shown)
     except (OSError, UnicodeDecodeError, LhError):
-        return None, 0
-    return (entry if stop == len(text) else None), crc32(data)
+        return None
+    return entry if stop == len(text) else None
 
 
 # --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
-# A block of prose is indexed under the id "@LINE" (search_cache.py) and answered as an
+# A block of prose is indexed under the id "@LINE" (memory/search_cache.py) and answered as an
 # entry-like value whose `line` is the block's first line and whose id is empty.
 
 

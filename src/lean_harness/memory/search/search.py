@@ -20,23 +20,18 @@ would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.3) drops most
 queries of the generated benchmark but only a fifth to a quarter of the hand-written questions
 that no note answers, and it loses a seventh of their found notes (docs/performance.md).
 
-An index is a list of segments (memory/search/segment.py): what it keeps of each entry does not depend
-on any other entry, and the impacts, document frequencies and associations are made from all
-segments when a query needs them, so an index over many segments ranks exactly as one built over
-all their entries (adr/0021-incremental-search-index.md). `segment_bytes` writes ``MAGIC``, a
-format version byte, a byte-order byte, the CRC-32 of the payload as 4 little-endian bytes, then
-the payload: a `marshal` dump of a list of segments, each a tuple of plain values.
+An index is a list of segments (memory/segment.py), one per shard: what it keeps of each entry does
+not depend on any other entry, and the impacts, document frequencies and associations are made from
+all segments when a query needs them, so an index over many segments ranks exactly as one built
+over all their entries (adr/0031-one-search-cache-per-shard.md).
 """
 
 from __future__ import annotations
 
 import heapq
-import marshal
 import math
 import re
-import sys
 from array import array
-from binascii import crc32
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -47,8 +42,7 @@ from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
 from lean_harness.values import Value
 
-MAGIC = b"LHIX"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 DEFAULT_MIN_SCORE = 0.3
 
 
@@ -247,11 +241,11 @@ def _split_parts(chunk: str) -> list[str]:
 
 
 class Index:
-    """An immutable inverted index over entries: segments (memory/search/segment.py) combined when queried.
+    """An immutable inverted index over entries: segments (memory/segment.py) combined when queried.
 
     Impacts, document frequencies and associations depend on every entry, so they are made from
     all segments when a query first needs them; the ranking is the one of a single segment built
-    over every entry (adr/0021-incremental-search-index.md).
+    over every entry (adr/0031-one-search-cache-per-shard.md).
     """
 
     def __init__(self, segments: Sequence[Segment], settings: Settings = DEFAULT_SETTINGS) -> None:
@@ -293,26 +287,11 @@ class Index:
         """Index entries in one segment; the result does not depend on their order."""
         return cls([segment_of(docs, settings)], settings)
 
-    def to_bytes(self) -> bytes:
-        """The index as bytes for `from_bytes` (marshal may share equal values: compare loaded indexes, not bytes)."""
-        return segment_bytes(self._segments)
-
-    @classmethod
-    def from_bytes(cls, data: bytes, settings: Settings = DEFAULT_SETTINGS) -> Index:
-        """The index `to_bytes` gave; ValueError when the bytes are not one."""
-        return cls(segments_from_bytes(data), settings)
-
     def span_of(self, shard: str, key: str) -> tuple[int, int]:
         """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
         for part, local in self._entries(shard, key):
             return part.span(local)
         return 0, 0
-
-    def mark_of(self, shard: str, key: str) -> int:
-        """The CRC-32 of the bytes at `span_of(shard, key)` when indexed (0: not known)."""
-        for part, local in self._entries(shard, key):
-            return part.mark(local)
-        return 0
 
     def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int]]:
         """The segments that hold the entry `key` of `shard`, with its number in each (copies too)."""
@@ -334,7 +313,7 @@ class Index:
         floor, so only the entries whose impact on some term reaches its concept's threshold are
         candidates, taken from the posting lists without a loop in Python. They are checked concept
         by concept and dropped once they cannot reach the floor; once fewer than `limit` are left,
-        the entry is found; else the rest are scored as `search` adds them up (adr/0021).
+        the entry is found; else the rest are scored as `search` adds them up (adr/0031).
         """
         postings = self._postings
         bases = {id(part): base for part, base in zip(self._segments, postings.bases, strict=True)}
@@ -788,43 +767,15 @@ def segment_of(
     docs: Iterable[Doc],
     settings: Settings = DEFAULT_SETTINGS,
     spans: Sequence[tuple[int, int]] | None = None,
-    marks: Sequence[int] | None = None,
 ) -> Segment:
-    """A segment of entries (with each one's byte span in its shard file and the CRC-32 of those bytes, if given)."""
+    """A segment of entries (with each one's byte span in its shard file, if given)."""
     rows = []
     for number, doc in enumerate(docs):
         body_len, title_len, weights = _fields(doc, settings)
         span = spans[number] if spans is not None else (0, 0)
-        mark = marks[number] if marks is not None else 0
         terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
-        rows.append(segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span, mark))
+        rows.append(segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span))
     return segment.build(rows, spans=spans is not None)
-
-
-def segment_bytes(segments: Sequence[Segment]) -> bytes:
-    """Segments as bytes for `segments_from_bytes`; see the module docs."""
-    payload = marshal.dumps([part.to_payload() for part in segments], 4)
-    order = b"L" if sys.byteorder == "little" else b"B"
-    return MAGIC + bytes([FORMAT_VERSION]) + order + crc32(payload).to_bytes(4, "little") + payload
-
-
-def segments_from_bytes(data: bytes | memoryview) -> list[Segment]:
-    """The segments `segment_bytes` gave; ValueError saying what is wrong when the bytes are not them."""
-    order = b"L" if sys.byteorder == "little" else b"B"
-    if data[:4] != MAGIC:
-        raise ValueError("not a search index (bad magic bytes)")
-    if data[4:5] != bytes([FORMAT_VERSION]) or data[5:6] != order:
-        raise ValueError("search index has another format version or byte order")
-    payload = memoryview(data)[10:]
-    if crc32(payload) != int.from_bytes(data[6:10], "little"):
-        raise ValueError("search index is corrupt (checksum mismatch)")
-    try:
-        parts = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError) as error:
-        raise ValueError(f"search index is corrupt ({error})") from None
-    if not isinstance(parts, list):
-        raise ValueError("search index is corrupt (unexpected layout)")
-    return [segment.from_payload(part) for part in parts]
 
 
 def _thresholds(
@@ -911,7 +862,7 @@ class _Impacts(dict[int, int]):
 
     def __init__(self, part: Segment, avg_body: float, avg_title: float, settings: Settings) -> None:
         super().__init__()
-        self._shapes = memoryview(part.shapes).cast("d")  # five values a shape (memory/search/segment.py)
+        self._shapes = memoryview(part.shapes).cast("d")  # five values a shape (memory/segment.py)
         self._avg_body, self._avg_title, self._settings = avg_body, avg_title, settings
 
     def __missing__(self, shape: int) -> int:

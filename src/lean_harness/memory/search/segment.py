@@ -1,25 +1,25 @@
-"""A segment of the search index: what ranking needs of some entries, apart from every other entry.
+"""A segment of the search index: what ranking needs of one shard's entries, apart from every other shard.
 
 An entry's impact on a term depends on every entry of the memory (the average field lengths), and
 so do a term's document frequency and its learned associations; what an entry holds does not. A
-segment keeps only the latter, so one shard's segment stays valid while other shards change, and
-an appended note becomes a small segment of its own (adr/0021-incremental-search-index.md). The
-index (memory/search/search.py) combines the statistics of all its segments when a query needs them and
-ranks exactly as an index built over all their entries at once.
+segment keeps only the latter, so one shard's segment stays valid while other shards change
+(adr/0031-one-search-cache-per-shard.md). The index (memory/search.py) combines the statistics of
+all its segments when a query needs them and ranks exactly as an index built over all their
+entries at once.
 
 Entries are numbered in (id, shard) order. A term's posting is the bytes of an `array('I')` of
 entry numbers, then one of shape numbers: a shape is (body, title, other frequency, body length,
 title length), which fixes the term's impact in the entry once the averages are known; shapes are
 sorted and stored as five `array('d')` values each. The postings are one blob in the order of the
-sorted vocabulary, with each term's end offset as an `array('I')` (`Lexicon`), so loading a segment
-makes one string per term and nothing per posting. The forward list is `count + 1` offsets, then
-each entry's terms as numbers in the sorted vocabulary. Spans are each entry's (start, end) byte
-offsets in its shard file and the CRC-32 of those bytes (its mark: what a reader checks it read
-the entry as indexed), or empty.
+sorted vocabulary, with each term's end offset as an `array('I')` (`Lexicon`). The forward list is
+`count + 1` offsets, then each entry's terms as numbers in the sorted vocabulary. Spans are each
+entry's (start, end) byte offsets in its shard file, or empty.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
@@ -40,16 +40,15 @@ class Row(Value):
     title_len: int
     weights: dict[str, tuple[float, float, float]]
     span: tuple[int, int] = (0, 0)
-    mark: int = 0  # the CRC-32 of the entry's bytes at `span`
 
 
 class Lexicon:
     """A segment's posting lists by term: its sorted vocabulary, and their bytes in one blob."""
 
-    __slots__ = ("_blob", "ends", "terms")
+    __slots__ = ("blob", "ends", "terms")
 
     def __init__(self, terms: list[str], ends: bytes, blob: bytes) -> None:
-        self.terms, self._blob = terms, blob
+        self.terms, self.blob = terms, blob
         self.ends = memoryview(ends).cast("I")  # where each term's posting list ends in the blob
 
     @classmethod
@@ -71,7 +70,7 @@ class Lexicon:
     def get(self, term: str, default: bytes = b"") -> bytes:
         """The term's posting list, or `default` when no entry of the segment holds it."""
         at = self.place(term)
-        return default if at < 0 else self._blob[self.ends[at - 1] if at else 0 : self.ends[at]]
+        return default if at < 0 else self.blob[self.ends[at - 1] if at else 0 : self.ends[at]]
 
     def __contains__(self, term: object) -> bool:
         return isinstance(term, str) and self.place(term) >= 0
@@ -81,10 +80,6 @@ class Lexicon:
 
     def __len__(self) -> int:
         return len(self.terms)
-
-    def payload(self) -> tuple[list[str], bytes, bytes]:
-        """Plain values for marshal."""
-        return self.terms, self.ends.tobytes(), self._blob
 
 
 def holding(lexicons: Sequence[Lexicon], term: str) -> int:
@@ -141,11 +136,6 @@ class Segment:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def shape(self, number: int) -> Shape:
-        """Shape number `number` (see the module docs)."""
-        body, title, other, body_len, title_len = memoryview(self.shapes).cast("d")[5 * number : 5 * number + 5]
-        return body, title, other, int(body_len), int(title_len)
-
     def docs(self, term: str) -> tuple[array[int], array[int]]:
         """The entry numbers holding `term` and the shape of each."""
         posting = self.postings.get(term, b"")
@@ -153,6 +143,8 @@ class Segment:
         docs, shapes = array("I"), array("I")
         docs.frombytes(posting[:half])
         shapes.frombytes(posting[half:])
+        if docs and (max(docs) >= len(self.ids) or max(shapes) >= len(self.shapes) // 40):
+            raise ValueError("search index is corrupt (a posting list past its entries)")
         return docs, shapes
 
     def shard_of(self, doc: int) -> str:
@@ -162,60 +154,102 @@ class Segment:
         if not self.spans:
             return 0, 0
         spans = memoryview(self.spans).cast("Q")
-        return spans[3 * doc], spans[3 * doc + 1]
+        return spans[2 * doc], spans[2 * doc + 1]
 
-    def mark(self, doc: int) -> int:
-        """The CRC-32 of the entry's bytes at its span when indexed (0: not known)."""
-        return memoryview(self.spans).cast("Q")[3 * doc + 2] if self.spans else 0
-
-    def to_payload(self) -> tuple[object, ...]:
-        """Plain values for marshal."""
-        return (
-            self.ids,
-            self.created,
-            self.shards,
-            self.doc_shards,
-            self.tags,
-            self.body_total,
-            self.title_total,
-            self.shapes,
-            *self.postings.payload(),
-            self.forward,
-            self.spans,
-        )
+    def to_bytes(self, head: dict[str, object]) -> bytes:
+        """The segment as `from_bytes` reads it: one line of JSON (`head`'s values, the strings and
+        counts, and the size of each binary field), then the binary fields one after the other."""
+        fields = [self.shapes, self.postings.ends.tobytes(), self.postings.blob, self.forward, self.spans]
+        fields += [self.tags[tag] for tag in self.tags]
+        values = {
+            **head,
+            "ids": self.ids,
+            "created": self.created,
+            "terms": self.postings.terms,
+            "tags": list(self.tags),
+            "totals": [self.body_total, self.title_total],
+            "sizes": [len(field) for field in fields],
+        }
+        return json.dumps(values, separators=(",", ":")).encode("ascii") + b"\n" + b"".join(fields)
 
 
-def from_payload(payload: object) -> Segment:
-    """The segment `to_payload` gave; ValueError when the values do not fit together."""
-    if not isinstance(payload, tuple) or len(payload) != 13:
+def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
+    """The head and the segment of shard `shard` that `Segment.to_bytes` gave; ValueError when any
+    value is not of the type, size or order that segment has (a file in the repository may hold anything)."""
+    end = data.find(b"\n")
+    try:
+        values = json.loads(data[:end]) if end >= 0 else None
+    except (ValueError, RecursionError):
+        values = None
+    if not isinstance(values, dict) or not set(values) >= _FIELDS:
         raise ValueError("search index is corrupt (unexpected layout)")
-    ids, created, shards, doc_shards, tags, body_total, title_total, shapes, terms, ends, blob, forward, spans = payload
-    count = len(ids) if isinstance(ids, list) else -1
+    ids, created, terms, tags = values["ids"], values["created"], values["terms"], values["tags"]
+    totals, sizes = values["totals"], values["sizes"]
+    if not (_strings(ids) and _strings(created) and _strings(terms) and _strings(tags)):
+        raise ValueError("search index is corrupt (a list that is not of strings)")
+    if not (_counts(totals) and len(totals) == 2 and _counts(sizes) and len(sizes) == 5 + len(tags)):
+        raise ValueError("search index is corrupt (a count that is not one)")
+    if sum(sizes) != len(data) - end - 1:
+        raise ValueError("search index is corrupt (fields of the wrong size)")
+    fields, at = [], end + 1
+    for size in sizes:
+        fields.append(data[at : at + size])
+        at += size
+    shapes, ends, blob, forward, spans = fields[:5]
+    tag_docs = dict(zip(tags, fields[5:], strict=True))
+    count = len(ids)
+    offsets = memoryview(forward)[: 4 * (count + 1)].cast("I") if len(forward) >= 4 * (count + 1) else None
     if not (
-        isinstance(ids, list)
-        and isinstance(created, list)
-        and isinstance(shards, list)
-        and isinstance(doc_shards, bytes)
-        and isinstance(tags, dict)
-        and isinstance(body_total, int)
-        and isinstance(title_total, int)
-        and isinstance(shapes, bytes)
-        and isinstance(terms, list)
-        and isinstance(ends, bytes)
-        and isinstance(blob, bytes)
-        and isinstance(forward, bytes)
-        and isinstance(spans, bytes)
-        and len(created) == count
-        and len(doc_shards) == 4 * count
-        and len(forward) >= 4 * (count + 1)
-        and len(spans) in (0, 24 * count)
+        len(created) == count
+        and ids == sorted(ids)
+        and terms == sorted(terms)
+        and len(set(terms)) == len(terms)
+        and tags == sorted(set(tags))
+        and len(spans) in (0, 16 * count)
         and len(shapes) % 40 == 0
         and len(ends) == 4 * len(terms)
         and (memoryview(ends).cast("I")[-1] if terms else 0) == len(blob)
+        and all(len(docs) % 4 == 0 and max(memoryview(docs).cast("I"), default=0) < count for docs in tag_docs.values())
+        and len(forward) % 4 == 0
+        and offsets is not None
+        and offsets[0] == 0
+        and offsets[-1] == len(forward) // 4 - count - 1
+        and offsets.tolist() == sorted(offsets.tolist())
     ):
-        raise ValueError("search index is corrupt (unexpected layout)")
+        raise ValueError("search index is corrupt (values that do not fit together)")
+    ends_list = memoryview(ends).cast("I").tolist()
+    lowest = ends[0::4] if sys.byteorder == "little" else ends[3::4]  # each end's lowest byte
+    if ends_list != sorted(ends_list) or lowest.translate(_LOW_BITS) != bytes(len(lowest)):
+        raise ValueError("search index is corrupt (a posting list of the wrong size)")  # 8 bytes an entry
+    # What is left, each entry's term numbers and each posting's entry and shape numbers, is checked
+    # where it is read (`Segment.docs`), or fails there with IndexError (memory/query.py `using_index`).
     postings = Lexicon(terms, ends, blob)
-    return Segment(ids, created, shards, doc_shards, tags, body_total, title_total, shapes, postings, forward, spans)
+    part = Segment(
+        ids,
+        created,
+        [shard] if ids else [],
+        bytes(4 * count),
+        tag_docs,
+        totals[0],
+        totals[1],
+        shapes,
+        postings,
+        forward,
+        spans,
+    )
+    return values, part
+
+
+_FIELDS = frozenset(("ids", "created", "terms", "tags", "totals", "sizes"))
+_LOW_BITS = bytes(n & 7 for n in range(256))  # maps a byte to its remainder by 8
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(type(item) is str for item in value)
+
+
+def _counts(value: object) -> bool:
+    return isinstance(value, list) and all(type(item) is int and item >= 0 for item in value)
 
 
 def build(rows: Sequence[Row], spans: bool = False) -> Segment:
@@ -231,51 +265,6 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
         sum(r.body_len for r in ordered),
         sum(r.title_len for r in ordered),
         spans,
-    )
-
-
-def merge(segments: Sequence[Segment]) -> Segment:
-    """One segment of the entries of several, as `build` would give it over all their rows."""
-    rows: list[Row] = []
-    starts: list[int] = []
-    for segment in segments:
-        starts.append(len(rows))
-        tag_of: list[list[str]] = [[] for _ in range(len(segment))]
-        for tag in segment.tags:  # sorted already
-            for doc in memoryview(segment.tags[tag]).cast("I"):
-                tag_of[doc].append(tag)
-        for doc in range(len(segment)):
-            rows.append(
-                Row(
-                    segment.ids[doc],
-                    segment.shard_of(doc),
-                    segment.created[doc],
-                    tuple(tag_of[doc]),
-                    0,
-                    0,
-                    {},
-                    segment.span(doc),
-                    segment.mark(doc),
-                )
-            )
-    order = sorted(range(len(rows)), key=lambda n: (rows[n].id, rows[n].shard))
-    renumber = array("I", bytes(4 * len(rows)))
-    for new, old in enumerate(order):
-        renumber[old] = new
-    terms: dict[str, list[tuple[int, Shape]]] = {}
-    for segment, start in zip(segments, starts, strict=True):
-        for term in segment.postings:
-            docs, shapes = segment.docs(term)
-            found = terms.setdefault(term, [])
-            found.extend((renumber[start + d], segment.shape(s)) for d, s in zip(docs, shapes, strict=True))
-    for found in terms.values():
-        found.sort(key=lambda pair: pair[0])
-    return _assemble(
-        [rows[n] for n in order],
-        terms,
-        sum(s.body_total for s in segments),
-        sum(s.title_total for s in segments),
-        all(s.spans for s in segments if len(s)),
     )
 
 
@@ -316,5 +305,5 @@ def _assemble(
         shapes=array("d", [value for shape in shapes for value in shape]).tobytes(),
         postings=Lexicon.of(postings),
         forward=offsets.tobytes() + numbers.tobytes(),
-        spans=array("Q", [v for row in ordered for v in (*row.span, row.mark)]).tobytes() if spans else b"",
+        spans=array("Q", [v for row in ordered for v in row.span]).tobytes() if spans else b"",
     )
