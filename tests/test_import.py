@@ -7,6 +7,7 @@ import random
 import shutil
 import string
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -693,3 +694,26 @@ def test_memory_md_sections_follow_the_same_markdown_rules_as_shard_prose(projec
         "  # Builds\nBuilds run on Python 3.12.\n~~~\n```\n# not a heading inside the fence\n~~~"
     )
     assert entries["MEMORY-Deploys"][1].text == "   ## Deploys\nDeploys go through the release job."
+
+
+def test_a_frontmatter_value_continued_over_many_lines_imports_in_linear_time(project: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "big"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("- [uv](uv.md)\n", "utf-8")
+    history = "".join(f"    step {i} of the migration\n" for i in range(80_000))
+    text = (
+        "---\nname: uv\nmetadata:\n  description: Prefer uv over pip\n  type: feedback\n  history: begun\n"
+        f"{history}---\n\nuv resolves in seconds.\n"
+    )
+    (folder / "uv.md").write_text(text, "utf-8")
+    assert len(text) > 2_000_000
+    started = time.monotonic()
+    done = lh("memory", "import", str(folder), cwd=project)
+    elapsed = time.monotonic() - started
+    assert (done.returncode, done.stderr) == (
+        0,
+        f"warning: {folder}: frontmatter keys not imported: metadata.history (uv.md)\n",
+    )
+    assert elapsed < 10, elapsed
+    assert stored(project)["uv"] == ("corrections", stored(project)["uv"][1])
+    assert stored(project)["uv"][1].text == "Prefer uv over pip\n\nuv resolves in seconds."
