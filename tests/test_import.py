@@ -717,3 +717,22 @@ def test_a_frontmatter_value_continued_over_many_lines_imports_in_linear_time(pr
     assert elapsed < 10, elapsed
     assert stored(project)["uv"] == ("corrections", stored(project)["uv"][1])
     assert stored(project)["uv"][1].text == "Prefer uv over pip\n\nuv resolves in seconds."
+
+
+def test_a_memory_md_index_linking_out_of_the_folder_is_not_read(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (tmp_path / "private.md").write_text("# Private\nThe staging password rotates on Mondays\n", "utf-8")
+    (folder / "MEMORY.md").symlink_to(tmp_path / "private.md")
+    (folder / "good.md").write_text("---\nname: good\ndescription: Builds run on Python 3.12\ntype: project\n---\n")
+    capsys.readouterr()
+    assert run_import(str(folder)) == 0
+    shown = folder.as_posix()
+    out, err = capsys.readouterr()
+    assert err == f"warning: {shown}: not Markdown memory files, not imported: MEMORY.md (a link out of the folder)\n"
+    assert out.splitlines()[0] == f"added seed/good ({shown}/good.md)"
+    assert sorted(stored(project)) == ["good"]
+    for path in project.rglob("*"):
+        assert not path.is_file() or b"staging password" not in path.read_bytes(), path
