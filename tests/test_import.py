@@ -736,3 +736,33 @@ def test_a_memory_md_index_linking_out_of_the_folder_is_not_read(
     assert sorted(stored(project)) == ["good"]
     for path in project.rglob("*"):
         assert not path.is_file() or b"staging password" not in path.read_bytes(), path
+
+
+def test_jsonl_references_outside_the_project_are_refused_as_put_refuses_them(project: Path, tmp_path: Path) -> None:
+    digest = "0123456789abcdef"
+    rows = [
+        {"shard": "insights", "text": "absolute", "refs": [f"/etc/hostname@{digest}"]},
+        {"shard": "insights", "text": "escaped", "refs": [f"%2Fetc%2Fhostname#L1-1@{digest}"]},
+        {"shard": "insights", "text": "parent", "refs": [f"../outside.py#L1-2@{digest}"]},
+        {"shard": "insights", "text": "inner parent", "refs": [f"src/..%2F..%2Foutside.py@{digest}"]},
+        {"shard": "insights", "text": "kept", "refs": [f"src/./app.py#L1-1@{digest}"]},
+    ]
+    source = tmp_path / "refs.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
+    done = lh("memory", "import", str(source), cwd=project)
+    shown = source.as_posix()
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"not imported: {shown}:1: refs: reference /etc/hostname@{digest}: give a path relative to the project root\n"
+        f"not imported: {shown}:2: refs: reference %2Fetc%2Fhostname#L1-1@{digest}: give a path relative to the"
+        " project root\n"
+        f"not imported: {shown}:3: refs: reference ../outside.py#L1-2@{digest}: ../outside.py leads outside the"
+        " project; cite files inside it\n"
+        f"not imported: {shown}:4: refs: reference src/..%2F..%2Foutside.py@{digest}: src/../../outside.py leads"
+        " outside the project; cite files inside it\n",
+    )
+    entries = stored(project)
+    assert [e.text for _, e in entries.values()] == ["kept"]
+    assert [e.attr("refs") for _, e in entries.values()] == [f"src/app.py#L1-1@{digest}"]
+    put = lh("memory", "put", "insights", "a note", "--ref", "../outside.py#L1-2", cwd=project)
+    assert put.stderr == "--ref ../outside.py#L1-2: ../outside.py leads outside the project; cite files inside it\n"

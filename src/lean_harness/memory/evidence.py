@@ -20,7 +20,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from lean_harness import digests
 from lean_harness.errors import LhError
@@ -118,7 +118,7 @@ def decode(value: str, where: str) -> tuple[Anchor, ...]:
         match = _STORED_RE.fullmatch(item)
         if match is None:
             raise LhError(f"{where}: reference {item!r} is malformed; expected PATH#Lstart-end@digest")
-        path = _unquote(match.group(1), item, where)
+        path = _clean_path(_unquote(match.group(1), item, where), item, f"{where}: reference")
         start, end = int(match.group(2) or 0), int(match.group(3) or 0)
         if match.group(2) and not 1 <= start <= end:
             raise LhError(f"{where}: reference {item!r} has an empty line range")
@@ -405,15 +405,17 @@ def _renames_in(out: str) -> list[tuple[str, str]]:
 
 
 def _clean_path(path: str, spec: str, where: str) -> str:
+    """The one check of a cited path, as `--ref` gives it or a stored reference holds it: relative,
+    inside the project, in its plain form (`a/./b//c` is `a/b/c`)."""
     if os.sep == "\\":
         path = path.replace("\\", "/")
-    pure = PurePosixPath(path)
-    if not path or pure.is_absolute() or re.match(r"[A-Za-z]:", path):
+    if not path or path.startswith("/") or re.match(r"[A-Za-z]:", path):
         raise LhError(f"{where} {spec}: give a path relative to the project root")
-    if ".." in pure.parts:
+    parts = path.split("/")
+    if ".." in parts:
         raise LhError(f"{where} {spec}: {path} leads outside the project; cite files inside it")
-    clean = pure.as_posix()
-    if clean in ("", "."):
+    clean = "/".join(part for part in parts if part not in ("", "."))
+    if not clean:
         raise LhError(f"{where} {spec}: name a file, relative to the project root")
     return clean
 
