@@ -332,7 +332,9 @@ def test_render_refuses_a_tag_value_with_a_quote() -> None:
         pytest.param("", "", id="empty"),
         pytest.param("  \n\t\n", "", id="blank"),
         pytest.param("# \n\n  * real title  \nmore", "real title", id="first-non-blank"),
-        pytest.param("-> arrow", "arrow", id="arrow"),
+        pytest.param("-> arrow", "-> arrow", id="arrow"),
+        pytest.param("--line-ranges: cite lines", "--line-ranges: cite lines", id="double-dash"),
+        pytest.param("> - ## quoted", "quoted", id="quote-bullet-heading"),
         pytest.param("a\x1b[0mb", "a[0mb", id="control-removed"),
         pytest.param("x" * 80, "x" * 80, id="exactly-80"),
         pytest.param("x" * 81, "x" * 79 + "…", id="81"),
@@ -544,7 +546,8 @@ def test_entry_at_reads_one_entry_and_gives_the_offset_after_it() -> None:
 
 def test_a_title_keeps_letters_that_are_not_markdown_marks() -> None:
     assert title_of("Xylophone -> x") == "Xylophone -> x"
-    assert title_of("#*->Xray") == "Xray"
+    assert title_of("#*->Xray") == "#*->Xray"  # no space after the marks: Markdown reads them as text
+    assert title_of("**Why:** bold") == "**Why:** bold"
 
 
 def test_append_entries_follows_crlf_for_every_entry() -> None:

@@ -37,6 +37,7 @@ TAG_RE = re.compile(r"[a-z0-9][a-z0-9._:/+-]{0,47}")
 CREATED_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _CONFLICT_PREFIXES = ("<<<<<<<", ">>>>>>>", "|||||||")
 _KNOWN = ("id", "created", "tags")
+_MARKS_RE = re.compile(r"^(?:(?:#{1,6}|[-*+])(?:\s+|$)|>\s*)+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A header attribute value: one line, no quote, nothing that ends the comment.
 _VALUE_RE = re.compile(r'[^"\x00-\x1f\x7f-\x9f\u2028\u2029]*')
@@ -107,9 +108,13 @@ class Shard(Value):
 
 
 def first_line(text: str) -> str:
-    """The first non-blank line, whole, without Markdown list or heading marks or control characters."""
+    """The first non-blank line, whole, without control characters or the Markdown marks that open it.
+
+    Only a mark Markdown reads as one goes (a heading's `#`s, a bullet followed by a space, a
+    quote's `>`): `--flag`, `**bold**` or `->` are the text itself and stay."""
     for line in text.splitlines():
-        stripped = _CONTROL_RE.sub("", line).strip().lstrip("#*->").strip()
+        stripped = _CONTROL_RE.sub("", line).strip()
+        stripped = _MARKS_RE.sub("", stripped, count=1).strip()
         if stripped:
             return stripped
     return ""

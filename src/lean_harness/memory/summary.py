@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 NEWEST_KEPT = 64
 BLOCK_BYTES = 1 << 20
-_FORMAT = 7
+_FORMAT = 8  # 8: titles keep a leading `--` (shard.first_line)
 
 
 class Newest(Value):
