@@ -62,7 +62,7 @@ def put(
     shard: str,
     text: str,
     *,
-    tags: Sequence[str] = (),
+    tags: Sequence[str] | None = (),
     key: str | None = None,
     allow: Sequence[str] = (),
     allow_directives: Sequence[str] = (),
@@ -71,12 +71,15 @@ def put(
 ) -> PutResult:
     """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there.
 
-    `refs` are PATH[#Lstart[-Lend]] references, anchored at the files as they are now; they
-    replace an updated entry's references, which None keeps (memory/evidence.py).
+    `tags` replace an updated entry's tags, which None keeps. `refs` are PATH[#Lstart[-Lend]]
+    references, anchored at the files as they are now; they replace an updated entry's
+    references, which None keeps (memory/evidence.py).
     """
     name = memory.check_shard(shard)
     where = f"shard {name}"
-    checked = rules.require(rules.check(text, tags=tags, key=key, allow=allow, directives=allow_directives), where)
+    checked = rules.require(
+        rules.check(text, tags=tags or (), key=key, allow=allow, directives=allow_directives), where
+    )
     if scan:
         rules.refuse_credentials(checked, where)
         rules.refuse_directives(checked.text, checked.directives, where)
@@ -89,13 +92,13 @@ def put(
         for other in memory.config.shard_names:
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
         try:
-            return _put(memory, name, checked, key, cites)
+            return _put(memory, name, checked, key, cites, tags is None)
         except _Unseen:
             # The shard changed without its stat showing it: summarize it from its bytes, then again.
             memory.cache.forget(name)
             memory.forget_summaries()
         try:
-            return _put(memory, name, checked, key, cites)
+            return _put(memory, name, checked, key, cites, tags is None)
         except _Unseen:
             raise LhError(
                 f"{memory.shown(memory.shard_path(name))} changed while lh wrote it; nothing was written."
@@ -134,7 +137,9 @@ class _Stored:
         return self._text
 
 
-def _put(memory: Memory, name: str, checked: rules.Checked, key: str | None, cites: str | None) -> PutResult:
+def _put(
+    memory: Memory, name: str, checked: rules.Checked, key: str | None, cites: str | None, keep_tags: bool = False
+) -> PutResult:
     body, clean_tags, allowed, directives = checked.text, checked.tags, checked.allow, checked.directives
     stored = _Stored(memory, name)
     shown = memory.shown(stored.path)
@@ -157,6 +162,7 @@ def _put(memory: Memory, name: str, checked: rules.Checked, key: str | None, cit
             entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
             return _add(memory, stored, entry)
         start, end, old = found
+        clean_tags = old.tags if keep_tags else clean_tags
         same_allow = old.attr("allow-secret") == (",".join(allowed) or None) and old.attr("allow-directive") == (
             ",".join(directives) or None
         )
