@@ -155,7 +155,8 @@ def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = (
     except FileNotFoundError:
         raise LhError(f"{where} {spec}: there is no {path} in the project; give a path relative to its root") from None
     except (OSError, RuntimeError) as error:
-        raise LhError(f"{where} {spec}: cannot read {path} ({error}); cite a readable file") from None
+        why = error.strerror if isinstance(error, OSError) else "a link loop"
+        raise LhError(f"{where} {spec}: cannot read {path} ({why}); cite a readable file") from None
     if not real.is_relative_to(root.resolve()):
         raise LhError(f"{where} {spec}: {path} leads outside the project; cite files inside it")
     if not real.is_file():
