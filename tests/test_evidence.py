@@ -510,3 +510,41 @@ def test_the_hook_notices_a_missing_cited_file_that_came_back(repo: Path) -> Non
     back = session_start(repo)
     assert "Stale:" not in back
     assert "lh memory verify" not in back
+
+
+def _run_measured(root: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], int]:
+    """`lh ARGS` run by a small parent process that reports the largest resident size of its child (KiB)."""
+    script = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-m', 'lean_harness', *sys.argv[1:]], capture_output=True, text=True)\n"
+        "sys.stderr.write(done.stderr)\n"
+        "sys.stdout.write(done.stdout)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+        "sys.exit(done.returncode)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=root, capture_output=True, text=True, check=False)
+    *errors, peak = done.stderr.splitlines()
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout, "".join(e + "\n" for e in errors)), int(
+        peak
+    )
+
+
+def test_a_cited_file_grown_past_the_cap_checks_as_changed_without_being_read_whole(repo: Path) -> None:
+    key = put(repo, NOTE, "--ref", "src/app.py#L5")
+    with (repo / "src" / "app.py").open("r+b") as handle:
+        handle.truncate(400 * 1024 * 1024)  # sparse: 400 MB that take no disk
+    started = time.monotonic()
+    done, peak = _run_measured(repo, "memory", "put", "insights", "an unrelated note")
+    assert (done.returncode, done.stderr) == (0, "")
+    done, peak_verify = _run_measured(repo, "memory", "verify")
+    elapsed = time.monotonic() - started
+    assert max(peak, peak_verify) < 200 * 1024, (peak, peak_verify)  # KiB: far below the file's 400 MB
+    assert elapsed < 20
+    assert (done.returncode, done.stderr, done.stdout) == (
+        1,
+        "",
+        f"insights/{key}: src/app.py#L5 (line 5) changed\n"
+        "1 reference in 1 entry: 0 fresh, 0 moved, 1 changed, 0 missing\n"
+        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
+        " --ref PATH#Lstart-end) or delete it\n",
+    )

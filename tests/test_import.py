@@ -7,6 +7,7 @@ import random
 import shutil
 import string
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -693,3 +694,75 @@ def test_memory_md_sections_follow_the_same_markdown_rules_as_shard_prose(projec
         "  # Builds\nBuilds run on Python 3.12.\n~~~\n```\n# not a heading inside the fence\n~~~"
     )
     assert entries["MEMORY-Deploys"][1].text == "   ## Deploys\nDeploys go through the release job."
+
+
+def test_a_frontmatter_value_continued_over_many_lines_imports_in_linear_time(project: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "big"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("- [uv](uv.md)\n", "utf-8")
+    history = "".join(f"    step {i} of the migration\n" for i in range(80_000))
+    text = (
+        "---\nname: uv\nmetadata:\n  description: Prefer uv over pip\n  type: feedback\n  history: begun\n"
+        f"{history}---\n\nuv resolves in seconds.\n"
+    )
+    (folder / "uv.md").write_text(text, "utf-8")
+    assert len(text) > 2_000_000
+    started = time.monotonic()
+    done = lh("memory", "import", str(folder), cwd=project)
+    elapsed = time.monotonic() - started
+    assert (done.returncode, done.stderr) == (
+        0,
+        f"warning: {folder}: frontmatter keys not imported: metadata.history (uv.md)\n",
+    )
+    assert elapsed < 10, elapsed
+    assert stored(project)["uv"] == ("corrections", stored(project)["uv"][1])
+    assert stored(project)["uv"][1].text == "Prefer uv over pip\n\nuv resolves in seconds."
+
+
+def test_a_memory_md_index_linking_out_of_the_folder_is_not_read(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (tmp_path / "private.md").write_text("# Private\nThe staging password rotates on Mondays\n", "utf-8")
+    (folder / "MEMORY.md").symlink_to(tmp_path / "private.md")
+    (folder / "good.md").write_text("---\nname: good\ndescription: Builds run on Python 3.12\ntype: project\n---\n")
+    capsys.readouterr()
+    assert run_import(str(folder)) == 0
+    shown = folder.as_posix()
+    out, err = capsys.readouterr()
+    assert err == f"warning: {shown}: not Markdown memory files, not imported: MEMORY.md (a link out of the folder)\n"
+    assert out.splitlines()[0] == f"added seed/good ({shown}/good.md)"
+    assert sorted(stored(project)) == ["good"]
+    for path in project.rglob("*"):
+        assert not path.is_file() or b"staging password" not in path.read_bytes(), path
+
+
+def test_jsonl_references_outside_the_project_are_refused_as_put_refuses_them(project: Path, tmp_path: Path) -> None:
+    digest = "0123456789abcdef"
+    rows = [
+        {"shard": "insights", "text": "absolute", "refs": [f"/etc/hostname@{digest}"]},
+        {"shard": "insights", "text": "escaped", "refs": [f"%2Fetc%2Fhostname#L1-1@{digest}"]},
+        {"shard": "insights", "text": "parent", "refs": [f"../outside.py#L1-2@{digest}"]},
+        {"shard": "insights", "text": "inner parent", "refs": [f"src/..%2F..%2Foutside.py@{digest}"]},
+        {"shard": "insights", "text": "kept", "refs": [f"src/./app.py#L1-1@{digest}"]},
+    ]
+    source = tmp_path / "refs.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
+    done = lh("memory", "import", str(source), cwd=project)
+    shown = source.as_posix()
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"not imported: {shown}:1: refs: reference /etc/hostname@{digest}: give a path relative to the project root\n"
+        f"not imported: {shown}:2: refs: reference %2Fetc%2Fhostname#L1-1@{digest}: give a path relative to the"
+        " project root\n"
+        f"not imported: {shown}:3: refs: reference ../outside.py#L1-2@{digest}: ../outside.py leads outside the"
+        " project; cite files inside it\n"
+        f"not imported: {shown}:4: refs: reference src/..%2F..%2Foutside.py@{digest}: src/../../outside.py leads"
+        " outside the project; cite files inside it\n",
+    )
+    entries = stored(project)
+    assert [e.text for _, e in entries.values()] == ["kept"]
+    assert [e.attr("refs") for _, e in entries.values()] == [f"src/app.py#L1-1@{digest}"]
+    put = lh("memory", "put", "insights", "a note", "--ref", "../outside.py#L1-2", cwd=project)
+    assert put.stderr == "--ref ../outside.py#L1-2: ../outside.py leads outside the project; cite files inside it\n"

@@ -439,3 +439,14 @@ def test_a_hand_written_update_that_is_not_a_time_is_ignored_in_the_index(projec
         "- **build** (1 entry, 7 tokens): How to build.\n"
         "- **lf** (0 entries, 0 tokens): Line feeds.\n" + PULL + SECTION + "- 2026-11-01 build: plain note\n"
     )
+
+
+def test_index_md_keeps_a_title_that_starts_with_dashes(project: Path) -> None:
+    assert main(["memory", "put", "insights", "--", "--line-ranges: cite lines as PATH#Lstart-end"]) == 0
+    assert main(["memory", "put", "insights", "## Heading marks go, **bold** stays"]) == 0
+    index = (project / ".agents" / "memory" / "INDEX.md").read_text("utf-8")
+    titles = [line.split(" ", 2)[2] for line in index.splitlines() if line.startswith("- 2")]
+    assert titles == [
+        "insights: Heading marks go, **bold** stays",
+        "insights: --line-ranges: cite lines as PATH#Lstart-end",
+    ]

@@ -58,6 +58,23 @@ def test_put_with_id_updates_in_place(project: Path) -> None:
     assert other.text == "other note"
 
 
+def test_an_update_without_tag_keeps_the_tags_and_no_tags_drops_them(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert put("quirks", "npm needs the proxy", "--id", "proxy", "--tag", "npm", "--tag", "ci") == 0
+    assert put("quirks", "npm needs the corporate proxy", "--id", "proxy") == 0
+    (entry,) = entries(project, "quirks")
+    assert (entry.text, entry.tags) == ("npm needs the corporate proxy", ("ci", "npm"))
+    assert put("quirks", "npm needs the corporate proxy", "--id", "proxy", "--no-tags") == 0
+    (entry,) = entries(project, "quirks")
+    assert (entry.text, entry.tags) == ("npm needs the corporate proxy", ())
+    capsys.readouterr()
+    before = snapshot(project)
+    assert put("quirks", "x", "--id", "proxy", "--no-tags", "--tag", "npm") == 2
+    assert capsys.readouterr().err == "--no-tags drops the tags and --tag or --pin sets them; give one of them\n"
+    assert snapshot(project) == before
+
+
 def test_put_with_an_id_that_lives_in_another_shard_is_refused(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

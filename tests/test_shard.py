@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -34,6 +36,7 @@ from lean_harness.memory.shard import (
     without_duplicates,
     written,
 )
+from support import lh
 
 EXAMPLE = """# failures
 
@@ -332,7 +335,9 @@ def test_render_refuses_a_tag_value_with_a_quote() -> None:
         pytest.param("", "", id="empty"),
         pytest.param("  \n\t\n", "", id="blank"),
         pytest.param("# \n\n  * real title  \nmore", "real title", id="first-non-blank"),
-        pytest.param("-> arrow", "arrow", id="arrow"),
+        pytest.param("-> arrow", "-> arrow", id="arrow"),
+        pytest.param("--line-ranges: cite lines", "--line-ranges: cite lines", id="double-dash"),
+        pytest.param("> - ## quoted", "quoted", id="quote-bullet-heading"),
         pytest.param("a\x1b[0mb", "a[0mb", id="control-removed"),
         pytest.param("x" * 80, "x" * 80, id="exactly-80"),
         pytest.param("x" * 81, "x" * 79 + "…", id="81"),
@@ -544,7 +549,8 @@ def test_entry_at_reads_one_entry_and_gives_the_offset_after_it() -> None:
 
 def test_a_title_keeps_letters_that_are_not_markdown_marks() -> None:
     assert title_of("Xylophone -> x") == "Xylophone -> x"
-    assert title_of("#*->Xray") == "Xray"
+    assert title_of("#*->Xray") == "#*->Xray"  # no space after the marks: Markdown reads them as text
+    assert title_of("**Why:** bold") == "**Why:** bold"
 
 
 def test_append_entries_follows_crlf_for_every_entry() -> None:
@@ -783,3 +789,33 @@ def test_a_shard_read_without_a_path_is_named_shard_in_messages() -> None:
     with pytest.raises(ShardError) as raised:
         parse('<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nA\n')
     assert raised.value.message == 'shard:1: entry a is not closed; add <!-- /lh:entry id="a" --> after its text'
+
+
+def test_a_shard_saved_with_cr_line_endings_keeps_every_entry(project: Path) -> None:
+    assert (
+        lh(
+            "memory", "put", "insights", "caching needs the lock", "--id", "one", "--tag", "cache", cwd=project
+        ).returncode
+        == 0
+    )
+    assert lh("memory", "put", "insights", "retries back off twice", "--id", "two", cwd=project).returncode == 0
+    shard = project / ".agents" / "memory" / "insights.md"
+    shard.write_bytes(shard.read_bytes().replace(b"\n", b"\r"))
+    done = lh("memory", "get", "insights", "--ids", cwd=project)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert [line.split(" ")[0] for line in done.stdout.splitlines() if line.startswith("[")] == ["[one", "[two"]
+    exported = [json.loads(line) for line in lh("memory", "export", cwd=project).stdout.splitlines()]
+    assert [(row["id"], row["text"], row["tags"]) for row in exported] == [
+        ("one", "caching needs the lock", ["cache"]),
+        ("two", "retries back off twice", []),
+    ]
+    status = lh("memory", "status", "--json", cwd=project)
+    assert next(s for s in json.loads(status.stdout)["shards"] if s["name"] == "insights")["entries"] == 2
+    assert lh(
+        "memory", "put", "insights", "retries back off three times", "--id", "two", cwd=project
+    ).stdout.startswith("updated two in insights")
+    exported = [json.loads(line) for line in lh("memory", "export", cwd=project).stdout.splitlines()]
+    assert [(row["id"], row["text"]) for row in exported] == [
+        ("one", "caching needs the lock"),
+        ("two", "retries back off three times"),
+    ]

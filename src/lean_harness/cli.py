@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from lean_harness import __version__
-from lean_harness.errors import LhError
+from lean_harness.errors import LhError, readable
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -145,8 +145,10 @@ def _bug(command: str, as_json: bool) -> int:
 def report_error(message: str, code: int, command: str, as_json: bool) -> int:
     """Report a failure: the message on stderr and, under --json, the envelope on stdout; the exit code.
 
-    Every failure of every command is reported here, so what a user may see is decided in one place.
+    Every failure of every command is reported here, so what a user may see is decided in one place:
+    a message quoting what the user gave is made safe to print (errors.readable).
     """
+    message = readable(message)
     print(message, file=sys.stderr)
     if as_json:
         from lean_harness.commands import emit

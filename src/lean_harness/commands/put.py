@@ -22,7 +22,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory put`."""
     parser.add_argument("shard", metavar="SHARD")
     parser.add_argument("text", metavar="TEXT")
-    parser.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeatable)")
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="T",
+        help="a tag (repeatable); with --id, replaces the entry's tags",
+    )
+    parser.add_argument("--no-tags", action="store_true", help="with --id: drop the entry's tags")
     parser.add_argument("--id", dest="key", metavar="KEY", help="update the entry KEY in place, or create it")
     parser.add_argument("--pin", action="store_true", help="tag the entry pinned: compaction never merges it")
     parser.add_argument(
@@ -65,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
     memory = open_memory()
     tags = [*args.tag, "pinned"] if args.pin else args.tag
+    if args.no_tags and tags:
+        raise LhError("--no-tags drops the tags and --tag or --pin sets them; give one of them")
     if args.no_refs and args.refs:
         raise LhError("--no-refs drops the references and --ref sets them; give one of them")
     refs = [] if args.no_refs else args.refs
@@ -72,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         memory,
         args.shard,
         read_text_arg(args.text),
-        tags=tags,
+        tags=[] if args.no_tags else tags or None,  # None: an updated entry keeps its tags
         key=args.key,
         allow=args.allow_secret,
         allow_directives=args.allow_directive,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from lean_harness.commands import emit, open_memory
+from lean_harness.errors import LhError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +21,8 @@ def run(args: argparse.Namespace) -> int:
 
     derived: list[Path] = []
     if args.paths:
+        if not all(args.paths):
+            raise LhError("lh memory scan: PATH is empty; give a file or folder, or no PATH to scan the memory")
         root = Path.cwd()
         paths = [Path(p) for p in args.paths]
     else:

@@ -17,7 +17,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, remove_stale_temps
 from lean_harness.lock import locked
 from lean_harness.memory import journal
-from lean_harness.memory.shard import Entry, entry_at, parse, refuse_conflicting_ids
+from lean_harness.memory.shard import Entry, entry_at, line_start, line_stop, parse, refuse_conflicting_ids
 from lean_harness.memory.summary import Summary, SummaryCache, build, shard_digest, text_key
 from lean_harness.memory.tokens import TokenCounter
 
@@ -220,7 +220,10 @@ def open_memory(config: Config) -> Memory:
 
 def header_re(key: str) -> re.Pattern[str]:
     """A pattern that finds the header line of the entry `key` in shard text."""
-    return re.compile(r'^<!-- lh:entry [^\n]*?\bid="' + re.escape(key) + r'"[^\n]*-->\r?$', re.MULTILINE)
+    # A line starts after LF or a lone CR and ends before either (memory/shard.py split_lines).
+    return re.compile(
+        r'(?:^|(?<=\r))<!-- lh:entry [^\r\n]*?\bid="' + re.escape(key) + r'"[^\r\n]*-->(?=\r|\n|\Z)', re.MULTILINE
+    )
 
 
 def locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
@@ -234,12 +237,12 @@ def locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
     needle = f'id="{key}"'
     at = text.find(needle)
     while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
+        start = line_start(text, at)
         if pattern.match(text, start):
             entry, end = entry_at(text, start, shown)
             return start, end, entry
-        line_end = text.find("\n", at)
-        if line_end < 0:
+        line_end = line_stop(text, at)
+        if line_end == len(text):
             return None
         at = text.find(needle, line_end)
     return None

@@ -37,6 +37,9 @@ TAG_RE = re.compile(r"[a-z0-9][a-z0-9._:/+-]{0,47}")
 CREATED_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _CONFLICT_PREFIXES = ("<<<<<<<", ">>>>>>>", "|||||||")
 _KNOWN = ("id", "created", "tags")
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+_LINE_END_RE = re.compile(r"\r\n|\r|\n")
+_MARKS_RE = re.compile(r"^(?:(?:#{1,6}|[-*+])(?:\s+|$)|>\s*)+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A header attribute value: one line, no quote, nothing that ends the comment.
 _VALUE_RE = re.compile(r'[^"\x00-\x1f\x7f-\x9f\u2028\u2029]*')
@@ -107,9 +110,13 @@ class Shard(Value):
 
 
 def first_line(text: str) -> str:
-    """The first non-blank line, whole, without Markdown list or heading marks or control characters."""
+    """The first non-blank line, whole, without control characters or the Markdown marks that open it.
+
+    Only a mark Markdown reads as one goes (a heading's `#`s, a bullet followed by a space, a
+    quote's `>`): `--flag`, `**bold**` or `->` are the text itself and stay."""
     for line in text.splitlines():
-        stripped = _CONTROL_RE.sub("", line).strip().lstrip("#*->").strip()
+        stripped = _CONTROL_RE.sub("", line).strip()
+        stripped = _MARKS_RE.sub("", stripped, count=1).strip()
         if stripped:
             return stripped
     return ""
@@ -164,13 +171,32 @@ def normalize_text(text: str) -> str:
 
 
 def split_lines(text: str) -> list[str]:
-    """A shard's lines, each with its ending: only LF (or CRLF) ends a line in a shard file."""
+    """A shard's lines, each with its ending: LF, CRLF or a lone CR (as an editor saving old Mac
+    endings writes them) ends a line in a shard file; no other character does."""
+    if "\r" in text:
+        return _LINE_RE.findall(text)
     lines = text.split("\n")
     last = lines.pop()
     out = [line + "\n" for line in lines]
     if last:
         out.append(last)
     return out
+
+
+def line_count(text: str, end: int) -> int:
+    """How many lines end before character `end` of shard text (as `split_lines` ends them)."""
+    return text.count("\n", 0, end) + text.count("\r", 0, end) - text.count("\r\n", 0, end)
+
+
+def line_start(text: str, at: int) -> int:
+    """Where the line holding character `at` starts."""
+    return max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+
+
+def line_stop(text: str, at: int) -> int:
+    """Where the line holding character `at` ends, its ending included (the text's end without one)."""
+    match = _LINE_END_RE.search(text, at)
+    return len(text) if match is None else match.end()
 
 
 def marker_kind(line: str) -> str | None:
@@ -297,7 +323,8 @@ def _merged_extra(first: Entry, copy: Entry) -> tuple[tuple[str, str], ...]:
 def parse(text: str, path: str = "shard") -> Shard:
     """Parse shard text; raise ShardError naming the file and line when its structure is broken."""
     lines = split_lines(text)
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    ending = lines[0][len(lines[0].rstrip("\r\n")) :] if lines else ""
+    newline = ending if ending in ("\r\n", "\r") else "\n"
     blocks: list[str | Entry] = []
     prose: list[str] = []
     index = 0
@@ -391,7 +418,7 @@ def _header(lines: Sequence[str], start: int, path: str) -> tuple[str, str, dict
 def entry_at(text: str, start: int, path: str) -> tuple[Entry, int]:
     """The entry whose header starts at character `start` of shard text, and the offset just past it."""
     tail = split_lines(text[start : _entry_stop(text, start)])
-    skipped = text.count("\n", 0, start)
+    skipped = line_count(text, start)
     # Blank stand-ins for the lines before `start` keep every line number in messages right.
     entry, after = _parse_entry([""] * skipped + tail, skipped, path)
     return entry, start + sum(len(line) for line in tail[: after - skipped])
@@ -405,12 +432,11 @@ def _entry_stop(text: str, start: int) -> int:
     """
     at = text.find("<!-- /lh:entry", start)
     while at >= 0:
-        line_start = text.rfind("\n", 0, at) + 1
-        line_end = text.find("\n", at)
-        stop = len(text) if line_end < 0 else line_end + 1
-        if line_start > start and marker_kind(text[line_start:stop]) == "close":
+        first = line_start(text, at)
+        stop = line_stop(text, at)
+        if first > start and marker_kind(text[first:stop]) == "close":
             return stop
-        if line_end < 0:
+        if stop == len(text):
             break
         at = text.find("<!-- /lh:entry", stop)
     return len(text)
@@ -453,10 +479,10 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
             f'{path}:{start + 1}: entry {key} is not closed; add <!-- /lh:entry id="{key}" --> after its text'
         )
     body = "".join(lines[start + 1 : end])
-    if body.endswith("\n"):
-        body = body[:-2] if body.endswith("\r\n") else body[:-1]
+    body = body[: len(body) - len(lines[end - 1]) + len(lines[end - 1].rstrip("\r\n"))] if end > start + 1 else body
     tags = tuple(attrs.get("tags", "").split())
     extra = tuple((k, v) for k, v in _ATTR_RE.findall(match.group(1)) if k not in _KNOWN)
     raw = "".join(lines[start : end + 1])
-    entry = Entry(key, created, body.replace("\r\n", "\n"), tags, extra, raw=raw, line=start + 1)
+    body = body.replace("\r\n", "\n").replace("\r", "\n") if "\r" in body else body
+    entry = Entry(key, created, body, tags, extra, raw=raw, line=start + 1)
     return entry, end + 1

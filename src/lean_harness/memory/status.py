@@ -12,7 +12,7 @@ from lean_harness.files import read_text, refuse_symlink, write_text
 from lean_harness.locations import CONFIG_PATH
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
-from lean_harness.memory.shard import parse, render, without_duplicates
+from lean_harness.memory.shard import line_count, parse, render, without_duplicates
 from lean_harness.values import Value
 
 
@@ -203,7 +203,7 @@ def id_clashes(memory: Memory) -> tuple[str, ...]:
 def _place(memory: Memory, name: str, key: str) -> str:
     text, _ = memory.read_shard(name)
     match = header_re(key).search(text)
-    line = text.count("\n", 0, match.start()) + 1 if match else 0
+    line = line_count(text, match.start()) + 1 if match else 0
     return f"{memory.shown(memory.shard_path(name))}:{line}"
 
 

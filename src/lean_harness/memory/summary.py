@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
 NEWEST_KEPT = 64
-_FORMAT = 8
+_FORMAT = 9  # 9: titles keep a leading `--` (shard.first_line); shards hashed whole
 
 
 class Newest(Value):

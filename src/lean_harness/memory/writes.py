@@ -61,7 +61,7 @@ def put(
     shard: str,
     text: str,
     *,
-    tags: Sequence[str] = (),
+    tags: Sequence[str] | None = (),
     key: str | None = None,
     allow: Sequence[str] = (),
     allow_directives: Sequence[str] = (),
@@ -70,12 +70,15 @@ def put(
 ) -> PutResult:
     """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there.
 
-    `refs` are PATH[#Lstart[-Lend]] references, anchored at the files as they are now; they
-    replace an updated entry's references, which None keeps (memory/evidence/evidence.py).
+    `tags` replace an updated entry's tags, which None keeps. `refs` are PATH[#Lstart[-Lend]]
+    references, anchored at the files as they are now; they replace an updated entry's
+    references, which None keeps (memory/evidence/evidence.py).
     """
     name = memory.check_shard(shard)
     where = f"shard {name}"
-    checked = rules.require(rules.check(text, tags=tags, key=key, allow=allow, directives=allow_directives), where)
+    checked = rules.require(
+        rules.check(text, tags=tags or (), key=key, allow=allow, directives=allow_directives), where
+    )
     if scan:
         rules.refuse_credentials(checked, where)
         rules.refuse_directives(checked.text, checked.directives, where)
@@ -88,13 +91,13 @@ def put(
         for other in memory.config.shard_names:
             memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
         try:
-            return _put(memory, name, checked, key, cites)
+            return _put(memory, name, checked, key, cites, tags is None)
         except journal.Changed:
             # The shard changed since it was read, or without its stat showing it: summarize it
             # from its bytes, then try once more.
             memory.cache.forget(name)
             memory.forget_summaries()
-        return _put(memory, name, checked, key, cites)
+        return _put(memory, name, checked, key, cites, tags is None)
 
 
 _EMPTY = shard_digest(b"")
@@ -143,7 +146,9 @@ class _Stored:
         return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
 
 
-def _put(memory: Memory, name: str, checked: rules.Checked, key: str | None, cites: str | None) -> PutResult:
+def _put(
+    memory: Memory, name: str, checked: rules.Checked, key: str | None, cites: str | None, keep_tags: bool = False
+) -> PutResult:
     body, clean_tags, allowed, directives = checked.text, checked.tags, checked.allow, checked.directives
     stored = _Stored(memory, name)
     shown = memory.shown(stored.path)
@@ -166,6 +171,7 @@ def _put(memory: Memory, name: str, checked: rules.Checked, key: str | None, cit
             entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
             return _add(memory, stored, entry)
         start, end, old = found
+        clean_tags = old.tags if keep_tags else clean_tags
         same_allow = old.attr("allow-secret") == (",".join(allowed) or None) and old.attr("allow-directive") == (
             ",".join(directives) or None
         )

@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from lean_harness.errors import LhError
 
@@ -86,6 +86,18 @@ def digest_of(lines: Sequence[bytes]) -> str:
     return hashlib.sha256(joined).hexdigest()[:DIGEST_CHARS]
 
 
+def read_cited(path: Path) -> bytes | None:
+    """A cited file's bytes, or None when it is over MAX_CITED_BYTES: never more than that is read.
+
+    Every read of a cited file goes through here, so a file that grew past what `--ref` accepts
+    costs a check one stat, not its whole size in memory (it checks as changed)."""
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size > MAX_CITED_BYTES:
+            return None
+        data = handle.read(MAX_CITED_BYTES + 1)  # a file growing while it is read is cut here
+    return None if len(data) > MAX_CITED_BYTES else data
+
+
 def split_lines(data: bytes) -> list[bytes]:
     """A file's lines as an editor numbers them (LF or CRLF endings), without their endings."""
     lines = data.replace(b"\r\n", b"\n").split(b"\n")
@@ -106,7 +118,7 @@ def decode(value: str, where: str) -> tuple[Anchor, ...]:
         match = _STORED_RE.fullmatch(item)
         if match is None:
             raise LhError(f"{where}: reference {item!r} is malformed; expected PATH#Lstart-end@digest")
-        path = _unquote(match.group(1), item, where)
+        path = _clean_path(_unquote(match.group(1), item, where), item, f"{where}: reference")
         start, end = int(match.group(2) or 0), int(match.group(3) or 0)
         if match.group(2) and not 1 <= start <= end:
             raise LhError(f"{where}: reference {item!r} has an empty line range")
@@ -143,14 +155,19 @@ def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = (
     except FileNotFoundError:
         raise LhError(f"{where} {spec}: there is no {path} in the project; give a path relative to its root") from None
     except (OSError, RuntimeError) as error:
-        raise LhError(f"{where} {spec}: cannot read {path} ({error}); cite a readable file") from None
+        why = error.strerror if isinstance(error, OSError) else "a link loop"
+        raise LhError(f"{where} {spec}: cannot read {path} ({why}); cite a readable file") from None
     if not real.is_relative_to(root.resolve()):
         raise LhError(f"{where} {spec}: {path} leads outside the project; cite files inside it")
     if not real.is_file():
         raise LhError(f"{where} {spec}: {path} is not a file; cite a file, optionally with #Lstart-end")
-    if real.stat().st_size > MAX_CITED_BYTES:
+    try:
+        data = read_cited(real)
+    except OSError as error:
+        raise LhError(f"{where} {spec}: cannot read {path} ({error.strerror}); cite a readable file") from None
+    if data is None:
         raise LhError(f"{where} {spec}: {path} is over {MAX_CITED_BYTES} bytes; cite a smaller file")
-    lines = split_lines(real.read_bytes())
+    lines = split_lines(data)
     if end > len(lines):
         raise LhError(f"{where} {spec}: {path} has {len(lines)} lines; cite lines that exist")
     cited = lines[start - 1 : end] if start else lines
@@ -231,8 +248,9 @@ def check(root: Path, anchors: Iterable[Anchor], renames_cache: Path | None = No
 class _TextFile:
     """One cited file's lines, trailing whitespace removed, searched nearest-first."""
 
-    def __init__(self, path: str, lines: list[bytes]) -> None:
+    def __init__(self, path: str, lines: list[bytes], *, too_large: bool = False) -> None:
         self.path = path
+        self.too_large = too_large  # over MAX_CITED_BYTES: not read, so no anchor is found in it
         self.lines = [line.rstrip() for line in lines]
         self._windows: dict[int, dict[str, list[int]]] = {}
         self._whole: str | None = None
@@ -243,9 +261,10 @@ class _TextFile:
             full = (root / path).resolve(strict=True)
             if not full.is_relative_to(root.resolve()) or not full.is_file():
                 return None
-            return cls(path, split_lines(full.read_bytes()))
+            data = read_cited(full)
         except (OSError, RuntimeError):
             return None
+        return cls(path, [] if data is None else split_lines(data), too_large=data is None)
 
     def _digest(self, start: int, size: int) -> str:
         window = b"\n".join(self.lines[start - 1 : start - 1 + size])
@@ -253,6 +272,8 @@ class _TextFile:
 
     def find(self, item: Anchor) -> Anchor | None:
         """Where the anchor's content is in this file: its own lines, else the nearest match."""
+        if self.too_large:
+            return None
         if not item.start:
             if self._whole is None:
                 self._whole = hashlib.sha256(b"\n".join(self.lines)).hexdigest()[:DIGEST_CHARS]
@@ -384,15 +405,17 @@ def _renames_in(out: str) -> list[tuple[str, str]]:
 
 
 def _clean_path(path: str, spec: str, where: str) -> str:
+    """The one check of a cited path, as `--ref` gives it or a stored reference holds it: relative,
+    inside the project, in its plain form (`a/./b//c` is `a/b/c`)."""
     if os.sep == "\\":
         path = path.replace("\\", "/")
-    pure = PurePosixPath(path)
-    if not path or pure.is_absolute() or re.match(r"[A-Za-z]:", path):
+    if not path or path.startswith("/") or re.match(r"[A-Za-z]:", path):
         raise LhError(f"{where} {spec}: give a path relative to the project root")
-    if ".." in pure.parts:
+    parts = path.split("/")
+    if ".." in parts:
         raise LhError(f"{where} {spec}: {path} leads outside the project; cite files inside it")
-    clean = pure.as_posix()
-    if clean in ("", "."):
+    clean = "/".join(part for part in parts if part not in ("", "."))
+    if not clean:
         raise LhError(f"{where} {spec}: name a file, relative to the project root")
     return clean
 

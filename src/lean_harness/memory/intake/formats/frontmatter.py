@@ -161,7 +161,9 @@ def _value(
 def _nested(
     lines: list[str], first: int, lenient: bool, problems: list[tuple[int, str, str]], parent: str
 ) -> dict[str, str]:
-    found: dict[str, str] = {}
+    # Each value as its parts, joined once at the end: a value continued over many lines is
+    # read in linear time (adding to a string held in a dict copies it every time).
+    found: dict[str, list[str]] = {}
     indent: int | None = None
     previous: str | None = None
     for offset, line in enumerate(lines):
@@ -173,8 +175,8 @@ def _nested(
             raise _Unread(number, "a tab in the indentation; indent with spaces")
         indent = width if indent is None else indent
         if lenient and width > indent:  # under a key of this mapping: a deeper level or a continued value
-            if previous is not None and previous in found and found[previous]:
-                found[previous] += " " + _scalar(line.strip(), number, lenient)
+            if previous is not None and previous in found and found[previous][0]:
+                found[previous].append(_scalar(line.strip(), number, lenient))
             elif previous is not None:
                 found.pop(previous, None)
                 _report(problems, lenient, number, "a second level of nesting is not read", f"{parent}.{previous}")
@@ -184,7 +186,7 @@ def _nested(
         if lenient and width == indent and match is not None:
             previous = match.group(1)
             try:
-                found[previous] = _scalar((match.group(2) or "").strip(), number, lenient)
+                found[previous] = [_scalar((match.group(2) or "").strip(), number, lenient)]
             except _Unread as error:
                 found.pop(previous, None)
                 _report(problems, lenient, error.line, error.message, f"{parent}.{previous}")
@@ -194,8 +196,8 @@ def _nested(
             raise _Unread(number, "expected an indented key: value line (one level of nesting, as metadata has)")
         if match.group(1) in found:
             raise _Unread(number, f"{match.group(1)} appears twice; keep one")
-        found[match.group(1)] = _scalar((match.group(2) or "").strip(), number, lenient)
-    return found
+        found[match.group(1)] = [_scalar((match.group(2) or "").strip(), number, lenient)]
+    return {key: " ".join(parts) for key, parts in found.items()}
 
 
 def _block(lines: list[str], style: str, number: int) -> str:

@@ -51,8 +51,9 @@ class _Found:
 def read(folder: Path, shown: str, reading: Reading) -> None:
     """Add the memories in `folder` (shown as `shown`) to `reading`."""
     index = folder / INDEX
-    text = read_source_text(index, f"{shown}/{INDEX}", reading, INDEX) if index.is_file() else None
     files, skipped = _files(folder)
+    readable = index.is_file() and not _links_out(index, folder.resolve())
+    text = read_source_text(index, f"{shown}/{INDEX}", reading, INDEX) if readable else None
     relative = {path.relative_to(folder).as_posix() for path in files}
     found = _sections(text or "", relative, shown, reading)
     ignored: dict[str, list[str]] = defaultdict(list)
@@ -85,16 +86,24 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
     inside = folder.resolve()
     for path in sorted(folder.rglob("*")):
         parts = path.relative_to(folder).parts
-        if (path.is_dir() and not path.is_symlink()) or (len(parts) == 1 and parts[0] == INDEX):
+        outside = _links_out(path, inside)
+        if (path.is_dir() and not path.is_symlink()) or (parts == (INDEX,) and not outside):
             continue
         name = "/".join(parts)
         hidden = any(part.startswith(".") for part in parts)
-        outside = path.is_symlink() and not path.resolve().is_relative_to(inside)
         if hidden or outside or path.suffix.lower() != ".md" or not path.is_file():
             skipped.append(name + (" (a link out of the folder)" if outside else ""))
         else:
             files.append(path)
     return files, skipped
+
+
+def _links_out(path: Path, inside: Path) -> bool:
+    """Whether `path` is, or lies under, a symbolic link that leads out of the folder `inside`."""
+    try:
+        return not path.resolve().is_relative_to(inside)
+    except (OSError, RuntimeError):
+        return True  # a link loop: nothing to read
 
 
 def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[_Found]:
