@@ -56,7 +56,9 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `lh` with `argv` (default: the process arguments) and return the exit code."""
+    # Every value lh prints, whatever field it came from, goes through scanning.mask on its way out.
     shown, sys.stderr = sys.stderr, _MaskedStream(sys.stderr)
+    printed, sys.stdout = sys.stdout, _MaskedStream(sys.stdout)
     # Start-up makes modules, classes and functions that live until exit: the cyclic collector
     # would only walk them. It runs again for the command, unless the command's module says its
     # work makes no cycles worth collecting (COLLECT_CYCLES = False; adr/0025, adr/0026).
@@ -65,14 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv, collecting)
     finally:
-        sys.stderr = shown
+        sys.stderr, sys.stdout = shown, printed
         if collecting:
             gc.enable()
 
 
 class _MaskedStream:
-    """Standard error with every credential masked: messages quote user values (ids, tags, paths,
-    field names), and one of them may be a token pasted in the wrong place (adr/0019)."""
+    """Standard output or error through `scanning.mask`: what lh prints quotes values from files
+    and arguments (ids, tags, refs, paths, descriptions, field names), any of which may hold a
+    token pasted in the wrong place, a framing tag or a terminal escape (adr/0019)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream

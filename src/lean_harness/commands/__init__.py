@@ -19,13 +19,44 @@ JSON_VERSION = 1
 
 
 def emit(command: str, payload: dict[str, Any], problems: Sequence[str] = ()) -> None:
-    """Print the versioned JSON envelope: version, command, the payload's fields, problems (credentials masked)."""
-    if problems:
-        from lean_harness.scanning.masking import mask
-
-        problems = [mask(problem) for problem in problems]
+    """Print the versioned JSON envelope: version, command, the payload's fields, problems; every
+    string in it, keys included, through `scanning.mask` before it is encoded (a credential split
+    by a JSON escape, as a PEM block's line breaks are, would not be found in the encoded text)."""
     envelope = {"version": JSON_VERSION, "command": command, **payload, "problems": list(problems)}
-    print(json.dumps(envelope, indent=2, ensure_ascii=False))
+    print(json.dumps(masked(envelope), indent=2, ensure_ascii=False))
+
+
+def masked(value: Any) -> Any:
+    """`value` (JSON-like: dicts, lists, tuples, strings, numbers) with every string in it, keys
+    included, through `scanning.mask`: how a record leaves lh, whatever field a value came from."""
+    from lean_harness.scanning.masking import mask_many
+
+    texts: list[str] = []
+
+    def gather(item: Any) -> None:
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                gather(key)
+                gather(inner)
+        elif isinstance(item, (list, tuple)):
+            for inner in item:
+                gather(inner)
+
+    gather(value)
+    shown = dict(zip(texts, mask_many(texts), strict=True))
+
+    def rebuild(item: Any) -> Any:
+        if isinstance(item, str):
+            return shown[item]
+        if isinstance(item, dict):
+            return {shown[key] if isinstance(key, str) else key: rebuild(inner) for key, inner in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [rebuild(inner) for inner in item]
+        return item
+
+    return rebuild(value)
 
 
 def project_root() -> Path:

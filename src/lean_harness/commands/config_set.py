@@ -32,7 +32,9 @@ def run(args: argparse.Namespace) -> int:
             f"{shown} has comments, which rewriting it would drop; edit the file by hand, or pass --drop-comments"
         )
     user = config.parse_toml(text, shown)
-    _refuse_credentials(args.key, args.value, shown)  # before any message could quote the value
+    from lean_harness.memory.rules import refuse_setting
+
+    refuse_setting(args.key, args.value, shown)  # before any message could quote the value
     updated = config.with_value(user, args.key, config.parse_value(args.value))
     problems = config.problems(updated)
     if problems:
@@ -41,18 +43,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"set {args.key} in {shown}")
     _refresh_index(root)
     return 0
-
-
-def _refuse_credentials(key: str, value: str, shown: str) -> None:
-    """A config value is committed and printed like memory: refuse one that looks like a credential."""
-    from lean_harness.errors import Refused
-    from lean_harness.scanning import credentials
-    from lean_harness.scanning.masking import refusal
-
-    for what, text in (("the key", key), ("the value", value)):
-        findings = credentials.scan(text)
-        if findings:
-            raise Refused(refusal(f"{shown}: {what}", findings[0], "file not changed"))
 
 
 def _refresh_index(root: Path) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from lean_harness.commands import open_memory
+from lean_harness.commands import masked, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
                         " exported masked"
                     )
                     rows.append((name, Entry(entry.id, entry.created, text, entry.tags, entry.extra)))
-    text = jsonl.render(rows)
+    # An export is a file shared with others: every field of every record goes through the mask,
+    # the id, tags, refs and any attribute edited by hand as much as the text.
+    text = jsonl.lines(masked([jsonl.record(name, entry) for name, entry in rows]))
     if args.output:
         write_text(Path(args.output), text)
         print(f"exported {len(rows)} entries to {Path(args.output).as_posix()}")

@@ -3,9 +3,10 @@
 It names each shard with its description, entry count and tokens, gives the total against the
 budget and how to pull more, then lists the newest entry titles while the budget lasts. It is
 made from the shard summaries only, holds no wall-clock time, and is byte-identical for the
-same shards (adr/0001-file-only-memory.md). Title lines (date, shard and title) and descriptions
-have framing tags escaped, so a hand-edited entry cannot speak as the system at session start
-(adr/0019).
+same shards (adr/0001-file-only-memory.md). Title lines (date, shard and title) have framing
+tags escaped and descriptions go through `scanning.mask`, so neither a hand-edited entry nor a
+hand-edited config can speak as the system at session start or put a credential in a committed
+file (adr/0019).
 """
 
 from __future__ import annotations
@@ -113,7 +114,16 @@ def render(
 
 
 def _shard_lines(shards: Sequence[tuple[str, str]], summaries: dict[str, Summary]) -> list[str]:
-    return ["", "## Shards", "", *(f"- {_figures(name, summaries[name])}: {neutralise(text)}" for name, text in shards)]
+    # A description is config text a hand edit can fill: masked whole, as anything lh stores.
+    from lean_harness.scanning.masking import mask_many
+
+    shown = mask_many([text for _, text in shards])
+    return [
+        "",
+        "## Shards",
+        "",
+        *(f"- {_figures(name, summaries[name])}: {text}" for (name, _), text in zip(shards, shown, strict=True)),
+    ]
 
 
 def _bare_lines(shards: Sequence[tuple[str, str]], summaries: dict[str, Summary]) -> list[str]:

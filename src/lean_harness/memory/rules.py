@@ -212,6 +212,36 @@ def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | Non
     return results
 
 
+def said(checked: Checked) -> str | None:
+    """Why an entry may not be stored, said without a location (credential first, then
+    directive), or None: the one check of a write path that reports rather than raises."""
+    found = screened([checked])[0]
+    if found is None:
+        return None
+    what, finding, directive = found
+    if directive:
+        return (
+            f'{what} reads as {finding.description} ("{finding.preview}", rule {finding.rule});'
+            " memory holds notes, not instructions to the agent"
+        )
+    return describe(what, finding)
+
+
+def refuse_setting(key: str, value: str, where: str) -> None:
+    """Raise Refused when a config key or value looks like a credential, or the value speaks as the
+    system or the operator: a description is committed, and printed at every session start."""
+    from lean_harness.scanning.masking import refusal
+
+    found = screened([Checked(value, (), None, (), (), (("the key", key),))])[0]
+    if found is None:
+        return
+    what, finding, directive = found
+    if directive:
+        refuse_directives(value, (), f"{where}: the value", hint="Say what the shard holds in other words")
+    what = "the value" if what.startswith("line") else what
+    raise Refused(refusal(f"{where}: {what}", finding, "file not changed"))
+
+
 def refuse_credentials(
     checked: Checked, where: str, hint: str = "If it is not a secret, pass --allow-secret {rule}"
 ) -> None:

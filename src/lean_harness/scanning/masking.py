@@ -7,6 +7,7 @@ import re
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Protocol
 
     class Described(Protocol):
@@ -29,11 +30,18 @@ _MARKS = ("<", "[inst]", "[/inst]", "[system_prompt]", "[available_tools]", "[to
 def mask(text: str) -> str:
     """`text` with every credential masked, framing tags and chat tokens escaped and terminal
     control characters shown as `U+001B`: anyone's text, as lh prints or stores it."""
+    return mask_many([text])[0]
+
+
+def mask_many(texts: Sequence[str]) -> list[str]:
+    """`mask` of each text, the credentials of all of them looked for in one batch."""
     from lean_harness.scanning import credentials  # only when text from outside lh is shown
 
-    found = credentials.scan(text)
-    text = neutralise(credentials.hide(text, found) if found else text)
-    return _CONTROL.sub(lambda m: f"U+{ord(m.group()):04X}", text) if _CONTROL.search(text) else text
+    shown = []
+    for given, found in zip(texts, credentials.scan_many(texts), strict=True):
+        text = neutralise(credentials.hide(given, found) if found else given)
+        shown.append(_CONTROL.sub(lambda m: f"U+{ord(m.group()):04X}", text) if _CONTROL.search(text) else text)
+    return shown
 
 
 def neutralise(text: str) -> str:

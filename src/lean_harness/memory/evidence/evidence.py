@@ -307,6 +307,7 @@ def renamed(root: Path, paths: Sequence[str], cache: Path | None = None) -> dict
     """
     state = _git_state(root) if cache is not None else None
     steps = _cached_steps(cache, state) if cache is not None and state else None
+    steps = _sayable(steps) if steps else steps  # a cache written before names were masked
     if steps is None:
         steps = []
         for command in (
@@ -317,6 +318,7 @@ def renamed(root: Path, paths: Sequence[str], cache: Path | None = None) -> dict
             if out is None:
                 return {}
             steps += _renames_in(out)
+        steps = _sayable(steps)
         if cache is not None and state:
             _store_steps(cache, state, steps)
     found: dict[str, str] = {}
@@ -328,6 +330,19 @@ def renamed(root: Path, paths: Sequence[str], cache: Path | None = None) -> dict
         if current != path:
             found[path] = current
     return found
+
+
+def _sayable(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Renames with every path through `scanning.mask`: a file renamed to a credential (or to a
+    framing tag) is never followed, so its name reaches no entry header, message or cache; the
+    reference it held reads as missing."""
+    if not steps:
+        return steps
+    from lean_harness.scanning.masking import mask_many
+
+    paths = [path for step in steps for path in step]
+    shown = mask_many(paths)
+    return list(zip(shown[0::2], shown[1::2], strict=True))
 
 
 def _git_state(root: Path) -> str | None:

@@ -76,13 +76,18 @@ def _adopt_shard(name: str, shard: Shard, text: str, created: str, shown: str) -
         if checked.problems:
             problems.append(f"{where}: {checked.problems[0]}; left as prose")
             continue
-        found = rules.credential(checked)
+        found = rules.screened([checked])[0]
         if found is not None:
-            _, finding = found
+            _, finding, directive = found
             line = block.line + finding.line - 1
+            why = (
+                f'reads as {finding.description} ("{finding.preview}", rule {finding.rule});'
+                " memory holds notes, not instructions to the agent"
+                if directive
+                else rules.describe("the text", finding).removeprefix("the text ")
+            )
             problems.append(
-                f"{shown}:{line}: {rules.describe('the text', finding)}; left as prose:"
-                ' remove it, then run "lh memory adopt" again'
+                f'{shown}:{line}: the text {why}; left as prose: remove it, then run "lh memory adopt" again'
             )
             continue
         key = derive_id(name, checked.text, taken)

@@ -405,7 +405,10 @@ def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[
     except (OSError, ValueError, AttributeError):
         old = {}
     records = {**(old if isinstance(old, dict) else {}), **recorded}
-    data = {"format": fmt, "source": label, "sha256": digest, "records": dict(sorted(records.items()))}
+    from lean_harness.scanning.masking import mask
+
+    # The marker is committed: the source's name goes through the mask like anything lh stores.
+    data = {"format": fmt, "source": mask(label), "sha256": digest, "records": dict(sorted(records.items()))}
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 

@@ -37,7 +37,6 @@ from lean_harness.memory.shard import Entry, derive_id
 from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import text_key
 from lean_harness.memory.writes import add_entries
-from lean_harness.scanning import directives as directive_rules
 
 PENDING = ".pending"
 CONSUMED = ".consumed"
@@ -150,13 +149,16 @@ def snapshot(memory: Memory) -> list[Pending]:
     notes: list[Pending] = []
     total = 0
     for path in paths:
+        # A note is a file in the inbox: a link would bring in whatever it points to, outside
+        # the project included. Refused here, and not followed when opened (O_NOFOLLOW).
+        refuse_symlink(path, memory.root)
         size = path.stat().st_size
         if size > MAX_NOTE_BYTES:
             raise LhError(
                 f"{memory.shown(path)}: {size} bytes, over the limit of {MAX_NOTE_BYTES} for a note;"
                 " nothing was consolidated; shorten the note or move it out of the folder"
             )
-        with path.open("rb") as handle:
+        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
             data = handle.read(MAX_NOTE_BYTES + 1)
         total += len(data)
         if len(data) > MAX_NOTE_BYTES or total > MAX_SNAPSHOT_BYTES:
@@ -258,15 +260,11 @@ def _entry(
     )
     if checked.problems:
         return None, "", checked.problems[0]
-    found = rules.credential(checked)
-    if found is not None:
-        return None, "", f"{rules.describe(*found)}; remove it"
+    problem = rules.said(checked)
+    if problem is not None:
+        return None, "", f"{problem}; remove it"
     body, tags = checked.text, checked.tags
     directives = checked.directives
-    said = directive_rules.scan(body, allow=directives)
-    if said:
-        d = said[0]
-        return None, "", f'line {d.line} reads as {d.description} ("{d.preview}", rule {d.rule}); remove it'
     extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
     extra += (("allow-directive", ",".join(directives)),) if directives else ()
     return Entry(derive_id(shard, body, taken), created, body, tags, extra), shard, ""
@@ -304,6 +302,8 @@ def _recover(consumed_dir: Path, inbox: Path) -> None:
         return
     marked = _markers(consumed_dir)
     for parked in sorted(consumed_dir.glob("*.md")):
+        if parked.is_symlink():
+            continue  # lh parks real files only: a link is not read, so nothing it points to comes in
         data = parked.read_bytes()
         if hashlib.sha256(data).hexdigest() not in marked:
             _place(inbox, data)

@@ -79,27 +79,29 @@ def _record(value: Any, where: str) -> Record | str:
     )
 
 
-def render(rows: Iterable[tuple[str, Entry]]) -> str:
-    """jsonl text for (shard, entry) pairs, one line each, keys in a fixed order."""
-    lines = []
-    for shard, entry in rows:
-        row: dict[str, object] = {
-            "id": entry.id,
-            "shard": shard,
-            "text": entry.text,
-            "tags": list(entry.tags),
-            "created": entry.created,
-        }
-        if entry.attr("updated"):
-            row["updated"] = entry.attr("updated")
-        allowed = [rule for rule in (entry.attr("allow-secret") or "").split(",") if rule]
-        if allowed:
-            row["allow_secret"] = allowed
-        directives = [rule for rule in (entry.attr("allow-directive") or "").split(",") if rule]
-        if directives:
-            row["allow_directive"] = directives
-        refs = (entry.attr("refs") or "").split()
-        if refs:
-            row["refs"] = refs
-        lines.append(json.dumps(row, ensure_ascii=False) + "\n")
-    return "".join(lines)
+def lines(records: Iterable[dict[str, object]]) -> str:
+    """jsonl text for records, one line each."""
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in records)
+
+
+def record(shard: str, entry: Entry) -> dict[str, object]:
+    """One entry as a jsonl record, keys in a fixed order."""
+    row: dict[str, object] = {
+        "id": entry.id,
+        "shard": shard,
+        "text": entry.text,
+        "tags": list(entry.tags),
+        "created": entry.created,
+    }
+    if entry.attr("updated"):
+        row["updated"] = entry.attr("updated")
+    allowed = [rule for rule in (entry.attr("allow-secret") or "").split(",") if rule]
+    if allowed:
+        row["allow_secret"] = allowed
+    directives = [rule for rule in (entry.attr("allow-directive") or "").split(",") if rule]
+    if directives:
+        row["allow_directive"] = directives
+    refs = (entry.attr("refs") or "").split()
+    if refs:
+        row["refs"] = refs
+    return row
