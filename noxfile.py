@@ -23,7 +23,7 @@ def tests(session: nox.Session) -> None:
     """Run every test on two workers: slow ones and, when npm is there, the real clients (installed meanwhile)."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
     npm = _start_clients_install(session)
-    session.run("pytest", "-n", "auto", "--ignore=tests/test_clients.py", *session.posargs)
+    session.run("pytest", "-n", "auto", "--ignore=tests/test_clients.py", *session.posargs, env=_memory_tmp())
     if npm is not None:
         _run_clients(session, npm)
 
@@ -32,7 +32,7 @@ def tests(session: nox.Session) -> None:
 def slow(session: nox.Session) -> None:
     """Run only the tests marked slow (many processes, kills at every step, large memories)."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run("pytest", "-n", "auto", "-m", "slow", *session.posargs)
+    session.run("pytest", "-n", "auto", "-m", "slow", *session.posargs, env=_memory_tmp())
 
 
 @nox.session
@@ -72,6 +72,15 @@ def clients(session: nox.Session) -> None:
     if npm is None:
         session.skip("npm not found; install Node.js 22 or newer to run the real clients")
     _run_clients(session, npm)
+
+
+def _memory_tmp() -> dict[str, str]:
+    """TMPDIR in memory where the machine has one: the tests' thousands of durable writes then
+    cost no disk flush (what is tested is the same: lh still calls fsync)."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        return {"TMPDIR": str(shm)}
+    return {}
 
 
 def _start_clients_install(session: nox.Session) -> tuple[subprocess.Popen[bytes], Path] | None:
