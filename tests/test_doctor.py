@@ -467,3 +467,20 @@ def test_a_directive_is_found_every_time_whatever_the_cache_says(
     forged_clean_records(repo, shard.read_bytes())
     for _ in range(2):
         assert doctor(capsys)[1]["directives"]["status"] == "fail"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    ["<<<<<<< HEAD", "|||||||", ">>>>>>> topic", "<<<<<<<<", ">>>>>>>\r", "<<<<<<<x", "=======", "<<<<<< six"],
+)
+def test_the_shard_check_and_the_conflict_check_agree_on_a_marker_line(
+    repo: Path, capsys: pytest.CaptureFixture[str], marker: str
+) -> None:
+    shard = repo / MEMORY / "insights.md"
+    shard.write_text(shard.read_text("utf-8") + f"\n{marker}\nmore prose\n", "utf-8")
+    _, checks = doctor(capsys)
+    conflicts, shards = checks["conflicts"], checks["shards"]
+    assert (conflicts["status"] == "fail") == (shards["status"] == "fail")
+    if shards["status"] == "fail":
+        assert "git conflict marker" in str(shards["message"])
+        assert "git conflict marker" in str(conflicts["message"])

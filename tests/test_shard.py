@@ -18,7 +18,6 @@ from lean_harness.memory.shard import (
     append_entries,
     append_text,
     by_writing,
-    content_hash,
     derive_id,
     entry_at,
     marker_kind,
@@ -366,10 +365,6 @@ def test_split_lines_keeps_endings_and_a_last_line_without_one() -> None:
     assert split_lines("") == []
     assert split_lines("a\r\nb\n\nc") == ["a\r\n", "b\n", "\n", "c"]
     assert split_lines("a\n") == ["a\n"]
-
-
-def test_content_hash_is_sha256_of_the_utf8_text() -> None:
-    assert content_hash("é") == hashlib.sha256("é".encode()).hexdigest()
 
 
 def test_derive_id_gives_up_when_every_length_is_taken() -> None:

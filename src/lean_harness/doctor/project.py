@@ -19,12 +19,12 @@ from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
 from lean_harness.memory.handle import Memory, open_memory
+from lean_harness.memory.shard import CONFLICT_MARKERS, is_conflict_marker
 
 if TYPE_CHECKING:
     from lean_harness.memory.search.search import Index
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
-CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
 FIX = "lh doctor --fix"
 
 
@@ -296,10 +296,10 @@ def conflicts(p: Project) -> Verdict:
             data = path.read_bytes()
         except OSError:
             continue
-        if not any(marker in data for marker in CONFLICT_PREFIXES):
+        if not any(marker.encode() in data for marker in CONFLICT_MARKERS):
             continue
-        for number, line in enumerate(data.split(b"\n"), start=1):
-            if line.startswith(CONFLICT_PREFIXES) and line[7:8] in (b"", b" ", b"\r"):
+        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), start=1):
+            if is_conflict_marker(line):
                 found.append(f"{p.shown(path)}:{number}: git conflict marker")
                 break
     if found:

@@ -35,7 +35,9 @@ _ATTR_RE = re.compile(r'([a-z][a-z0-9-]*)="([^"]*)"')
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 TAG_RE = re.compile(r"[a-z0-9][a-z0-9._:/+-]{0,47}")
 CREATED_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
-_CONFLICT_PREFIXES = ("<<<<<<<", ">>>>>>>", "|||||||")
+# The lines git writes around a conflict. `=======` is left out: alone it is a Markdown heading's
+# underline, and git never writes it without a `<<<<<<<` and a `>>>>>>>` line around it.
+CONFLICT_MARKERS = ("<<<<<<<", ">>>>>>>", "|||||||")
 _KNOWN = ("id", "created", "tags")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A header attribute value: one line, no quote, nothing that ends the comment.
@@ -183,14 +185,14 @@ def marker_kind(line: str) -> str | None:
         return "open"
     if _CLOSE_RE.fullmatch(bare.strip()):
         return "close"
-    if bare.startswith(_CONFLICT_PREFIXES):
+    if is_conflict_marker(bare):
         return "conflict"
     return None
 
 
-def content_hash(text: str) -> str:
-    """SHA-256 of an entry's text, the key of every per-entry cache."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def is_conflict_marker(line: str) -> bool:
+    """Whether `line` starts like a git conflict marker: the one rule of the parser, the writer and doctor."""
+    return line.startswith(CONFLICT_MARKERS)
 
 
 def derive_id(shard: str, text: str, taken: Container[str] = ()) -> str:
