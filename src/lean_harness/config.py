@@ -77,6 +77,11 @@ class Config(Value):
         return tuple(name for name, _ in self.shards)
 
 
+def compaction_threshold(token_budget: int, compact_at_percent: int) -> int:
+    """The tokens above which compaction is due: memory.compactAtPercent of memory.tokenBudget, rounded down."""
+    return token_budget * compact_at_percent // 100
+
+
 def find_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds the config."""
     current = start.resolve()

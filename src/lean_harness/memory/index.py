@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from lean_harness.config import compaction_threshold
 from lean_harness.memory.summary import Newest, Summary
 from lean_harness.scanning.masking import neutralise
 from lean_harness.values import Value
@@ -37,7 +38,7 @@ class Totals(Value):
 
     @property
     def threshold(self) -> int:
-        return self.budget * self.compact_at_percent // 100
+        return compaction_threshold(self.budget, self.compact_at_percent)
 
     @property
     def percent(self) -> int:
