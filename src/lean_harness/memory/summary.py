@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lean_harness.files import write_atomic
+from lean_harness.hookstate import stat_key
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
@@ -203,7 +204,7 @@ class SummaryCache:
         except FileNotFoundError:
             return Summary(name, "", 0, 0, (), exists=False), None
         record = self._read(name)
-        if record is not None and record.get("stat") == _stat_key(stat) and _settled(stat, record):
+        if record is not None and record.get("stat") == list(stat_key(stat)) and _settled(stat, record):
             return _from_record(name, record), None
         data = path.read_bytes()
         if record is not None and record.get("sha256") == shard_digest(data):
@@ -237,7 +238,7 @@ class SummaryCache:
                 "format": _FORMAT,
                 "encoding": self.encoding,
                 "sha256": summary.sha256,
-                "stat": _stat_key(stat),
+                "stat": list(stat_key(stat)),
                 "checked": time.time_ns(),
                 "count": summary.count,
                 "tokens": summary.tokens,
@@ -291,10 +292,6 @@ def build(
     summary, ids = summarize(name, shard_digest(data), parse(text, shown), counter)
     cache.store(summary, path, ids)
     return summary
-
-
-def _stat_key(stat: os.stat_result) -> list[int]:
-    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
 
 
 def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:
