@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 FIX = "lh doctor --fix"
+SUPPORTED_ENTRIES = 5_000  # the supported size of a memory (adr/0035-the-supported-envelope.md)
+SUPPORTED_BYTES = 2_000_000
 
 
 @dataclass
@@ -180,6 +182,26 @@ def budget(p: Project) -> Verdict:
             "warn", f"{line}, past memory.compactAtPercent ({totals.compact_at_percent}%)", "lh memory compact"
         )
     return Verdict("ok", line)
+
+
+def size(p: Project) -> Verdict:
+    """Memory is within the supported size: 5,000 entries and 2 MB of shards (adr/0035)."""
+    skipped = _skip_without_shards(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    memory = p.memory
+    entries = sum(memory.summary(name).count for name in memory.config.shard_names)
+    paths = [memory.shard_path(name) for name in memory.config.shard_names]
+    held = sum(path.stat().st_size for path in paths if path.is_file())
+    line = f"{_entries(entries)} in {held / 1_000_000:.1f} MB of shards"
+    if entries > SUPPORTED_ENTRIES or held > SUPPORTED_BYTES:
+        return Verdict(
+            "warn",
+            f"{line}, above the supported {SUPPORTED_ENTRIES:,} entries or {SUPPORTED_BYTES // 1_000_000} MB;"
+            " lh stays correct but slower",
+            "lh memory compact, or move what is no longer needed out of memory",
+        )
+    return Verdict("ok", f"{line}, within the supported size")
 
 
 def secrets(p: Project) -> Verdict:
@@ -481,6 +503,7 @@ CHECKS: tuple[Check[Project], ...] = (
     prose,
     index,
     budget,
+    size,
     secrets,
     directives,
     git_checks.git_ignore,
