@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import pytest
@@ -743,7 +744,7 @@ def test_entries_equal_by_content_whatever_file_position_they_were_read_from() -
     assert read == made
     assert (read != made) is False  # tuple.__ne__ would compare raw and line
     assert hash(read) == hash(made)
-    assert read != made._replace(text="other")
+    assert read != dataclasses.replace(made, text="other")
     assert repr(read) == (
         "Entry(id='k1', created='2026-01-02T03:04:05Z', text='text', tags=('a',), extra=(('refs', 'x.py'),), line=7)"
     )

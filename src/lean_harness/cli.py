@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import argparse
 import errno
-import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn, TextIO
 
 from lean_harness import __version__
 from lean_harness.errors import LhError
-
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
-if TYPE_CHECKING:
-    from typing import Any, NoReturn, TextIO
 
 # Command path -> (summary, module under lean_harness.commands); groups have no module.
 COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
@@ -57,17 +53,10 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `lh` with `argv` (default: the process arguments) and return the exit code."""
     shown, sys.stderr = sys.stderr, _MaskedStream(sys.stderr)
-    # Start-up makes modules, classes and functions that live until exit: the cyclic collector
-    # would only walk them. It runs again for the command, unless the command's module says its
-    # work makes no cycles worth collecting (COLLECT_CYCLES = False; adr/0025, adr/0026).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        return _main(argv, collecting)
+        return _main(argv)
     finally:
         sys.stderr = shown
-        if collecting:
-            gc.enable()
 
 
 class _MaskedStream:
@@ -86,7 +75,7 @@ class _MaskedStream:
         return getattr(self._stream, name)
 
 
-def _main(argv: Sequence[str] | None, collecting: bool) -> int:
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen(words)
     parser, leaf = _parser(chosen)
@@ -112,8 +101,6 @@ def _main(argv: Sequence[str] | None, collecting: bool) -> int:
         if args.directory is not None:
             os.chdir(args.directory)
         module = importlib.import_module(f"lean_harness.commands.{module_name}")
-        if collecting and getattr(module, "COLLECT_CYCLES", True):
-            gc.enable()
         code: int = module.run(args)
         return code
     except LhError as error:

@@ -11,7 +11,8 @@ hmac (adr/0029).
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

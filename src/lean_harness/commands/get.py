@@ -15,11 +15,6 @@ if TYPE_CHECKING:
     from lean_harness.memory.search.search import Hit
 
 
-# Its values are tuples, lists and dicts that refer to no one above them: reference counting
-# frees them all, and the cyclic collector stays off while it runs (cli.py).
-COLLECT_CYCLES = False
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory get`."""
     parser.add_argument("shard", metavar="SHARD", nargs="?", help="the shard to print (with --query: a filter)")

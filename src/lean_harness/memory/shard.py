@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Container, Sequence
+from dataclasses import dataclass, field
 
 from lean_harness.errors import LhError
-from lean_harness.values import Value
 
 OPEN_PREFIX = "<!-- lh:entry "
 CLOSE_LINE = "<!-- /lh:entry -->"
@@ -54,7 +54,8 @@ class Conflict(ShardError):
     exit_code = 1
 
 
-class Entry(Value):
+@dataclass(frozen=True, slots=True)
+class Entry:
     """One memory entry; `raw` is its original text when it was parsed from a file, `line` where.
 
     Two entries are equal when their content is: `raw` and `line` say where one was read from.
@@ -65,25 +66,19 @@ class Entry(Value):
     text: str
     tags: tuple[str, ...] = ()
     extra: tuple[tuple[str, str], ...] = ()
-    raw: str | None = None
+    raw: str | None = field(default=None, repr=False)
     line: int = 0
+
+    def _content(self) -> tuple[str, str, str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+        return (self.id, self.created, self.text, self.tags, self.extra)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entry):
             return NotImplemented
-        return self[:5] == other[:5]
-
-    def __ne__(self, other: object) -> bool:
-        if not isinstance(other, Entry):
-            return NotImplemented
-        return self[:5] != other[:5]
+        return self._content() == other._content()
 
     def __hash__(self) -> int:
-        return hash(self[:5])
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True) if name != "raw")
-        return f"Entry({shown})"
+        return hash(self._content())
 
     @property
     def title(self) -> str:
@@ -97,7 +92,8 @@ class Entry(Value):
         return None
 
 
-class Shard(Value):
+@dataclass(frozen=True, slots=True)
+class Shard:
     """A parsed shard: prose strings and entries in file order."""
 
     blocks: tuple[str | Entry, ...]

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from binascii import crc32
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
+from lean_harness.memory import view
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
-from lean_harness.values import Value
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -30,7 +31,8 @@ CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 SHORT_CUT_MARKER = "…"
 
 
-class Result(Value):
+@dataclass(frozen=True, slots=True)
+class Result:
     """One entry in the answer to a query."""
 
     id: str
@@ -47,7 +49,8 @@ class Result(Value):
     line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
 
-class Answer(Value):
+@dataclass(frozen=True, slots=True)
+class Answer:
     """The entries that answer a query, best first, within the token budget."""
 
     query: str
@@ -56,7 +59,8 @@ class Answer(Value):
     nearest: search.Hit | None = None  # with no results: the best entry below the threshold, if any
 
 
-class Unreachable(Value):
+@dataclass(frozen=True, slots=True)
+class Unreachable:
     """An entry that a query made of its own first line does not find in the top results."""
 
     id: str
@@ -141,11 +145,12 @@ def _answer(
             continue
         # an entry read as indexed from a shard vouched clean holds no credential to mask (search_cache.py)
         body, findings = (entry.text, []) if as_indexed and hit.shard in clean else _masked(entry)
-        tokens = memory.counter.count(body)
+        tokens = view.entry_cost(entry, memory.counter.counts, body) if entry.id else memory.counter.count(body)
         if used + tokens > max_tokens:
             if results or tokens <= max_tokens:
                 break
             body, tokens = _cut(memory, body, hit.shard, max_tokens)
+            tokens = view.entry_cost(entry, memory.counter.counts, body) if entry.id else tokens
             results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
             used += tokens
             break

@@ -23,6 +23,7 @@ whose id or tags hold one is left out, so the cache can be written as it is.
 from __future__ import annotations
 
 from binascii import crc32
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness import digests
@@ -34,7 +35,6 @@ from lean_harness.memory.search import search, segment
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import Entry, Shard, parse
 from lean_harness.memory.summary import shard_digest
-from lean_harness.values import Value
 
 DELTAS = 8  # appended segments a shard keeps before they are merged
 CLEAN_NAME = "search-clean"  # what a shard's clean verdict is signed as (memory/scans.py)
@@ -44,7 +44,8 @@ _SETTINGS = digests.sha256(repr(search.DEFAULT_SETTINGS).encode())[:16]
 _FORMAT = f"lh-search/{search.FORMAT_VERSION}.3/{_SETTINGS}"  # segments depend on how entries are analyzed
 
 
-class Cached(Value):
+@dataclass(frozen=True, slots=True)
+class Cached:
     """A shard's segments and the file they describe."""
 
     sha256: str
@@ -74,7 +75,7 @@ def shard_segments(memory: Memory, name: str, sha256: str, rebuild: bool = False
         write_atomic(path, header + search.segment_bytes(fresh.segments), compare=False, durable=False)
     except OSError:
         pass
-    return fresh._replace(clean=signature != "-")
+    return replace(fresh, clean=signature != "-")
 
 
 def read(path: Path) -> Cached | None:
