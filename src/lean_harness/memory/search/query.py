@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
-from lean_harness.memory import view
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
@@ -145,12 +144,11 @@ def _answer(
             continue
         # an entry read as indexed from a shard vouched clean holds no credential to mask (search_cache.py)
         body, findings = (entry.text, []) if as_indexed and hit.shard in clean else _masked(entry)
-        tokens = view.entry_cost(entry, memory.counter.counts, body) if entry.id else memory.counter.count(body)
+        tokens = memory.counter.count(body)
         if used + tokens > max_tokens:
             if results or tokens <= max_tokens:
                 break
             body, tokens = _cut(memory, body, hit.shard, max_tokens)
-            tokens = view.entry_cost(entry, memory.counter.counts, body) if entry.id else tokens
             results.append(_result(hit, entry, body, tokens, cut=True, masked=bool(findings)))
             used += tokens
             break
