@@ -208,8 +208,7 @@ def test_import_formats_use_only_the_shard_format_and_references(name: str) -> N
 # Modules that `lh memory put` and `lh memory get --query` must start without: the heavy
 # libraries, standard-library modules that only other paths need (shutil, tempfile: argparse
 # and importlib.resources pull them in unless told otherwise; textwrap: argparse's help
-# layout), the standard-library modules whose import costs more than a start-up can spend
-# (dataclasses with inspect, ast and dis; hmac), and lean-harness modules of other commands.
+# layout), hmac, and lean-harness modules of other commands.
 # tomllib (and the typing it imports) and hashlib are paid for: the config is parsed on every
 # run, as no cache a repository can write is trusted for it (adr/0030).
 NOT_ON_HOT_PATHS = (
@@ -221,10 +220,6 @@ NOT_ON_HOT_PATHS = (
     "tempfile",
     "textwrap",
     "importlib.resources",
-    "dataclasses",
-    "inspect",
-    "ast",
-    "dis",
     "hmac",
     "lean_harness.memory.compaction",
     "lean_harness.memory.intake",

@@ -144,28 +144,6 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1] == "['lean_harness.commands.status']"
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        pytest.param(["memory", "put", "failures", "a note"], id="put"),
-        pytest.param(["memory", "status"], id="status"),
-        pytest.param(["memory", "put"], id="usage-error"),
-    ],
-)
-def test_the_garbage_collector_is_as_main_found_it(project: Path, args: list[str]) -> None:
-    import gc
-
-    assert gc.isenabled()
-    main(args)
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        main(args)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-
 def test_scan_of_an_empty_path_is_an_error(project: Path) -> None:
     done = lh("memory", "scan", "", cwd=project)
     assert (done.returncode, done.stderr, done.stdout) == (

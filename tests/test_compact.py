@@ -865,3 +865,20 @@ def test_the_plan_starts_only_above_the_threshold_and_stops_at_the_target(
     assert sources[:2] == ["e0", "e1"]  # the first written go first
     assert not {"e4", "e5"} & set(sources)  # keepNewest = 2
     assert planned.total_after < 66
+
+
+@pytest.mark.parametrize(("off", "due"), [(-5, True), (5, False)], ids=["just-above", "at-the-threshold"])
+def test_status_compact_and_doctor_agree_on_the_threshold(project: Path, off: int, due: bool) -> None:
+    """At 10% of a budget ending in 5 the threshold is rounded down; memory is due only strictly above it."""
+    assert main(["memory", "put", "failures", "the retry loop hides a race when the server closes early"]) == 0
+    total = json.loads(quiet(["memory", "status", "--json"])[1])["total_tokens"]
+    assert main(["config", "set", "memory.compactTargetPercent", "5"]) == 0
+    assert main(["config", "set", "memory.compactAtPercent", "10"]) == 0
+    assert main(["config", "set", "memory.tokenBudget", str(10 * total + off)]) == 0
+    threshold = total - 1 if due else total
+    status = json.loads(quiet(["memory", "status", "--json"])[1])
+    assert (status["compact_threshold"], status["compaction_due"]) == (threshold, due)
+    plan = compact_json("--dry-run")
+    assert (plan["compact_threshold"], plan["due"]) == (threshold, due)
+    checks = {c["id"]: c for c in json.loads(quiet(["doctor", "--json"])[1])["checks"]}
+    assert (checks["budget"]["status"] == "warn") == due

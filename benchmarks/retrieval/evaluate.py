@@ -9,6 +9,7 @@ an even number form the dev half that parameters were tuned on; odd ones are hel
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import statistics
@@ -294,7 +295,7 @@ def ablations(named: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]],
     print("| settings | " + " | ".join(name for name, *_ in named) + " |")
     print("|---|" + "---|" * len(named))
     for label, changes in [("lh as shipped", {}), *ABLATIONS]:
-        settings = search.DEFAULT_SETTINGS._replace(**changes)
+        settings = dataclasses.replace(search.DEFAULT_SETTINGS, **changes)
         cells = []
         for _, corpus, queries, qrels in named:
             found = metrics(lh_ranker(corpus, settings), queries, qrels)

@@ -17,6 +17,7 @@ R@10 / MRR@10 over categories 1-4 for each row of evaluate.py's ablations.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import subprocess
@@ -155,7 +156,7 @@ def ablations(path: Path) -> None:
         data.append((memory_of(conversation), [q for q in queries if q["set"] in _ASKED], qrels))
     print("\n| settings | R@10 / MRR@10, categories 1-4 |\n|---|---:|")
     for label, changes in [("lh as shipped", {}), *ABLATIONS]:
-        settings = search.DEFAULT_SETTINGS._replace(**changes)
+        settings = dataclasses.replace(search.DEFAULT_SETTINGS, **changes)
         recall = reciprocal = asked = 0.0
         for corpus, queries, qrels in data:
             count = sum(1 for q in queries if qrels[q["qid"]])

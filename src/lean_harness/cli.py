@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import argparse
 import errno
-import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn, TextIO
 
 from lean_harness import __version__
 from lean_harness.errors import LhError, readable
-
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
-if TYPE_CHECKING:
-    from typing import Any, NoReturn, TextIO
 
 # Command path -> (summary, module under lean_harness.commands); groups have no module.
 COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
@@ -59,17 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every value lh prints, whatever field it came from, goes through scanning.mask on its way out.
     shown, sys.stderr = sys.stderr, _MaskedStream(sys.stderr)
     printed, sys.stdout = sys.stdout, _MaskedStream(sys.stdout)
-    # Start-up makes modules, classes and functions that live until exit: the cyclic collector
-    # would only walk them. It runs again for the command, unless the command's module says its
-    # work makes no cycles worth collecting (COLLECT_CYCLES = False; adr/0025, adr/0026).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        return _main(argv, collecting)
+        return _main(argv)
     finally:
         sys.stderr, sys.stdout = shown, printed
-        if collecting:
-            gc.enable()
 
 
 class _MaskedStream:
@@ -89,7 +78,7 @@ class _MaskedStream:
         return getattr(self._stream, name)
 
 
-def _main(argv: Sequence[str] | None, collecting: bool) -> int:
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     chosen = _chosen(words)
     parser, leaf = _parser(chosen)
@@ -115,8 +104,6 @@ def _main(argv: Sequence[str] | None, collecting: bool) -> int:
         if args.directory is not None:
             os.chdir(args.directory)
         module = importlib.import_module(f"lean_harness.commands.{module_name}")
-        if collecting and getattr(module, "COLLECT_CYCLES", True):
-            gc.enable()
         code: int = module.run(args)
         return code
     except LhError as error:

@@ -10,14 +10,14 @@ which names every problem (adr/0003-config.md).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text
 from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR
-from lean_harness.values import Value
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -50,7 +50,8 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-class Config(Value):
+@dataclass(frozen=True, slots=True)
+class Config:
     """The effective config of one project, defaults applied."""
 
     root: Path
@@ -75,6 +76,11 @@ class Config(Value):
     @property
     def shard_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.shards)
+
+
+def compaction_threshold(token_budget: int, compact_at_percent: int) -> int:
+    """The tokens above which compaction is due: memory.compactAtPercent of memory.tokenBudget, rounded down."""
+    return token_budget * compact_at_percent // 100
 
 
 def find_root(start: Path) -> Path:

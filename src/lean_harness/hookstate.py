@@ -32,12 +32,21 @@ def folder(cache_dir: str | os.PathLike[str]) -> str:
     return os.path.join(os.fspath(cache_dir), "lh", "hooks")
 
 
-def stat_of(path: str | os.PathLike[str]) -> Stat | None:
+def stat_key(found: os.stat_result) -> Stat:
+    """A file's size, mtime and inode: how lh tells, without reading a file, that it may have changed.
+
+    Every record of file states (these, the summary cache, the evidence cache, the journal's
+    checks) keys files by this triple and nothing else.
+    """
+    return (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+def stat_of(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> Stat | None:
+    """The `stat_key` of a file, or None when it cannot be had."""
     try:
-        found = os.stat(path, follow_symlinks=False)
+        return stat_key(os.stat(path, follow_symlinks=follow_symlinks))
     except OSError:
         return None
-    return (found.st_size, found.st_mtime_ns, found.st_ino)
 
 
 def scan(memory_dir: str | os.PathLike[str]) -> dict[str, Stat]:
@@ -53,7 +62,7 @@ def scan(memory_dir: str | os.PathLike[str]) -> dict[str, Stat]:
                 stat = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            found[entry.name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+            found[entry.name] = stat_key(stat)
     return found
 
 

@@ -15,9 +15,6 @@ if TYPE_CHECKING:
     from lean_harness.memory.search.search import Hit
 
 
-# Its values are tuples, lists and dicts that refer to no one above them: reference counting
-# frees them all, and the cyclic collector stays off while it runs (cli.py).
-COLLECT_CYCLES = False
 EMPTY = 'memory is empty: nothing to search yet; add a note with lh memory put SHARD "text"'
 
 

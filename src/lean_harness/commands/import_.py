@@ -9,11 +9,6 @@ from pathlib import Path
 from lean_harness.commands import emit, open_memory
 from lean_harness.errors import LhError
 
-# An import holds every record, its checks and its entry until it writes, and hardly any of them
-# is in a reference cycle: the cyclic collector would only walk them again and again (about a
-# sixth of the CPU time of an import of 100k records, adr/0026), so it stays off (cli.py).
-COLLECT_CYCLES = False
-
 
 def _shown(source: Path) -> str:
     """A folder found for --from as messages show it: under the home folder, starting with ~."""

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from lean_harness.commands import emit, open_memory
 from lean_harness.errors import LhError
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Any
-
-
-# Its values are tuples, lists and dicts that refer to no one above them: reference counting
-# frees them all, and the cyclic collector stays off while it runs (cli.py).
-COLLECT_CYCLES = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,13 +19,15 @@ from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
 from lean_harness.memory.handle import Memory, open_memory
+from lean_harness.memory.shard import CONFLICT_MARKERS, is_conflict_marker
 
 if TYPE_CHECKING:
     from lean_harness.memory.search.search import Index
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
-CONFLICT_PREFIXES = (b"<<<<<<<", b">>>>>>>", b"|||||||")
 FIX = "lh doctor --fix"
+SUPPORTED_ENTRIES = 5_000  # the supported size of a memory (adr/0035-the-supported-envelope.md)
+SUPPORTED_BYTES = 2_000_000
 
 
 @dataclass
@@ -182,6 +184,26 @@ def budget(p: Project) -> Verdict:
     return Verdict("ok", line)
 
 
+def size(p: Project) -> Verdict:
+    """Memory is within the supported size: 5,000 entries and 2 MB of shards (adr/0035)."""
+    skipped = _skip_without_shards(p)
+    if skipped or p.memory is None:
+        return skipped or Verdict("skip", "skipped")
+    memory = p.memory
+    entries = sum(memory.summary(name).count for name in memory.config.shard_names)
+    paths = [memory.shard_path(name) for name in memory.config.shard_names]
+    held = sum(path.stat().st_size for path in paths if path.is_file())
+    line = f"{_entries(entries)} in {held / 1_000_000:.1f} MB of shards"
+    if entries > SUPPORTED_ENTRIES or held > SUPPORTED_BYTES:
+        return Verdict(
+            "warn",
+            f"{line}, above the supported {SUPPORTED_ENTRIES:,} entries or {SUPPORTED_BYTES // 1_000_000} MB;"
+            " lh stays correct but slower",
+            "lh memory compact, or move what is no longer needed out of memory",
+        )
+    return Verdict("ok", f"{line}, within the supported size")
+
+
 def secrets(p: Project) -> Verdict:
     """No memory file holds something that looks like a credential."""
     from lean_harness.memory.leaks import derived_files, flagged, project_files, scan_paths
@@ -296,10 +318,10 @@ def conflicts(p: Project) -> Verdict:
             data = path.read_bytes()
         except OSError:
             continue
-        if not any(marker in data for marker in CONFLICT_PREFIXES):
+        if not any(marker.encode() in data for marker in CONFLICT_MARKERS):
             continue
-        for number, line in enumerate(data.split(b"\n"), start=1):
-            if line.startswith(CONFLICT_PREFIXES) and line[7:8] in (b"", b" ", b"\r"):
+        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), start=1):
+            if is_conflict_marker(line):
                 found.append(f"{p.shown(path)}:{number}: git conflict marker")
                 break
     if found:
@@ -481,6 +503,7 @@ CHECKS: tuple[Check[Project], ...] = (
     prose,
     index,
     budget,
+    size,
     secrets,
     directives,
     git_checks.git_ignore,

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from lean_harness.errors import LhError
 from lean_harness.files import display, is_temp, refuse_symlink, stage, sync_dir, write_atomic
+from lean_harness.hookstate import Stat, stat_key
 
 JOURNAL_NAME = "journal"
 UNAPPLIED_NAME = "journal.unapplied"
@@ -51,8 +52,6 @@ _TARGET = (
     r"|\.pending/\.consumed/[0-9a-f]{64})"
 )
 _DIGEST = r"[0-9a-f]{64}"
-
-Stat = tuple[int, int, int]
 
 
 class Changed(LhError):
@@ -174,7 +173,7 @@ def _stat(path: Path) -> Stat | None:
         info = path.lstat()
     except FileNotFoundError:
         return None
-    return (info.st_size, info.st_mtime_ns, info.st_ino)
+    return stat_key(info)
 
 
 def _state(path: Path) -> tuple[Stat | None, str | None]:
@@ -185,7 +184,7 @@ def _state(path: Path) -> tuple[Stat | None, str | None]:
             data = handle.read()
     except FileNotFoundError:
         return None, None
-    return (info.st_size, info.st_mtime_ns, info.st_ino), hashlib.sha256(data).hexdigest()
+    return stat_key(info), hashlib.sha256(data).hexdigest()
 
 
 def _identity(folder: Path) -> list[int]:

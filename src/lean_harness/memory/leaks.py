@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError
 from lean_harness.memory.scans import Found, by_entry
 from lean_harness.memory.shard import Entry
 from lean_harness.scanning import credentials
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from lean_harness.config import Config
 

@@ -18,15 +18,16 @@ starts on (adr/0020-prose-and-reading-costs.md).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from lean_harness import markdown
 from lean_harness.memory.shard import Entry, Shard, normalize_text
-from lean_harness.values import Value
 
 _TITLE_RE = re.compile(r"# \S")
 
 
-class Block(Value):
+@dataclass(frozen=True, slots=True)
+class Block:
     """One block of loose prose: the file line it starts on, its last line, and its canonical text."""
 
     line: int

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError, Refused
 from lean_harness.memory.shard import ID_RE, TAG_RE, marker_kind, normalize_text
-from lean_harness.values import Value
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from lean_harness.scanning.finding import Finding
 
@@ -39,7 +39,8 @@ _MARKER_PROBLEM = {
 }
 
 
-class Checked(Value):
+@dataclass(frozen=True, slots=True)
+class Checked:
     """An entry's fields in canonical form, and what is wrong with them (empty when nothing is)."""
 
     text: str

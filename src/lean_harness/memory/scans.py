@@ -11,12 +11,12 @@ Nothing here remembers a verdict: what is printed or written is scanned as it is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lean_harness.memory.shard import Entry, ShardError, parse
 from lean_harness.scanning.finding import Finding
-from lean_harness.values import Value
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Protocol
 
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
         def __call__(self, text: str, *, allow: Iterable[str] = ()) -> Sequence[Finding]: ...
 
 
-class Found(Value):
+@dataclass(frozen=True, slots=True)
+class Found:
     """A finding in a file: where (1-based line and column), which rule, a preview safe to print, and its entry."""
 
     path: str

@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Container, Sequence
+from dataclasses import dataclass, field
 
 from lean_harness.errors import LhError
-from lean_harness.values import Value
 
 OPEN_PREFIX = "<!-- lh:entry "
 CLOSE_LINE = "<!-- /lh:entry -->"
@@ -35,7 +35,9 @@ _ATTR_RE = re.compile(r'([a-z][a-z0-9-]*)="([^"]*)"')
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 TAG_RE = re.compile(r"[a-z0-9][a-z0-9._:/+-]{0,47}")
 CREATED_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
-_CONFLICT_PREFIXES = ("<<<<<<<", ">>>>>>>", "|||||||")
+# The lines git writes around a conflict. `=======` is left out: alone it is a Markdown heading's
+# underline, and git never writes it without a `<<<<<<<` and a `>>>>>>>` line around it.
+CONFLICT_MARKERS = ("<<<<<<<", ">>>>>>>", "|||||||")
 _KNOWN = ("id", "created", "tags")
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
@@ -55,7 +57,8 @@ class Conflict(ShardError):
     exit_code = 1
 
 
-class Entry(Value):
+@dataclass(frozen=True, slots=True)
+class Entry:
     """One memory entry; `raw` is its original text when it was parsed from a file, `line` where.
 
     Two entries are equal when their content is: `raw` and `line` say where one was read from.
@@ -66,25 +69,19 @@ class Entry(Value):
     text: str
     tags: tuple[str, ...] = ()
     extra: tuple[tuple[str, str], ...] = ()
-    raw: str | None = None
+    raw: str | None = field(default=None, repr=False)
     line: int = 0
+
+    def _content(self) -> tuple[str, str, str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+        return (self.id, self.created, self.text, self.tags, self.extra)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entry):
             return NotImplemented
-        return self[:5] == other[:5]
-
-    def __ne__(self, other: object) -> bool:
-        if not isinstance(other, Entry):
-            return NotImplemented
-        return self[:5] != other[:5]
+        return self._content() == other._content()
 
     def __hash__(self) -> int:
-        return hash(self[:5])
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True) if name != "raw")
-        return f"Entry({shown})"
+        return hash(self._content())
 
     @property
     def title(self) -> str:
@@ -98,7 +95,8 @@ class Entry(Value):
         return None
 
 
-class Shard(Value):
+@dataclass(frozen=True, slots=True)
+class Shard:
     """A parsed shard: prose strings and entries in file order."""
 
     blocks: tuple[str | Entry, ...]
@@ -209,14 +207,14 @@ def marker_kind(line: str) -> str | None:
         return "open"
     if _CLOSE_RE.fullmatch(bare.strip()):
         return "close"
-    if bare.startswith(_CONFLICT_PREFIXES):
+    if is_conflict_marker(bare):
         return "conflict"
     return None
 
 
-def content_hash(text: str) -> str:
-    """SHA-256 of an entry's text, the key of every per-entry cache."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def is_conflict_marker(line: str) -> bool:
+    """Whether `line` starts like a git conflict marker: the one rule of the parser, the writer and doctor."""
+    return line.startswith(CONFLICT_MARKERS)
 
 
 def derive_id(shard: str, text: str, taken: Container[str] = ()) -> str:

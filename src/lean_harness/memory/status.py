@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import hookstate
@@ -13,10 +14,10 @@ from lean_harness.locations import CONFIG_PATH
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
 from lean_harness.memory.shard import line_count, parse, render, without_duplicates
-from lean_harness.values import Value
 
 
-class ShardStatus(Value):
+@dataclass(frozen=True, slots=True)
+class ShardStatus:
     """One shard's line in status."""
 
     name: str
@@ -29,7 +30,8 @@ class ShardStatus(Value):
     prose_lines: tuple[tuple[int, int], ...] = ()
 
 
-class Status(Value):
+@dataclass(frozen=True, slots=True)
+class Status:
     """The memory's size against its budgets."""
 
     shards: tuple[ShardStatus, ...]
@@ -42,7 +44,8 @@ class Status(Value):
     index_fresh: bool
 
 
-class IndexResult(Value):
+@dataclass(frozen=True, slots=True)
+class IndexResult:
     """The outcome of regenerating (or checking) INDEX.md."""
 
     path: str

@@ -19,15 +19,16 @@ import json
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lean_harness.files import write_atomic
+from lean_harness.hookstate import stat_key
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
 from lean_harness.memory.tokens import TokenCounter
-from lean_harness.values import Value
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
@@ -35,7 +36,8 @@ NEWEST_KEPT = 64
 _FORMAT = 9  # 9: titles keep a leading `--` (shard.first_line); shards hashed whole
 
 
-class Newest(Value):
+@dataclass(frozen=True, slots=True)
+class Newest:
     """An entry as INDEX.md lists it: when it was last written, and its position in the shard."""
 
     written: str
@@ -44,12 +46,13 @@ class Newest(Value):
     position: int
 
 
-class Summary(Value):
+@dataclass(frozen=True, slots=True)
+class Summary:
     """What is known about one shard file."""
 
     name: str
     sha256: str
-    count: int  # type: ignore[assignment]  # a field of a value, where a tuple has a method
+    count: int
     tokens: int
     newest: tuple[Newest, ...]
     exists: bool = True
@@ -70,11 +73,6 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
 
 
-def entry_cost(entry: Entry, counter: TokenCounter) -> int:
-    """What one entry adds to its shard's figure: its tokens as `get` prints it."""
-    return view.costs([view.entry_block(entry)], counter.counts)[0]
-
-
 def loose_costs(shard: Shard, counts: Callable[[list[str]], list[int]]) -> tuple[tuple[Block, ...], list[int]]:
     """A shard's blocks of loose prose and the tokens of each as `get` prints it."""
     from lean_harness.memory import prose  # only a shard read whole has prose to find: a put needs none
@@ -87,7 +85,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
     """A shard's summary and its ids listing, counting tokens through the cache; `sha256` is its bytes' digest."""
     entries = list(shard.entries)
     loose, prose_counts = loose_costs(shard, counter.counts)
-    counts = view.costs([view.entry_block(e) for e in entries], counter.counts)
+    counts = view.costs([view.entry_block(e) for e in entries], counter.counts)  # each one's view.entry_cost
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
@@ -145,7 +143,8 @@ def with_entry(
     newest = newest[:NEWEST_KEPT]
     refs = [(key, value) for key, value in summary.refs if key != entry.id]
     value = entry.attr("refs")
-    return summary._replace(
+    return replace(
+        summary,
         sha256=sha256,
         count=summary.count + (1 if replaced is None else 0),
         tokens=summary.tokens - (replaced or 0) + tokens,
@@ -169,7 +168,8 @@ def with_entries(summary: Summary, sha256: str, entries: list[Entry], costs: lis
         for stamp, at, item in ranked
     )
     refs = tuple((e.id, value) for e in entries if (value := e.attr("refs")))
-    return summary._replace(
+    return replace(
+        summary,
         sha256=sha256,
         count=summary.count + len(entries),
         tokens=summary.tokens + sum(costs),
@@ -203,7 +203,7 @@ class SummaryCache:
         except FileNotFoundError:
             return Summary(name, "", 0, 0, (), exists=False), None
         record = self._read(name)
-        if record is not None and record.get("stat") == _stat_key(stat) and _settled(stat, record):
+        if record is not None and record.get("stat") == list(stat_key(stat)) and _settled(stat, record):
             return _from_record(name, record), None
         data = path.read_bytes()
         if record is not None and record.get("sha256") == shard_digest(data):
@@ -237,7 +237,7 @@ class SummaryCache:
                 "format": _FORMAT,
                 "encoding": self.encoding,
                 "sha256": summary.sha256,
-                "stat": _stat_key(stat),
+                "stat": list(stat_key(stat)),
                 "checked": time.time_ns(),
                 "count": summary.count,
                 "tokens": summary.tokens,
@@ -291,10 +291,6 @@ def build(
     summary, ids = summarize(name, shard_digest(data), parse(text, shown), counter)
     cache.store(summary, path, ids)
     return summary
-
-
-def _stat_key(stat: os.stat_result) -> list[int]:
-    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
 
 
 def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:

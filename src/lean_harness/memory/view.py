@@ -13,10 +13,10 @@ they are what an agent pays to read it with `get` (adr/0020-prose-and-reading-co
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from lean_harness.memory.shard import Entry
 
-TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
@@ -45,6 +45,15 @@ def prose_block(block: Block, text: str | None = None) -> str:
 def page(blocks: Sequence[str]) -> str:
     """The printed blocks as one text, ending with a newline."""
     return SEPARATOR.join(blocks) + "\n" if blocks else ""
+
+
+def entry_cost(entry: Entry, counts: Callable[[list[str]], list[int]], text: str | None = None) -> int:
+    """An entry's figure: the tokens its block adds to what `get` prints (with `text` in place of its own).
+
+    The one count of an entry that put, status, INDEX.md, `get SHARD` and a query's header report;
+    a shard's figure is the sum of its blocks' costs.
+    """
+    return costs([entry_block(entry, text)], counts)[0]
 
 
 def costs(blocks: Sequence[str], counts: Callable[[list[str]], list[int]]) -> list[int]:

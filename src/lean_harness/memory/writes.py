@@ -10,6 +10,7 @@ adr/0033-whole-shard-writes.md).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.environment import now_utc
@@ -34,17 +35,16 @@ from lean_harness.memory.shard import (
 from lean_harness.memory.status import totals, write_index
 from lean_harness.memory.summary import (
     Summary,
-    entry_cost,
     shard_digest,
     summarize,
     text_key,
     with_entries,
     with_entry,
 )
-from lean_harness.values import Value
 
 
-class PutResult(Value):
+@dataclass(frozen=True, slots=True)
+class PutResult:
     """What a put did and where the memory stands after it."""
 
     id: str
@@ -186,7 +186,7 @@ def _put(
         entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
         newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
         new_text = stored.text[:start] + render_entry(entry, newline, close_id=True) + stored.text[end:]
-        replaced = entry_cost(old, memory.counter)
+        replaced = view.entry_cost(old, memory.counter.counts)
         return _finish(memory, stored, new_text, entry, replaced)
     entry = Entry(derive_id(name, body, _Listed(stored.ids)), now_utc(), body, clean_tags, extra)
     return _add(memory, stored, entry)
@@ -285,7 +285,7 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
         entry.id,
         name,
         "unchanged",
-        entry_cost(entry, memory.counter),
+        view.entry_cost(entry, memory.counter.counts),
         summary.tokens,
         totals(memory),
         memory.counter.label,
@@ -295,7 +295,7 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
 def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replaced: int | None) -> PutResult:
     """Write the shard whole: a new shard, one with copies dropped, or an entry rewritten in place."""
     name, path, before, ids = stored.name, stored.path, stored.before, stored.ids
-    tokens = entry_cost(entry, memory.counter)
+    tokens = view.entry_cost(entry, memory.counter.counts)
     data = stored.encode(new_text)
     _within_limit(memory, name, len(data))
     digest = shard_digest(data)

@@ -310,7 +310,6 @@ def _storage_key(value: str) -> bool:
 
 # --- the registry -------------------------------------------------------------
 
-_B = r"(?:(?<![A-Za-z0-9])|(?<=%[0-9A-Fa-f]{2})|(?<=\\[nrt]))"  # start: not mid-word
 _E = r"(?![A-Za-z0-9])"
 _EW = r"(?![A-Za-z0-9_\-])"
 _NL = r"(?:\r?\n|\\r\\n|\\n)"

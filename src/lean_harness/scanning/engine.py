@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-
-from lean_harness.values import Value
+from dataclasses import dataclass
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Literal
 
 
-class Rule(Value):
+@dataclass(frozen=True, slots=True)
+class Rule:
     """One shape of text to find: where its value is and how to confirm it."""
 
     id: str

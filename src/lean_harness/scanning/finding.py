@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from lean_harness.values import Value
+from dataclasses import dataclass
 
 
-class Finding(Value):
+@dataclass(frozen=True, slots=True)
+class Finding:
     """A match in scanned text: its rule, where it is (1-based line and column, `start`/`end`
     offsets of the matched value) and a preview safe to print."""
 

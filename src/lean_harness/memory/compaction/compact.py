@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lean_harness.config import compaction_threshold
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, time_attr, written
 
@@ -152,7 +153,7 @@ def plan(
     taken: Callable[[str], set[str]] | None = None,
 ) -> Plan:
     """The compaction of `shards` down to `target_percent` of `budget` (only when due, or forced)."""
-    threshold = budget * at_percent // 100
+    threshold = compaction_threshold(budget, at_percent)
     target = budget * target_percent // 100
     total = sum(sum(s.tokens) + s.loose for s in shards)
     kept = {s.name: protected(s.entries, keep_newest) for s in shards}

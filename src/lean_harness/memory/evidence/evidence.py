@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.errors import LhError
+from lean_harness.hookstate import stat_key
 
 ATTR = "refs"
 DIGEST_CHARS = 16  # _STORED_RE matches this many
@@ -359,7 +360,7 @@ def _git_state(root: Path) -> str | None:
             stat = (folder / name).stat() if name else None
         except OSError:
             stat = None
-        parts.append(f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}" if stat else "-")
+        parts.append(":".join(map(str, stat_key(stat))) if stat else "-")
     return " ".join(parts)
 
 

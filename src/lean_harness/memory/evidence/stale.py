@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
+from lean_harness.hookstate import Stat, stat_of
 from lean_harness.memory.evidence import evidence
 from lean_harness.memory.evidence.evidence import Anchor, Finding
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from lean_harness.memory.handle import Memory
 
 CACHE_NAME = "evidence"
-Stat = tuple[int, int, int]
+
 SETTLE_NS = 2_000_000_000
 
 
@@ -111,7 +112,7 @@ def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Findi
     """Findings for the anchors, from the cache for files unchanged since it was written, and the stats."""
     root = memory.root
     known = _load(_cache_path(memory))
-    stats = {p: _stat(root / p) for p in {a.path for a in anchors}}
+    stats = {p: stat_of(root / p, follow_symlinks=True) for p in {a.path for a in anchors}}
     findings: dict[Anchor, Finding] = {}
     unknown: list[Anchor] = []
     for item in set(anchors):
@@ -128,14 +129,6 @@ def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Findi
 
 def _cache_path(memory: Memory) -> Path:
     return memory.config.cache_dir / "lh" / CACHE_NAME
-
-
-def _stat(path: Path) -> Stat | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
 Record = tuple[str, "Stat | None", list[tuple[str, str, str]]]  # path, stat, (status, anchor, now)
@@ -209,7 +202,7 @@ def since_check(root: Path, cache_dir: Path) -> Since | None:
             path = root / evidence.decode(f"{cited}@{'0' * evidence.DIGEST_CHARS}", "cache")[0].path
             if stat is None:
                 changed += path.exists()
-            elif _stat(path) != stat:
+            elif stat_of(path, follow_symlinks=True) != stat:
                 decoded = {evidence.decode(item, "cache")[0]: status for status, item, _ in anchors}
                 now = evidence.check(root, decoded)
                 changed += any(now[a].status != status for a, status in decoded.items())

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
-from lean_harness.files import display, refuse_symlink
+from lean_harness.files import refuse_symlink
 from lean_harness.memory import rules
 from lean_harness.memory.compaction.compact import DIGEST_TAG, carried
 from lean_harness.memory.evidence import evidence
@@ -410,10 +410,3 @@ def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[
     # The marker is committed: the source's name goes through the mask like anything lh stores.
     data = {"format": fmt, "source": mask(label), "sha256": digest, "records": dict(sorted(records.items()))}
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def shown_source(value: str, root: Path) -> str:
-    """SOURCE as messages show it: relative to the project root when inside it."""
-    if value == "-":
-        return "-"
-    return display(Path(value).resolve(), root.resolve()) if Path(value).is_absolute() else Path(value).as_posix()

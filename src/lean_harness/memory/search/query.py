@@ -8,6 +8,7 @@ index recorded for it, not found by scanning its shard.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
@@ -16,7 +17,6 @@ from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 from lean_harness.scanning.masking import neutralise
-from lean_harness.values import Value
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 SHORT_CUT_MARKER = "…"
 
 
-class Result(Value):
+@dataclass(frozen=True, slots=True)
+class Result:
     """One entry in the answer to a query."""
 
     id: str
@@ -47,7 +48,8 @@ class Result(Value):
     line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
 
-class Answer(Value):
+@dataclass(frozen=True, slots=True)
+class Answer:
     """The entries that answer a query, best first, within the token budget."""
 
     query: str
@@ -58,7 +60,8 @@ class Answer(Value):
     needs: int = 0  # with no results: the tokens the best entry's header line needs, when over the budget
 
 
-class Unreachable(Value):
+@dataclass(frozen=True, slots=True)
+class Unreachable:
     """An entry that a query made of its own first line does not find in the top results."""
 
     id: str
@@ -137,9 +140,9 @@ def _answer(
             if results:
                 break
             # the best entry alone is cut to what fits below its header line (its count as long as the budget's)
-            frame = _printed(memory, result._replace(text="", tokens=max_tokens), first=True) if headers else 0
+            frame = _printed(memory, replace(result, text="", tokens=max_tokens), first=True) if headers else 0
             body, tokens = _cut(memory, body, hit.shard, max(0, max_tokens - frame))
-            result = result._replace(text=body, tokens=tokens, cut=True)
+            result = replace(result, text=body, tokens=tokens, cut=True)
             cost = _printed(memory, result, first=True) if headers else tokens
             if cost > max_tokens:  # the header line and the shortest cut do not fit
                 return Answer(text, (), 0, None, len(index), cost)

@@ -35,18 +35,19 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import compress, islice
 
 from lean_harness.memory.search import segment, thesaurus
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
-from lean_harness.values import Value
 
 FORMAT_VERSION = 5
 DEFAULT_MIN_SCORE = 0.3
 
 
-class Settings(Value):
+@dataclass(frozen=True, slots=True)
+class Settings:
     """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
 
     `k1`, `b`, the field weights, `short_title`, `part_doc`, `stem` and `association_common` shape the index
@@ -131,7 +132,8 @@ _SYNONYM_GROUPS = (
 _Concept = tuple[str, float, bool, list[tuple[str, float]]]
 
 
-class Doc(Value):
+@dataclass(frozen=True, slots=True)
+class Doc:
     """What the index needs of one entry."""
 
     id: str
@@ -141,7 +143,8 @@ class Doc(Value):
     text: str
 
 
-class Hit(Value):
+@dataclass(frozen=True, slots=True)
+class Hit:
     """One ranked entry; `score` is the share of the query it matches (see the module docs)."""
 
     id: str

@@ -23,13 +23,13 @@ import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-
-from lean_harness.values import Value
+from dataclasses import dataclass
 
 Shape = tuple[float, float, float, int, int]  # body, title, other frequency; body, title length
 
 
-class Row(Value):
+@dataclass(frozen=True, slots=True)
+class Row:
     """One entry as a segment takes it: what it is, where it is, and its weighted terms."""
 
     id: str
@@ -98,7 +98,7 @@ def holding(lexicons: Sequence[Lexicon], term: str) -> int:
 class Segment:
     """The raw statistics of some entries; see the module docs for the layout.
 
-    Not a value type (values.py): its length is its number of entries, which a tuple's must not be.
+    Not a value type: its length is its number of entries, which a tuple's must not be.
     """
 
     __slots__ = (
