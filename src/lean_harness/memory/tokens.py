@@ -95,7 +95,13 @@ class TokenCounter:
 
     def save(self) -> None:
         """Append the counts made since the last save to the cache files."""
+        if not self._pending:
+            return
+        from lean_harness.files import first_link
+
         folder = self._folder()
+        if first_link(folder, self.cache_dir) is not None:
+            return  # a folder of the cache is a link (Memory refuses to open on one): never append through it
         for bucket, lines in sorted(self._pending.items()):
             try:
                 folder.mkdir(parents=True, exist_ok=True)
