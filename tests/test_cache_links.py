@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from lean_harness import hookstate
+from lean_harness.memory.tokens import TokenCounter
+
 REPO = Path(__file__).resolve().parents[1]
 CACHE = ".agents/.cache"
 REFUSED = "{} is a symbolic link; lean-harness only manages real files. Replace the link with the file or folder itself"
@@ -154,3 +157,30 @@ def test_no_command_writes_through_a_linked_cache_folder(
         elif command == "doctor" and done.returncode == 1 and f"{folder} is a symbolic link" not in done.stdout:
             wrong.append(f"{folder}: doctor failed without naming the link: {done.stdout}")
     assert wrong == []
+
+
+@pytest.mark.parametrize("linked", [".agents/.cache", ".agents/.cache/lh", ".agents/.cache/lh/hooks", "seen"])
+def test_a_hook_record_is_skipped_when_a_folder_on_its_way_is_a_link(tmp_path: Path, linked: str) -> None:
+    """The hooks' records are written without a Memory open: the writer itself checks the way."""
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    folder = root / ".agents/.cache/lh/hooks/seen"
+    folder.mkdir(parents=True)
+    outside.mkdir()
+    link = folder if linked == "seen" else root / linked
+    shutil.rmtree(link)
+    link.symlink_to(outside, target_is_directory=True)
+    hookstate.save(str(folder / "s-1"), {"seed.md": (1, 2, 3)}, str(root))
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("linked", ["tokens", "tokens/cl100k_base"])
+def test_token_counts_are_not_appended_through_a_linked_folder(tmp_path: Path, linked: str) -> None:
+    cache, outside = tmp_path / "lh", tmp_path / "outside"
+    (cache / "tokens" / "cl100k_base").mkdir(parents=True)
+    outside.mkdir()
+    shutil.rmtree(cache / linked)
+    (cache / linked).symlink_to(outside, target_is_directory=True)
+    counter = TokenCounter("cl100k_base", cache)
+    counter.count("a text whose count is kept")
+    counter.save()
+    assert list(outside.iterdir()) == []
