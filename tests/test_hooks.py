@@ -212,7 +212,7 @@ def test_prompt_submit_says_nothing_before_a_session_start_recorded_what_was_see
 def test_writes_made_through_lh_writes_are_not_reported(project: Path) -> None:
     hook("session-start", project)
     cfg = load(project)
-    with hookstate.lh_writes(cfg.memory_dir, cfg.cache_dir):
+    with hookstate.lh_writes(cfg.memory_dir, cfg.cache_dir, cfg.root):
         writes.put(handle.open_memory(cfg), "failures", "a note the agent wrote itself")
     assert hook("prompt-submit", project) == ""
 

@@ -29,10 +29,7 @@ def refuse_symlink(path: Path, root: Path) -> None:
     current = path
     while True:
         if current.is_symlink():
-            raise LhError(
-                f"{display(current, root)} is a symbolic link; lean-harness only manages real files."
-                " Replace the link with the file or folder itself"
-            )
+            raise _linked(current, root)
         if current in (root, current.parent):
             return
         try:
@@ -40,6 +37,63 @@ def refuse_symlink(path: Path, root: Path) -> None:
         except ValueError:
             return
         current = current.parent
+
+
+def _linked(path: Path, root: Path) -> LhError:
+    return LhError(
+        f"{display(path, root)} is a symbolic link; lean-harness only manages real files."
+        " Replace the link with the file or folder itself"
+    )
+
+
+def first_link(path: StrPath, root: StrPath) -> str | None:
+    """The first symbolic link on the way from `root` (not itself) down to `path` (itself included), or None."""
+    top = os.fspath(root)
+    way = os.path.relpath(path, top)
+    if way in (os.curdir, os.pardir) or way.startswith(os.pardir + os.sep):
+        return None  # not below the root: not a path lh manages
+    current = top
+    for part in way.split(os.sep):
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return current
+        except (FileNotFoundError, NotADirectoryError):
+            return None  # nothing further down exists yet: lh makes it
+    return None
+
+
+def cache_link(cache: StrPath, root: StrPath) -> str | None:
+    """The first symbolic link that would send a write to the cache folder `cache` out of the project, or None.
+
+    A link on the way from `root` to `cache`, or one anywhere below it in place of a folder (to a
+    folder, to nothing, to anything but a regular file). A link to a regular file is left alone:
+    every cache write replaces such a link or refuses to open it (`write_atomic`, the appends of
+    memory/tokens.py), so it sends nothing out; a folder link would take every file written in it.
+    The whole tree is walked, not a list of names, so a folder the layout gains is covered too.
+    """
+    found = first_link(cache, root)
+    pending = [] if found else [os.fspath(cache)]
+    while pending and found is None:
+        try:
+            entries = sorted(os.scandir(pending.pop()), key=lambda entry: entry.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # not made yet
+        for entry in entries:
+            if entry.is_symlink():
+                if not os.path.isfile(entry.path):
+                    found = entry.path
+                    break
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+    return found
+
+
+def refuse_cache_links(cache: Path, root: Path) -> None:
+    """Raise, before any cache write, when a symbolic link would send one out of the project (`cache_link`)."""
+    found = cache_link(cache, root)
+    if found is not None:
+        raise _linked(type(cache)(found), root)
 
 
 def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:

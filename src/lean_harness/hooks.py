@@ -190,7 +190,7 @@ def session_start(event: Mapping[str, str], env: Mapping[str, str]) -> str:
         # What a client prints before compacting never reaches the agent; after it, this does.
         lines += ["", COMPACTED]
     try:  # a read-only checkout still gets its memory shown
-        hookstate.save(seen_path(project, event), hookstate.scan(project.memory_dir))
+        hookstate.save(seen_path(project, event), hookstate.scan(project.memory_dir), project.root)
         prune_seen(project)
     except OSError:
         pass
@@ -267,7 +267,7 @@ def prompt_submit(event: Mapping[str, str], env: Mapping[str, str]) -> str:
     now = hookstate.scan(project.memory_dir)
     if seen == now:
         return ""
-    hookstate.save(path, now)
+    hookstate.save(path, now, project.root)
     if seen is None:
         return ""  # no session start recorded what the agent saw: start counting from here
     written = hookstate.load(os.path.join(project.state_dir, "written")) or {}

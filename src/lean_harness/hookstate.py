@@ -81,10 +81,15 @@ def load(path: str) -> dict[str, Stat] | None:
     return found
 
 
-def save(path: str, stats: Mapping[str, Stat]) -> None:
-    """Replace a record through lh's one atomic write, unsynced: the record is only a hint."""
-    from lean_harness.files import write_atomic  # as light as this module: os, stat, errno, time
+def save(path: str, stats: Mapping[str, Stat], root: str | os.PathLike[str]) -> None:
+    """Replace a record through lh's one atomic write, unsynced: the record is only a hint.
 
+    Nothing is written when a folder on the way from the project `root` is a symbolic link
+    (a repository can commit one): the record is skipped, as an unwritable one is."""
+    from lean_harness.files import first_link, write_atomic  # as light as this module: os, stat, errno, time
+
+    if first_link(os.path.dirname(path), root) is not None:
+        return
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     data = "".join(f"{name} {s[0]} {s[1]} {s[2]}\n" for name, s in sorted(stats.items()))
     write_atomic(path, data.encode("utf-8"), compare=False, durable=False)
@@ -106,8 +111,9 @@ def record_index(
     memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
 ) -> None:
     """After lh wrote INDEX.md, or found it as it generates it: remember what it was made from."""
+    root = os.path.dirname(os.path.dirname(os.fspath(config_path)))  # the config is <root>/.agents/lh.toml
     try:
-        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path))
+        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path), root)
     except OSError:
         pass  # the next session start regenerates it
 
@@ -122,8 +128,11 @@ def index_is_generated(
 class lh_writes:
     """Around an `lh` write: afterwards, remember the memory files it changed as lh's own."""
 
-    def __init__(self, memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], root: str | os.PathLike[str]
+    ) -> None:
         self.memory_dir = os.fspath(memory_dir)
+        self.root = root
         self.path = os.path.join(folder(cache_dir), "written")
         self.before: dict[str, Stat] = {}
 
@@ -136,6 +145,6 @@ class lh_writes:
         changed = {name: stat for name, stat in scan(self.memory_dir).items() if self.before.get(name) != stat}
         if changed:
             try:
-                save(self.path, {**(load(self.path) or {}), **changed})
+                save(self.path, {**(load(self.path) or {}), **changed}, self.root)
             except OSError:
                 pass  # an unwritable cache costs the agent a spurious notice, nothing more

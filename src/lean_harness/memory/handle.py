@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lean_harness.config import Config
 from lean_harness.errors import LhError
-from lean_harness.files import display, read_text, refuse_symlink, remove_stale_temps
+from lean_harness.files import display, read_text, refuse_cache_links, refuse_symlink, remove_stale_temps
 from lean_harness.lock import locked
 from lean_harness.memory import journal
 from lean_harness.memory.shard import Entry, entry_at, line_start, line_stop, parse, refuse_conflicting_ids
@@ -22,21 +22,26 @@ from lean_harness.memory.summary import Summary, SummaryCache, build, shard_dige
 from lean_harness.memory.tokens import TokenCounter
 
 INDEX_NAME = "INDEX.md"
-# The folders under <cacheDir>/lh that commands write files in (the search index, summaries,
-# token counts and ranks, renames, the hooks' state): a link there would send those writes out of the project.
-CACHE_FOLDERS = ("search", "shards", "tokens", "ranks", "renames", "hooks")
 # Every name lh writes directly under <cacheDir>/lh: `lh deinit --purge` deletes these and nothing
 # else there, since a cache dir set in the config may be a folder the user keeps files in.
-CACHE_NAMES = (*CACHE_FOLDERS, "write.lock", "journal", "config.json", "scan-clean", "directive-clean", "evidence")
+CACHE_NAMES = (
+    *("search", "shards", "tokens", "ranks", "renames", "hooks"),
+    *("write.lock", "journal", "config.json", "scan-clean", "directive-clean", "evidence"),
+)
 MAX_SHARD_BYTES = 64 * 1024 * 1024
 
 
 class Memory:
-    """One project's memory: its config, caches and token counter."""
+    """One project's memory: its config, caches and token counter.
+
+    Opening it refuses a symbolic link on the way to the cache or in place of a folder in it, so
+    that no command writes a cache file through one: every cache write happens with a `Memory` open.
+    """
 
     def __init__(self, config: Config) -> None:
         self.config = config
         lh_cache = config.cache_dir / "lh"
+        refuse_cache_links(lh_cache, config.root)
         self.counter = TokenCounter(config.encoding, lh_cache)
         self.cache = SummaryCache(lh_cache, config.encoding)
         self._summaries: dict[str, Summary] = {}
@@ -179,7 +184,7 @@ class Memory:
         # Files lh writes are recorded as its own, so the prompt hook does not report them back.
         with (
             self._lock(shared=False, timeout=timeout),
-            hookstate.lh_writes(self.config.memory_dir, self.config.cache_dir),
+            hookstate.lh_writes(self.config.memory_dir, self.config.cache_dir, self.root),
         ):
             self._summaries.clear()
             remove_stale_temps(self.config.memory_dir)
@@ -199,9 +204,7 @@ class Memory:
     @contextmanager
     def _lock(self, shared: bool, timeout: float | None = None) -> Iterator[None]:
         lock_path = self.config.cache_dir / "lh" / "write.lock"
-        refuse_symlink(lock_path, self.root)  # every cache folder on the way, and the lock itself
-        for folder in CACHE_FOLDERS:  # and the folders lh writes its caches in, each replaced file by file
-            refuse_symlink(lock_path.parent / folder, self.root)
+        refuse_symlink(lock_path, self.root)  # opened, not replaced: a link to a file is refused too
         with locked(lock_path, self.shown(lock_path), timeout, shared=shared):
             self._locked = True
             try:

@@ -95,7 +95,13 @@ class TokenCounter:
 
     def save(self) -> None:
         """Append the counts made since the last save to the cache files."""
+        if not self._pending:
+            return
+        from lean_harness.files import first_link
+
         folder = self._folder()
+        if first_link(folder, self.cache_dir) is not None:
+            return  # a folder of the cache is a link (Memory refuses to open on one): never append through it
         for bucket, lines in sorted(self._pending.items()):
             try:
                 folder.mkdir(parents=True, exist_ok=True)
@@ -111,8 +117,12 @@ class TokenCounter:
     def _folder(self) -> Path:
         return self.cache_dir / "tokens" / self.encoding
 
-    def _hint(self) -> Path:
-        return self.cache_dir / "tokens" / "rank-file"
+    def _hint(self) -> Path | None:
+        """Where the rank file's place is remembered; None when its folder is a link, neither read nor written."""
+        from lean_harness.files import first_link
+
+        hint = self.cache_dir / "tokens" / "rank-file"
+        return None if first_link(hint.parent, self.cache_dir) else hint
 
     def _lookup(self, key: str, text: str) -> int | None:
         bucket = key[:2]
