@@ -269,10 +269,12 @@ def _modules_after(root: Path, *args: str) -> tuple[str, set[str]]:
 def test_put_and_query_import_only_what_they_use(tmp_path: Path, args: tuple[str, ...]) -> None:
     assert lh("init", cwd=tmp_path).returncode == 0
     assert lh("memory", "put", "failures", "the lock file stays after a crash", cwd=tmp_path).returncode == 0
-    if args[1] == "get":  # the query that builds the index scans the shard, within the same bounds
+    if args[1] == "get":  # the query that builds the index scans the shard, within the same bounds,
+        # but for the tokenizer: it counts the header lines it prints for the first time
         code, loaded = _modules_after(tmp_path, "memory", "get", "--query", "stays")
         assert code == "0"
-        assert sorted(m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in NOT_ON_HOT_PATHS)) == []
+        first = [m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in NOT_ON_HOT_PATHS)]
+        assert sorted(m for m in first if not m.startswith(("regex", "_regex"))) == []
     code, loaded = _modules_after(tmp_path, *args)
     assert code == "0"
     unwanted = sorted(m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in NOT_ON_HOT_PATHS))

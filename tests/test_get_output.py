@@ -232,19 +232,20 @@ def queried(root: Path) -> Path:
 def test_query_prints_the_header_line_and_the_text(queried: Path) -> None:
     done = lh("memory", "get", "--query", "alpha", cwd=queried)
     assert (done.returncode, done.stderr) == (0, "")
-    # "alpha beta gamma" is 16 bytes, 4 tokens.
-    assert done.stdout == "[build/b1] score 1.23, 4 tokens, 2026-11-01 #ci\nalpha beta gamma\n"
+    # The entry's figure, as put and status give it: what `get` prints of it,
+    # "[2026-11-01 #ci]\nalpha beta gamma\n\n", 35 bytes, 9 tokens.
+    assert done.stdout == "[build/b1] score 1.23, 9 tokens, 2026-11-01 #ci\nalpha beta gamma\n"
 
 
 def test_query_results_have_a_blank_line_between_and_ties_go_to_the_newer(queried: Path) -> None:
     done = lh("memory", "get", "--query", "alpha delta", cwd=queried)
     assert (done.returncode, done.stderr) == (0, "")
-    # Half of 1.2251 each; "delta omega kappa" is 17 bytes, 5 tokens.
+    # Half of 1.2251 each; "[2026-11-02]\ndelta omega kappa\n\n" is 32 bytes, 8 tokens.
     assert done.stdout == (
-        "[build/b2] score 0.61, 5 tokens, 2026-11-02\n"
+        "[build/b2] score 0.61, 8 tokens, 2026-11-02\n"
         "delta omega kappa\n"
         "\n"
-        "[build/b1] score 0.61, 4 tokens, 2026-11-01 #ci\n"
+        "[build/b1] score 0.61, 9 tokens, 2026-11-01 #ci\n"
         "alpha beta gamma\n"
     )
 
@@ -261,7 +262,7 @@ def test_query_json(queried: Path) -> None:
                 "id": "b2",
                 "shard": "build",
                 "score": 0.6125,
-                "tokens": 5,
+                "tokens": 8,
                 "created": "2026-11-02T10:00:00Z",
                 "tags": [],
                 "text": "delta omega kappa",
@@ -274,7 +275,7 @@ def test_query_json(queried: Path) -> None:
                 "id": "b1",
                 "shard": "build",
                 "score": 0.6125,
-                "tokens": 4,
+                "tokens": 9,
                 "created": "2026-11-01T10:00:00Z",
                 "tags": ["ci"],
                 "text": "alpha beta gamma",
@@ -284,18 +285,18 @@ def test_query_json(queried: Path) -> None:
                 "refs": [],
             },
         ],
-        "total_tokens": 9,
+        "total_tokens": 17,
         "problems": [],
     }
 
 
 def test_an_entry_that_does_not_fit_after_another_is_left_out(queried: Path) -> None:
     # The budget holds what is printed, header lines included: b2's 62 bytes are 16 tokens; b1's
-    # block after it, "\n[build/b1] score 0.61, 4 tokens, 2026-11-01 #ci\nalpha beta gamma\n", 66 bytes, 17.
+    # block after it, "\n[build/b1] score 0.61, 9 tokens, 2026-11-01 #ci\nalpha beta gamma\n", 66 bytes, 17.
     for budget in ("16", "32"):
         done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", budget, cwd=queried)
         assert (done.returncode, done.stderr) == (0, "")
-        assert done.stdout == "[build/b2] score 0.61, 5 tokens, 2026-11-02\ndelta omega kappa\n"
+        assert done.stdout == "[build/b2] score 0.61, 8 tokens, 2026-11-02\ndelta omega kappa\n"
     done = lh("memory", "get", "--query", "alpha delta", "--max-tokens", "33", cwd=queried)
     assert done.stdout.count("score 0.61") == 2
     assert len(done.stdout.encode()) == 62 + 66  # 128 bytes: 32 tokens, within 33
@@ -388,8 +389,8 @@ def test_query_masks_credentials_and_says_where(queried: Path) -> None:
     assert done.returncode == 0
     # Now the only entry of two words among entries of three (average 8/3): body and title count
     # 1 and 0.5 of 1 / (0.5 + 0.5 x 2 / (8/3)) = 1.1429, so tf 1.7143, impact 1.7143 x 2.2 / 2.9143
-    # = 1.2941, level 150, score 150 x 2.2 / 255 = 1.2941. "theta ghp_********" is 18 bytes, 5 tokens.
-    assert done.stdout == "[notes/n1] score 1.29, 5 tokens, 2026-11-02\ntheta ghp_********\n"
+    # = 1.2941, level 150, score 150 x 2.2 / 255 = 1.2941. "[2026-11-02]\ntheta ghp_********\n\n", its printed block, is 33 bytes, 9 tokens.
+    assert done.stdout == "[notes/n1] score 1.29, 9 tokens, 2026-11-02\ntheta ghp_********\n"
     assert done.stderr == (
         "warning: .agents/memory/notes.md: entry n1 holds what looks like a credential (masked here);"
         ' run "lh memory scan"\n'

@@ -16,6 +16,7 @@ from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
+from lean_harness.memory.view import entry_cost
 from lean_harness.scanning.masking import neutralise
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
@@ -134,7 +135,9 @@ def _answer(
             continue
         body, findings = _masked(entry)  # what is printed is scanned as it is now, whatever the cache says
         body = neutralise(body)
-        result = _result(hit, entry, body, memory.counter.count(body), cut=False, masked=bool(findings))
+        # the entry's one figure (memory/view.py), of the text as printed here
+        tokens = entry_cost(entry, memory.counter.counts, body)
+        result = _result(hit, entry, body, tokens, cut=False, masked=bool(findings))
         cost = _printed(memory, result, first=not results) if headers else result.tokens
         if used + cost > max_tokens:
             if results:
@@ -170,7 +173,7 @@ def _printed(memory: Memory, result: Result, first: bool) -> int:
     """The tokens a result takes as `lh memory get --query` prints it: a blank line before all but
     the first, its header line, its text."""
     block = f"{heading(result, memory.shown(memory.shard_path(result.shard)))}\n{result.text}\n"
-    return memory.counter.measure(block if first else "\n" + block)
+    return memory.counter.count(block if first else "\n" + block)  # cached: a warm query counts nothing
 
 
 def _masked(entry: Entry) -> tuple[str, list[Finding]]:
