@@ -389,7 +389,8 @@ def test_query_masks_credentials_and_says_where(queried: Path) -> None:
     assert done.returncode == 0
     # Now the only entry of two words among entries of three (average 8/3): body and title count
     # 1 and 0.5 of 1 / (0.5 + 0.5 x 2 / (8/3)) = 1.1429, so tf 1.7143, impact 1.7143 x 2.2 / 2.9143
-    # = 1.2941, level 150, score 150 x 2.2 / 255 = 1.2941. "[2026-11-02]\ntheta ghp_********\n\n", its printed block, is 33 bytes, 9 tokens.
+    # = 1.2941, level 150, score 150 x 2.2 / 255 = 1.2941. Its printed block,
+    # "[2026-11-02]\ntheta ghp_********\n\n", is 33 bytes, 9 tokens.
     assert done.stdout == "[notes/n1] score 1.29, 9 tokens, 2026-11-02\ntheta ghp_********\n"
     assert done.stderr == (
         "warning: .agents/memory/notes.md: entry n1 holds what looks like a credential (masked here);"
