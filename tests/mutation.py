@@ -30,12 +30,12 @@ FLOOR = 0.80
 MODULES: dict[str, tuple[str, ...]] = {
     "memory/rules.py": ("test_rules.py", "test_shard.py"),
     "memory/shard.py": ("test_shard.py", "test_rules.py"),
-    "memory/compaction/compact.py": ("test_compact_plan.py",),
-    "memory/index.py": ("test_index_render.py",),
+    "memory/compaction/compact.py": ("test_compact.py",),
+    "memory/index.py": ("test_index.py",),
     "memory/search/search.py": ("test_search.py", "test_search_oracle.py", "test_thesaurus.py"),
     "memory/search/thesaurus.py": ("test_thesaurus.py",),
-    "scanning/credentials.py": ("test_scanning_credentials.py", "test_scanning_credentials_edges.py"),
-    "scanning/fold.py": ("test_scanning_directives.py",),
+    "scanning/credentials.py": ("test_credentials.py", "test_credentials_edges.py"),
+    "scanning/fold.py": ("test_directives.py",),
     "memory/search/segment.py": ("test_search.py",),
 }
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")

@@ -1,884 +1,1047 @@
-"""`lh memory compact` and `lh memory expand`: plans, digests, the archive, the journal, crashes."""
+"""The compaction planner called in this process: whole plans and digests for small hand-made inputs.
+
+Token counts are one per word (`words`), so every figure below can be worked out by hand: a
+digest's printed block is its header `[id day #tags]` (2 words plus one per tag), its intro
+(21 words, 26 with "(N repeated lines left out)") and one word more than each line it keeps.
+While a group grows, the planner estimates the intro as the printed block of a two-entry digest
+tagged `digest` only (24 words) plus one, so its estimate is one token above the exact count when
+no other tag and no repeated line is involved.
+"""
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import random
-import shutil
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lean_harness.cli import main
-from lean_harness.memory.compaction.compact import ShardInput, plan
-from lean_harness.memory.shard import Entry, derive_id, parse, render_entry
-from support import lh, snapshot
-
-MEMORY = ".agents/memory"
-NOTE = (
-    "the retry loop in {module} hides a race\n"
-    "Cause: the server closes keep-alive connections early, and the client reuses them.\n"
-    "Fix: retry once on ConnectionResetError; it has held for 40 runs."
+from lean_harness.memory.compaction.compact import (
+    Digest,
+    Holder,
+    Plan,
+    ShardInput,
+    ShardPlan,
+    archive_path,
+    carried,
+    digest_line,
+    is_digest,
+    lines_of,
+    plan,
+    protected,
+    same_key,
 )
-MODULES = ["http_client", "scheduler", "auth", "db", "cache", "render", "upload", "metrics", "watcher", "mailer"]
-WORDS = ["lock", "cache", "retry", "fsync", "rename", "proxy", "token", "shard", "merge", "flaky", "windows", "ci"]
+from lean_harness.memory.shard import Entry, parse
 
 
-def entry(shard: str, text: str, created: int, **attrs: str) -> Entry:
-    tags = tuple(attrs.pop("tags", "").split())
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created))
-    return Entry(attrs.pop("id", derive_id(shard, text)), stamp, text, tags, tuple(attrs.items()))
-
-
-def write_shard(root: Path, shard: str, entries: list[Entry]) -> None:
-    """A shard as lh writes it: heading, description, entries separated by blank lines."""
-    path = root / MEMORY / f"{shard}.md"
-    head = path.read_text("utf-8").split("\n\n<!--")[0].rstrip("\n") + "\n"
-    path.write_text(head + "".join("\n" + render_entry(e) for e in entries), encoding="utf-8")
-
-
-def configure(budget: int, keep: int, encoding: str = "cl100k_base") -> None:
-    assert main(["config", "set", "memory.tokenBudget", str(budget)]) == 0
-    assert main(["config", "set", "memory.keepNewest", str(keep)]) == 0
-    if encoding != "cl100k_base":
-        assert main(["config", "set", "memory.encoding", encoding]) == 0
-
-
-def notes(shard: str, count: int, start: int = 1_700_000_000) -> list[Entry]:
-    return [
-        entry(shard, f"note {n}: " + NOTE.format(module=MODULES[n % len(MODULES)]), start + n * 60)
-        for n in range(count)
-    ]
-
-
-def compact_json(*args: str) -> dict[str, Any]:
-    """`lh memory compact --json` run in this process, its output parsed."""
-    data: dict[str, Any] = json.loads(quiet(["memory", "compact", "--json", *args])[1])
-    return data
-
-
-def archive_entries(root: Path, shard: str) -> tuple[Entry, ...]:
-    path = root / MEMORY / "archive" / f"{shard}.md"
-    return parse(path.read_text("utf-8")).entries if path.exists() else ()
-
-
-# -- what compaction does ------------------------------------------------------------------------
-
-
-def test_below_the_threshold_nothing_is_done_and_said_so(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["memory", "put", "failures", "one short note"]) == 0
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "compact"]) == 0
-    assert capsys.readouterr().out == (
-        "memory: 12 of 20000 tokens (0%); compaction threshold 16000, target 12000 tokens\n"
-        "not above the compaction threshold: nothing to do (--force compacts down to the target)\n"
-    )
-    assert main(["memory", "compact", "--force"]) == 0
-    assert capsys.readouterr().out.endswith("already at or below the target: nothing to do\n")
-    assert snapshot(project) == before
-
-
-def test_dry_run_prints_the_plan_and_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(350, 2)
-    old = notes("failures", 8)
-    write_shard(project, "failures", old)
-    assert main(["memory", "index"]) == 0
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "compact", "--dry-run"]) == 0
-    captured = capsys.readouterr()
-    assert snapshot(project) == before
-    key = derive_id("failures", "\n".join(["digest", *(e.id for e in old[:6])]))
-    assert captured.out.splitlines() == [
-        "memory: 449 of 350 tokens (128%); compaction threshold 280, target 210 tokens",
-        f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 337 -> 136 tokens",
-        *(f"  {e.id} 2023-11-14 {e.title}" for e in old[:6]),
-        "shard               entries              tokens",
-        "failures             8 -> 3          449 -> 248",
-        "total                                449 -> 248  (70% of the budget)",
-        'dry run: nothing was written; "lh memory compact" does it',
-    ]
-    assert captured.err == (
-        "warning: memory stays at 248 tokens, above the target of 210: 2 newest or pinned entries hold 112 tokens"
-        " (memory.keepNewest, --pin); digests 136 (they keep the first line of each merged note); largest entries:"
-        f" failures/{key} 136 (digest), failures/{old[6].id} 56 (newest), failures/{old[7].id} 56 (newest)."
-        " Lower memory.keepNewest, unpin or shorten entries, or raise memory.tokenBudget\n"
-    )
-
-
-def test_a_real_run_merges_the_oldest_entries_of_the_largest_shard_first(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    configure(900, 2)
-    failures = notes("failures", 12)
-    insights = notes("insights", 4, start=1_600_000_000)
-    write_shard(project, "failures", failures)
-    write_shard(project, "insights", insights)
-    assert main(["memory", "index"]) == 0
-    data = compact_json()
-    assert data["command"] == "memory compact"
-    assert data["version"] == 1
-    assert data["problems"] == []
-    digests = data["digests"]
-    assert isinstance(digests, list)
-    assert [d["shard"] for d in digests] == ["failures"]  # the largest shard, though insights is older
-    merged = [s["id"] for s in digests[0]["sources"]]
-    assert merged == [e.id for e in failures[: len(merged)]]  # oldest first
-    assert data["total_after"] <= data["compact_target"]
-    kept = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries
-    assert kept[0].id == digests[0]["id"]
-    assert [e.id for e in kept[1:]] == [e.id for e in failures[len(merged) :]]
-    assert [e.id for e in archive_entries(project, "failures")] == merged
-    assert main(["memory", "index", "--check"]) == 0
-
-
-def test_the_digest_keeps_first_lines_once_and_records_range_sources_and_archive(project: Path) -> None:
-    configure(150, 1)
-    detail = "\nseen on the nightly runner and on two laptops; the workaround is in the docs, with a test"
-    sources = [
-        entry("quirks", "tar on macOS lacks --wildcards" + detail, 1_700_000_000, tags="macos"),
-        entry("quirks", "Tar on macOS lacks --wildcards!" + detail, 1_700_000_100),
-        entry("quirks", "- pip caches wheels by name only" + detail, 1_700_086_400, tags="ci"),
-        entry("quirks", "the proxy strips auth headers", 1_700_090_000),
-    ]
-    write_shard(project, "quirks", sources)
-    assert main(["memory", "compact"]) == 0
-    first, kept = parse((project / MEMORY / "quirks.md").read_text("utf-8")).entries
-    assert kept.id == sources[3].id
-    ids = " ".join(e.id for e in sources[:3])
-    assert first.text == (
-        "Digest of 3 entries from 2023-11-14 to 2023-11-15, the first line of each (1 repeated line left out);"
-        f" `lh memory expand {first.id} --print` shows them whole.\n"
-        "- tar on macOS lacks --wildcards\n"
-        "- pip caches wheels by name only"
-    )
-    assert first.created == sources[2].created
-    assert first.tags == ("ci", "digest", "macos")
-    assert first.extra == (
-        ("from", sources[0].created),
-        ("to", sources[2].created),
-        ("entries", "3"),
-        ("sources", ids),
-        ("archive", "archive/quirks.md"),
-    )
-    assert first.id == derive_id("quirks", "digest\n" + ids.replace(" ", "\n"))
-
-
-def test_newest_and_pinned_entries_are_never_merged(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(100, 2)
-    old = notes("failures", 6)
-    write_shard(project, "failures", old)
-    assert main(["memory", "put", "failures", "--pin", "never merge this: the release key lives in the vault"]) == 0
-    pinned = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[-1]
-    assert pinned.tags == ("pinned",)
-    path = project / MEMORY / "failures.md"
-    text = path.read_text("utf-8")
-    # Make the pinned note the oldest, so only its tag protects it.
-    path.write_text(text.replace(pinned.created, "2001-01-01T00:00:00Z"), encoding="utf-8")
-    raw_before = {e.id: e.raw for e in parse(path.read_text("utf-8")).entries}
-    capsys.readouterr()
-    assert main(["memory", "compact"]) == 1  # the target is out of reach: the rest is protected
-    captured = capsys.readouterr()
-    after = {e.id: e.raw for e in parse(path.read_text("utf-8")).entries}
-    for key in (pinned.id, old[-1].id, old[-2].id):
-        assert after[key] == raw_before[key]
-    assert captured.err.startswith("warning: memory stays at ")
-    assert captured.err.endswith(
-        f" failures/{pinned.id} 23 (pinned). Lower memory.keepNewest, unpin or shorten entries, or raise"
-        " memory.tokenBudget\n"
-    )
-
-
-def test_superseded_entries_are_merged_first_and_an_update_counts_as_new(project: Path) -> None:
-    configure(2000, 2)
-    old = notes("failures", 30)
-    updated = entry(
-        "failures", "the deploy uses blue-green since v3", 1_700_000_050, id="deploy", updated="2026-01-01T00:00:00Z"
-    )
-    replaced = old[20]
-    newer = entry("failures", "flaky upload test: the tmp dir is shared", 1_700_000_060, supersedes=replaced.id)
-    write_shard(project, "failures", [*old[:20], updated, replaced, *old[21:], newer])
-    data = compact_json("--force")
-    (digest,) = data["digests"]
-    merged = [s["id"] for s in digest["sources"]]
-    assert "deploy" not in merged  # updated in place: the current version, as new as its update
-    assert replaced.id in merged
-    assert old[19].id not in merged  # the target was reached before the newer of the old ones
-
-
-def test_a_second_run_changes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(1000, 2)
-    write_shard(project, "failures", notes("failures", 10))
-    write_shard(project, "quirks", notes("quirks", 5))
-    assert main(["memory", "compact"]) == 0
-    first = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "compact"]) == 0
-    assert "nothing to do" in capsys.readouterr().out
-    assert main(["memory", "compact", "--force"]) == 0
-    assert snapshot(project) == first
-
-
-def test_put_that_crosses_the_threshold_names_what_compaction_would_merge(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    configure(520, 2)
-    write_shard(project, "failures", notes("failures", 7))
-    assert main(["memory", "index"]) == 0
-    capsys.readouterr()
-    assert main(["memory", "put", "insights", "a note that crosses the threshold, " + "words " * 20]) == 0
-    err = capsys.readouterr().err.splitlines()
-    ids = ", ".join(f"failures/{e.id}" for e in notes("failures", 7)[:5])
-    assert err == [
-        'warning: memory is over its compaction threshold (80% of 520 tokens); run "lh memory compact"',
-        f"next compaction would merge 5 entries: {ids}",
-    ]
-    assert main(["memory", "put", "insights", "a later note, already over"]) == 0
-    assert "next compaction" not in capsys.readouterr().err
-
-
-# -- expand ---------------------------------------------------------------------------------------
-
-
-def test_compact_then_expand_through_real_processes_gives_back_every_byte(project: Path) -> None:
-    assert lh("config", "set", "memory.tokenBudget", "900", cwd=project).returncode == 0
-    assert lh("config", "set", "memory.keepNewest", "2", cwd=project).returncode == 0
-    write_shard(project, "failures", notes("failures", 10))
-    write_shard(project, "quirks", notes("quirks", 6))
-    assert lh("memory", "index", cwd=project).returncode == 0
-    before = snapshot(project)
-    done = lh("memory", "compact", "--json", cwd=project)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
-    assert data["written"] == sorted(data["written"])
-    assert f"{MEMORY}/INDEX.md" in data["written"]
-    assert lh("memory", "index", "--check", cwd=project).returncode == 0
-    for digest in data["digests"]:
-        restored = lh("memory", "expand", digest["id"], cwd=project)
-        assert restored.returncode == 0, restored.stderr
-        assert restored.stdout.startswith(
-            f"restored {len(digest['sources'])} entries of {digest['shard']} from digest {digest['id']}"
-            f" ({MEMORY}/archive/{digest['shard']}.md)\n"
-        )
-    assert snapshot(project) == before
-    assert not (project / MEMORY / "archive").exists()
-
-
-def test_expand_refuses_what_it_cannot_restore(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(350, 2)
-    old = notes("failures", 8)
-    write_shard(project, "failures", old)
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    capsys.readouterr()
-    assert main(["memory", "expand", "nope"]) == 2
-    assert capsys.readouterr().err == (
-        'no digest nope in any shard; "lh memory get SHARD" lists the ids (digests are tagged digest)\n'
-    )
-    assert main(["memory", "expand", old[-1].id]) == 2
-    assert capsys.readouterr().err == (
-        f"entry {old[-1].id} in shard failures is not a digest; only digests written by"
-        ' "lh memory compact" can be expanded\n'
-    )
-    assert main(["memory", "put", "failures", "reused id", "--id", old[0].id]) == 0
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "expand", digest.id]) == 2
-    assert capsys.readouterr().err == (
-        f"entry {old[0].id} of digest {digest.id} is in shard failures again, since the compaction; putting it"
-        f" back would store it twice: give the newer one another id (lh memory put failures TEXT --id NEW),"
-        f' then run "lh memory expand {digest.id}"\n'
-    )
-    (project / MEMORY / "archive" / "failures.md").unlink()
-    assert main(["memory", "expand", digest.id]) == 2
-    assert capsys.readouterr().err == (
-        f"digest {digest.id} of shard failures: its entries are not in {MEMORY}/archive/failures.md; restore that"
-        f" file from git history (git log -- {MEMORY}/archive/failures.md), then run"
-        f' "lh memory expand {digest.id}" again\n'
-    )
-    del before[f"{MEMORY}/archive/failures.md"]
-    assert snapshot(project) == before
-
-
-# -- credentials ----------------------------------------------------------------------------------
-
-
-def aws_key_id(seed: int = 2) -> str:
-    rng = random.Random(seed)
-    return "AK" + "IA" + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
-
-
-def test_a_digest_that_would_hold_a_credential_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(400, 2)
-    old = notes("failures", 8)
-    leaky = entry(
-        "failures",
-        f"deploy key {aws_key_id()} was pasted here by hand\nrotate it, clear the shell history of the runner and check"
-        " the audit log for any use since the paste; the runbook in docs/ops has every step",
-        1_690_000_000,
-    )
-    write_shard(project, "failures", [leaky, *old])
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "compact"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"refused: the digest of shard failures would hold, from entry {leaky.id}, what looks like")
-    assert err.endswith(
-        '; nothing was written. Remove the credential from that entry, or add allow-secret="aws-access-key-id"'
-        " to its header if it is not a secret\n"
-    )
-    assert snapshot(project) == before
-    allowed = entry("failures", leaky.text, 1_690_000_000, **{"allow-secret": "aws-access-key-id"})
-    write_shard(project, "failures", [allowed, *old])
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    assert digest.attr("allow-secret") == "aws-access-key-id"
-
-
-def test_expand_scans_what_it_puts_back(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(350, 2)
-    write_shard(project, "failures", notes("failures", 8))
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    path = project / MEMORY / "archive" / "failures.md"
-    first = archive_entries(project, "failures")[0]
-    path.write_text(path.read_text("utf-8").replace(first.text, first.text + f" {aws_key_id()}"), encoding="utf-8")
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "expand", digest.id]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"refused: {MEMORY}/archive/failures.md: entry {first.id}: line 3 looks like")
-    assert err.endswith(
-        "; nothing was written. Remove the credential from that entry, or add"
-        ' allow-secret="aws-access-key-id" to its header if it is not a secret\n'
-    )
-    assert snapshot(project) == before
-
-
-# -- all or nothing -------------------------------------------------------------------------------
-
-
-def compacted_copy(project: Path, tmp_path: Path) -> dict[str, bytes]:
-    """The memory files after a compaction of a copy of the project."""
-    copy = tmp_path / "copy"
-    shutil.copytree(project, copy)
-    assert lh("memory", "compact", cwd=copy).returncode == 0
-    return memory_files(copy)
-
-
-JOURNAL = ".agents/.cache/lh/journal"
-
-
-def memory_files(root: Path) -> dict[str, bytes]:
-    """The memory's files, without temp files a killed writer left (the next write removes them)."""
-    return {
-        k: v
-        for k, v in snapshot(root).items()
-        if k.startswith(MEMORY) and not (k.rpartition("/")[2].startswith(".") and k.endswith(".tmp"))
-    }
-
-
-@pytest.mark.parametrize("done", [0, 1, 2, 3], ids=lambda n: f"{n}-renames-done")
-def test_a_journal_left_by_a_killed_compaction_is_finished_by_the_next_command(
-    project: Path, tmp_path: Path, done: int
-) -> None:
-    """The state a kill leaves after the commit point: temps, the journal, some renames done."""
-    configure(400, 2)
-    write_shard(project, "failures", notes("failures", 10))
-    assert main(["memory", "index"]) == 0
-    old = memory_files(project)
-    new = compacted_copy(project, tmp_path)
-    changed = sorted(k for k in new if old.get(k) != new[k])
-    assert changed == [f"{MEMORY}/INDEX.md", f"{MEMORY}/archive/failures.md", f"{MEMORY}/failures.md"]
-    replace = []
-    for number, name in enumerate(changed):
-        relative = name.removeprefix(MEMORY + "/")
-        folder, _, base = relative.rpartition("/")
-        temp = (f"{folder}/" if folder else "") + f".{base}.abcd{number:04d}.tmp"
-        (project / MEMORY / temp).parent.mkdir(parents=True, exist_ok=True)
-        (project / MEMORY / temp).write_bytes(new[name])
-        digests = [
-            hashlib.sha256(old[name]).hexdigest() if name in old else None,
-            hashlib.sha256(new[name]).hexdigest(),
-        ]
-        replace.append([relative, temp, *digests])
-    info = (project / MEMORY).stat()
-    journal = {"version": 4, "folder": [info.st_dev, info.st_ino], "replace": replace, "delete": []}
-    (project / JOURNAL).write_text(json.dumps(journal), encoding="utf-8")
-    for target, temp, _, _ in replace[:done]:
-        os.replace(project / MEMORY / temp, project / MEMORY / target)
-    assert lh("memory", "status", cwd=project).returncode == 0  # a reader finishes it
-    assert memory_files(project) == new
-
-
-def test_a_journal_lh_did_not_write_stops_every_command(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
-    (project / JOURNAL).write_text('{"version": 2, "replace": [["../lh.toml", "x"]]}', "utf-8")
-    capsys.readouterr()
-    for args in (["memory", "status"], ["memory", "put", "seed", "x"], ["memory", "compact"]):
-        assert main(args) == 2
-        assert capsys.readouterr().err == (
-            f"{JOURNAL} is not a journal lh wrote; a write may have been interrupted."
-            " Check the memory files with git diff, then delete the journal\n"
-        )
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
-def test_sigkill_during_compaction_leaves_the_old_state_or_the_new_one(project: Path, tmp_path: Path) -> None:
-    """40 compactions of a 0.5 MB memory killed at random moments; the next command sees old or new.
-
-    Half the kills land anywhere in the run; the other half between the latest kill that left the
-    old state and the earliest that left the new one, which closes in on the moments of the commit.
-    """
-    configure(100_000, 5)
-    for shard in ("failures", "insights", "quirks"):
-        write_shard(project, shard, notes(shard, 1200))
-    assert lh("memory", "index", cwd=project).returncode == 0
-    pristine = tmp_path / "pristine"
-    shutil.copytree(project, pristine)
-    old = memory_files(pristine)
-    started = time.monotonic()
-    new = compacted_copy(pristine, tmp_path)
-    span = time.monotonic() - started
-    assert new != old
-    rng = random.Random(20260201)
-    seen = {"old": 0, "new": 0, "journal": 0}
-    latest_old, earliest_new = 0.0, 2 * span
-    for number in range(40):
-        shutil.rmtree(project)
-        shutil.copytree(pristine, project)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lean_harness", "memory", "compact"],
-            cwd=project,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        close_in = number % 2 and latest_old < earliest_new
-        delay = rng.uniform(latest_old, earliest_new) if close_in else rng.uniform(0.3 * span, 1.1 * span)
-        time.sleep(delay)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=60)
-        journal = (project / JOURNAL).exists()
-        seen["journal"] += journal
-        assert lh("memory", "status", cwd=project).returncode == 0
-        now = memory_files(project)
-        assert now in (old, new), "a killed compaction left a mix of old and new files"
-        seen["old" if now == old else "new"] += 1
-        if now == old:
-            latest_old = max(latest_old, delay)
-        elif not journal:
-            earliest_new = min(earliest_new, delay)
-        assert lh("memory", "index", "--check", cwd=project).returncode == 0
-    assert seen["old"] > 0, seen
-    assert seen["new"] > 0, seen
-
-
-# -- properties -----------------------------------------------------------------------------------
-
-SHARDS = ("failures", "insights", "quirks")
-
-
-@st.composite
-def memories(draw: st.DrawFn) -> tuple[dict[str, list[Entry]], int, int]:
-    """Shards of generated entries (some pinned, updated or superseding), a budget and keepNewest."""
-    shards: dict[str, list[Entry]] = {}
-    for shard in SHARDS:
-        entries: list[Entry] = []
-        for _ in range(draw(st.integers(0, 14))):
-            lines = draw(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1, max_size=3))
-            text = "\n".join(" ".join(words) for words in lines)
-            key = derive_id(shard, text, (e.id for e in entries))
-            if any(e.text == text for e in entries):
-                continue
-            created = 1_700_000_000 + draw(st.integers(0, 40)) * 3600
-            attrs: dict[str, str] = {"id": key}
-            if draw(st.integers(0, 9)) == 0:
-                attrs["tags"] = "pinned"
-            if draw(st.integers(0, 9)) == 0:
-                attrs["updated"] = "2026-01-01T00:00:00Z"
-            if entries and draw(st.integers(0, 9)) == 0:
-                attrs["supersedes"] = draw(st.sampled_from(entries)).id
-            entries.append(entry(shard, text, created, **attrs))
-        shards[shard] = entries
-    return shards, draw(st.integers(100, 900)), draw(st.integers(0, 4))
-
-
-def build(root: Path, shards: dict[str, list[Entry]], budget: int, keep: int) -> None:
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    assert quiet(["-C", str(root), "init"])[0] == 0
-    for key, value in (("tokenBudget", budget), ("keepNewest", keep), ("encoding", "estimate")):
-        assert quiet(["config", "set", f"memory.{key}", str(value)])[0] == 0
-    for shard, entries in shards.items():
-        write_shard(root, shard, entries)
-    assert quiet(["memory", "index"])[0] == 0
-
-
-def shard_entries(root: Path) -> dict[str, tuple[Entry, ...]]:
-    return {s: parse((root / MEMORY / f"{s}.md").read_text("utf-8")).entries for s in SHARDS}
-
-
-def quiet(args: list[str]) -> tuple[int, str]:
-    from contextlib import redirect_stderr, redirect_stdout
-    from io import StringIO
-
-    out = StringIO()
-    with redirect_stdout(out), redirect_stderr(StringIO()):
-        code = main(args)
-    return code, out.getvalue()
-
-
-@pytest.mark.slow
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(memory=memories())
-def test_compaction_properties_on_generated_memories(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: tuple[dict[str, list[Entry]], int, int]
-) -> None:
-    shards, budget, keep = memory
-    monkeypatch.chdir(tmp_path)
-    root = tmp_path / "a"
-    build(root, shards, budget, keep)
-    before = memory_files(root)
-    old = shard_entries(root)
-    code, out = quiet(["-C", str(root), "memory", "compact", "--json"])
-    data = json.loads(out)
-    assert code == (1 if data["total_after"] > data["compact_threshold"] and data["due"] else 0)
-
-    # The keepNewest entries written last in each shard and pinned ones are byte-identical
-    # afterwards. Reference model: walk the entries from the last written back, by hand.
-    text = {s: (root / MEMORY / f"{s}.md").read_text("utf-8") for s in SHARDS}
-    merged = {s["id"] for d in data["digests"] for s in d["sources"]}
-    for shard, entries in old.items():
-        protected = [e for e in entries if "pinned" in e.tags]
-        for position in range(len(entries) - 1, -1, -1):
-            later = 0
-            for other_position, other in enumerate(entries):
-                mine = max(entries[position].created, entries[position].attr("updated") or "")
-                theirs = max(other.created, other.attr("updated") or "")
-                if theirs > mine or (theirs == mine and other_position > position):
-                    later += 1
-            if later < keep:
-                protected.append(entries[position])
-        if len(entries) <= keep:
-            assert text[shard] == before[f"{MEMORY}/{shard}.md"].decode("utf-8")
-        for item in protected:
-            assert item.id not in merged
-            assert item.raw is not None
-            assert item.raw in text[shard]
-
-    # At or below the target whenever it can be reached; otherwise nothing more can be merged.
-    status = json.loads(quiet(["-C", str(root), "memory", "status", "--json"])[1])
-    assert status["total_tokens"] == data["total_after"]
-    if data["digests"] and status["total_tokens"] > data["compact_target"]:
-        again = json.loads(quiet(["-C", str(root), "memory", "compact", "--force", "--dry-run", "--json"])[1])
-        assert again["digests"] == []
-    after = memory_files(root)
-
-    # Idempotent: a second run right after changes nothing.
-    quiet(["-C", str(root), "memory", "compact"])
-    assert memory_files(root) == after
-
-    # Deterministic: the same input gives the same bytes.
-    other = tmp_path / "b"
-    build(other, shards, budget, keep)
-    quiet(["-C", str(other), "memory", "compact"])
-    assert memory_files(other) == after
-
-    # Expand restores every source entry exactly, and with all digests expanded the memory holds
-    # the same entries, byte for byte, as before (merged entries come back where their digest was).
-    for digest in data["digests"]:
-        code, _ = quiet(["-C", str(root), "memory", "expand", digest["id"]])
-        assert code == 0
-    restored = shard_entries(root)
-    for shard in SHARDS:
-        assert sorted(e.raw or "" for e in restored[shard]) == sorted(e.raw or "" for e in old[shard])
-    # The sources come back where their digest was, so only same-second ties in the newest list may move.
-    head = memory_files(root)[f"{MEMORY}/INDEX.md"].split(b"## Newest entries")[0]
-    assert head == before[f"{MEMORY}/INDEX.md"].split(b"## Newest entries")[0]
-    assert not (root / MEMORY / "archive").exists()
-
-
-# -- order of writing -----------------------------------------------------------------------------
-
-
-def burst(count: int, start: int = 0) -> list[str]:
-    """Multi-line notes, so that a digest of them saves tokens."""
-    return [
-        f"burst note {n}: the {MODULES[n % len(MODULES)]} worker stalls under load\n"
-        "Cause: a blocking read inside the event loop; fix: move it to a thread and add a timeout.\n"
-        "Seen on the nightly runner and on two laptops; the regression test is test_worker_stall."
-        for n in range(start, start + count)
-    ]
-
-
-# keepNewest = 3; what a forced compaction merges, by position, for each shard size. A lone
-# candidate is left alone (a digest stands for two entries or more).
-MERGED_BY_SIZE = {0: [], 1: [], 2: [], 3: [], 4: [], 5: [0, 1]}
-
-
-@pytest.mark.parametrize("count", sorted(MERGED_BY_SIZE), ids=lambda n: f"{n}-entries")
-def test_keep_newest_protects_every_shard_size(project: Path, count: int) -> None:
-    configure(100, 3)
-    written = [entry("failures", text, 1_700_000_000) for text in burst(count)]  # all in one second
-    write_shard(project, "failures", written)
-    assert main(["memory", "index"]) == 0
-    before = snapshot(project)
-    main(["memory", "compact", "--force"])
-    after = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries
-    live = {e.id for e in after if "digest" not in e.tags}
-    merged = {e.id for e in archive_entries(project, "failures")}
-    assert merged == {written[i].id for i in MERGED_BY_SIZE[count]}
-    assert live - merged == {e.id for e in written} - merged
-    if count <= 3:
-        assert snapshot(project)[f"{MEMORY}/failures.md"] == before[f"{MEMORY}/failures.md"]
-
-
-def write_burst(project: Path, kind: str, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Write `texts` in one second, in this order, the way `kind` writes."""
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    if kind == "put":
-        for text in texts:
-            assert main(["memory", "put", "failures", text]) == 0
-    elif kind == "import":
-        source = project / "notes.jsonl"
-        source.write_text("".join(json.dumps({"shard": "failures", "text": t}) + "\n" for t in texts), "utf-8")
-        assert main(["memory", "import", str(source)]) == 0
-    else:
-        for text in texts:
-            assert main(["memory", "note", text, "--shard", "failures"]) == 0
-        assert main(["memory", "consolidate"]) == 0
-
-
-@pytest.mark.parametrize("kind", ["put", "import", "consolidate"])
-def test_a_same_second_burst_ranks_in_the_order_written(
-    project: Path, kind: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    texts = burst(12)
-    ids = [derive_id("failures", t) for t in texts]
-    assert sorted(ids) != ids  # the ids' order is not the order of writing, so the test can fail
-    configure(200, 3)
-    write_burst(project, kind, texts, monkeypatch)
-    stored = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries
-    assert [e.id for e in stored] == ids
-    assert {e.created for e in stored} == {"2023-11-14T22:13:20Z"}
-    index = (project / MEMORY / "INDEX.md").read_text("utf-8")
-    newest = [line.split(": ", 1)[1] for line in index.split("## Newest entries\n\n")[1].splitlines()]
-    assert newest == [t.split("\n")[0] for t in reversed(texts)][: len(newest)]
-    assert len(newest) >= 3
-    monkeypatch.delenv("SOURCE_DATE_EPOCH")
-    capsys.readouterr()
-    data = compact_json()
-    merged = [s["id"] for d in data["digests"] for s in d["sources"]]
-    assert merged == ids[: len(merged)]  # the first written go first
-    kept = [e.id for e in parse((project / MEMORY / "failures.md").read_text("utf-8")).entries]
-    assert kept[-3:] == ids[-3:]  # the last three written are never touched
-
-
-# -- digests --------------------------------------------------------------------------------------
-
-REALISTIC = [
-    "CI fails when the postgres container starts slowly: add a pg_isready wait loop before the migrations",
-    "Windows runners time out in test_lock because the lock file is opened in text mode; open it with O_BINARY",
-    "failure number 1 of the nightly upload job: the S3 mock returns 503 on multipart uploads",
-    "failure number 2 of the nightly upload job: the S3 mock returns 503 on multipart uploads",
-    "the proxy strips the Authorization header on redirects, so requests to api.internal need allow_redirects=False",
-    "never run `ruff format` on vendored/ — upstream diffs become unreadable",
-]
-
-
-def test_a_digest_keeps_every_note_findable_by_its_own_first_line(project: Path) -> None:
-    configure(120, 1)
-    detail = "\nMore detail: seen three times this month, logs in the CI artifacts, ticket linked in the PR."
-    written = [entry("failures", text + detail, 1_700_000_000 + n) for n, text in enumerate(REALISTIC)]
-    write_shard(project, "failures", [*written, entry("failures", "the newest note", 1_700_000_100)])
-    data = compact_json()
-    (digest,) = data["digests"]
-    assert len(digest["sources"]) == len(REALISTIC)
-    lines = digest["text"].split("\n")[1:]
-    assert len(lines) == len(REALISTIC)  # lines that differ only by a number are not duplicates
-    assert "- CI fails when postgres container starts slowly: add pg_isready wait loop before migrations" in lines
-    for text in REALISTIC:
-        found = lh("memory", "get", "--query", text, "--json", cwd=project)
-        assert found.returncode == 0, found.stderr
-        assert digest["id"] in [r["id"] for r in json.loads(found.stdout)["results"]][:3], text
-
-
-def test_the_fillers_a_digest_drops_are_words_search_ignores() -> None:
-    from lean_harness.memory.compaction.compact import FILLERS
-    from lean_harness.memory.search.search import STOPWORDS
-
-    assert FILLERS <= STOPWORDS
-
-
-def test_one_line_notes_are_left_alone_and_the_command_says_why(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    configure(100, 1)
-    written = [
-        entry(
-            "quirks",
-            f"{w} quirk seen on runner {n} when the nightly job restarts after the cache volume is remounted"
-            " read-only and the artifact upload step retries against the mirror in the other region, which"
-            " makes the job report success while the cache keeps its stale index until someone clears it by hand",
-            1_700_000_000 + n,
-        )
-        for n, w in enumerate(WORDS)
-    ]
-    write_shard(project, "quirks", written)
-    assert main(["memory", "index"]) == 0
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "compact"]) == 1
-    captured = capsys.readouterr()
-    assert captured.out.endswith(
-        "nothing can be merged to save tokens: 1 entries are the newest of their shards or pinned, and a digest"
-        f" of the {len(WORDS) - 1} others would hardly be smaller than they are (it keeps each one's first line)\n"
-    )
-    assert f"; {len(WORDS) - 1} single-line entries " in captured.err
-    assert snapshot(project) == before
-
-
-# -- expand --print -------------------------------------------------------------------------------
-
-
-def test_expand_print_shows_the_originals_and_writes_nothing(project: Path) -> None:
-    configure(450, 2)
-    old = notes("failures", 8)
-    write_shard(project, "failures", old)
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    before = snapshot(project)
-    shown = lh("memory", "expand", digest.id, "--print", cwd=project)
-    assert shown.returncode == 0, shown.stderr
-    assert shown.stdout == (
-        f"digest {digest.id} of failures stands for 6 entries, kept in {MEMORY}/archive/failures.md:\n"
-        + "".join(f"\n[{e.id}] {e.created}\n{e.text}\n" for e in old[:6])
-    )
-    data = json.loads(lh("memory", "expand", digest.id, "--print", "--json", cwd=project).stdout)
-    assert [e["id"] for e in data["entries"]] == [e.id for e in old[:6]]
-    assert data["written"] == []
-    assert snapshot(project) == before
-
-
-def test_a_digest_carried_to_another_project_says_what_it_is_and_offers_no_expand(
-    project: Path, tmp_path: Path
-) -> None:
-    configure(450, 2)
-    write_shard(project, "failures", notes("failures", 8))
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    exported = lh("memory", "export", "--output", str(tmp_path / "out.jsonl"), cwd=project)
-    assert exported.returncode == 0, exported.stderr
-    again = lh("memory", "import", str(tmp_path / "out.jsonl"), cwd=project)  # into its own project: nothing new
-    assert again.returncode == 0, again.stderr
-    assert parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0] == digest
-    other = tmp_path / "other"
-    other.mkdir()
-    assert lh("init", cwd=other).returncode == 0
-    assert lh("memory", "import", str(tmp_path / "out.jsonl"), cwd=other).returncode == 0
-    carried = next(e for e in parse((other / MEMORY / "failures.md").read_text("utf-8")).entries if e.id == digest.id)
-    intro = digest.text.split("\n")[0]
-    assert carried.text.split("\n")[0] == (
-        intro.split("; `lh memory expand")[0]
-        + "; imported: the entries themselves stayed in the project that compacted them."
-    )
-    assert carried.text.split("\n")[1:] == digest.text.split("\n")[1:]
-    refused = lh("memory", "expand", digest.id, cwd=other)
-    assert refused.returncode == 2
-    assert refused.stderr == (
-        f"entry {digest.id} in shard failures is not a digest; only digests written by"
-        ' "lh memory compact" can be expanded\n'
-    )
-
-
-def test_a_digest_keeps_its_sources_other_attributes(project: Path) -> None:
-    configure(100, 1)
-    long = (
-        "\nThe details: seen on the nightly runner and on two laptops; the workaround is documented with a test."
-        "\nIt came back twice after upgrades of the base image, each time with the same symptom and the same fix."
-    )
-    sources = [
-        entry("quirks", "pip caches wheels by name only" + long, 1_700_000_000, refs="pr/12 log/ci-3"),
-        entry("quirks", "the proxy strips auth headers" + long, 1_700_000_100, refs="pr/12 issue/7", supersedes="x1"),
-        entry("quirks", "tar on macOS lacks --wildcards" + long, 1_700_000_200),
-    ]
-    write_shard(project, "quirks", sources)
-    main(["memory", "compact"])  # exit 1: the newest note alone is over the target
-    digest = parse((project / MEMORY / "quirks.md").read_text("utf-8")).entries[0]
-    assert digest.attr("sources") == f"{sources[0].id} {sources[1].id}"
-    assert digest.attr("refs") == "issue/7 log/ci-3 pr/12"
-    assert digest.attr("supersedes") == "x1"
-
-
-def _words(texts: Sequence[str]) -> list[int]:
-    """A token counter for planner tests: one token per word."""
+def words(texts: Sequence[str]) -> list[int]:
+    """One token per word."""
     return [len(text.split()) for text in texts]
 
 
-# Six two-line notes of 11 words each: 66 tokens.
-PLANNED = tuple(
-    Entry(f"e{n}", f"2026-01-{n + 1:02d}T00:00:00Z", f"Note {n} title\n" + " ".join(["body"] * 8)) for n in range(6)
-)
+def note(key: str, day: int, tokens: int, title: str = "", **attrs: str) -> tuple[Entry, int]:
+    """An entry written on 2026-01-DAY whose first line is `title` (default "Note KEY title")."""
+    tags = tuple(attrs.pop("tags", "").split())
+    created = attrs.pop("created", f"2026-01-{day:02d}T00:00:00Z")
+    text = (title or f"Note {key} title") + "\nbody text that a digest leaves out"
+    return Entry(key, created, text, tags, tuple(attrs.items())), tokens
+
+
+def shard(name: str, *notes: tuple[Entry, int]) -> ShardInput:
+    return ShardInput(name, tuple(e for e, _ in notes), tuple(t for _, t in notes))
+
+
+def key_of(shard_name: str, ids: Sequence[str], size: int = 12) -> str:
+    """The id a digest of `ids` gets: the start of the SHA-256 of the shard, "digest" and the ids."""
+    return hashlib.sha256("\n".join([shard_name, "digest", *ids]).encode()).hexdigest()[:size]
+
+
+def intro(count: int, first: str, last: str, key: str, left_out: str = "") -> str:
+    return (
+        f"Digest of {count} entries from {first} to {last}, the first line of each{left_out};"
+        f" `lh memory expand {key} --print` shows them whole."
+    )
+
+
+def run(
+    shards: Sequence[ShardInput],
+    target: int,
+    keep: int = 2,
+    *,
+    force: bool = False,
+    threshold: int | None = None,
+    taken: dict[str, set[str]] | None = None,
+) -> Plan:
+    """A plan down to `target` tokens, compacting above `threshold` (default: the target).
+
+    The budget is 100 tokens, so the percentages are the token figures themselves.
+    """
+    return plan(
+        shards,
+        budget=100,
+        at_percent=target if threshold is None else threshold,
+        target_percent=target,
+        keep_newest=keep,
+        counts=words,
+        force=force,
+        taken=(lambda name: taken.get(name, set())) if taken is not None else None,
+    )
+
+
+# Six notes written on six days, 40 to 45 tokens: 255 in all. With keepNewest 2 the first four
+# may be merged; a digest of the first k costs 24 + 4k tokens (estimated 25 + 4k).
+SIX = [note(f"e{n}", n + 1, 40 + n) for n in range(6)]
+
+
+def six_digest(count: int) -> Digest:
+    ids = [f"e{n}" for n in range(count)]
+    key = key_of("s", ids)
+    text = intro(count, "2026-01-01", f"2026-01-0{count}", key) + "".join(f"\n- Note e{n} title" for n in range(count))
+    extra = (
+        ("from", "2026-01-01T00:00:00Z"),
+        ("to", f"2026-01-0{count}T00:00:00Z"),
+        ("entries", str(count)),
+        ("sources", " ".join(ids)),
+        ("archive", "archive/s.md"),
+    )
+    entry = Entry(key, f"2026-01-0{count}T00:00:00Z", text, ("digest",), extra)
+    return Digest(
+        "s", entry, tuple(SIX[n][0] for n in range(count)), sum(40 + n for n in range(count)), 24 + 4 * count, 0
+    )
+
+
+def test_four_of_six_notes_merged_down_to_the_target_give_this_whole_plan() -> None:
+    # Estimates after 2, 3, 4 entries: 207, 169, 130; a target of 168 needs all four (exactly 129).
+    planned = run([shard("s", *SIX)], 168)
+    digest = six_digest(4)
+    assert planned == Plan(
+        budget=100,
+        threshold=168,
+        target=168,
+        total_before=255,
+        total_after=129,
+        forced=False,
+        shards=(ShardPlan("s", 6, 3, 255, 129, 2),),
+        digests=(digest,),
+        protected_tokens=89,
+        whole_tokens=0,
+        whole=0,
+        holders=(
+            Holder("s", "e5", 45, "newest"),
+            Holder("s", "e4", 44, "newest"),
+            Holder("s", digest.entry.id, 40, "digest"),
+        ),
+    )
+    assert digest.entry.text == (
+        "Digest of 4 entries from 2026-01-01 to 2026-01-04, the first line of each;"
+        f" `lh memory expand {digest.entry.id} --print` shows them whole.\n"
+        "- Note e0 title\n- Note e1 title\n- Note e2 title\n- Note e3 title"
+    )
+    assert (planned.due, merged(planned), planned.reached) == (True, 4, True)
+
+
+def test_a_target_the_estimate_reaches_stops_the_group_there() -> None:
+    # After three entries the estimate is 169: at a target of 169 the fourth stays (exactly 168).
+    planned = run([shard("s", *SIX)], 169)
+    digest = six_digest(3)
+    assert planned.digests == (digest,)
+    assert (planned.total_after, planned.shards) == (168, (ShardPlan("s", 6, 4, 255, 168, 2),))
+    assert planned.holders == (
+        Holder("s", "e5", 45, "newest"),
+        Holder("s", "e4", 44, "newest"),
+        Holder("s", "e3", 43, "left"),
+        Holder("s", digest.entry.id, 36, "digest"),
+    )
+    assert (merged(planned), planned.reached) == (3, True)
 
 
 @pytest.mark.parametrize(
-    ("at_percent", "target_percent", "force", "due", "limits"),
+    ("target", "count", "after"),
+    [(254, 2, 206), (207, 2, 206), (206, 3, 168), (130, 4, 129), (129, 4, 129)],
+    ids=["one-under-the-total", "estimate-of-two", "exact-of-two", "estimate-of-four", "exact-of-four"],
+)
+def test_the_group_grows_until_its_estimate_reaches_the_target(target: int, count: int, after: int) -> None:
+    planned = run([shard("s", *SIX)], target)
+    assert planned.digests == (six_digest(count),)
+    assert (planned.total_after, planned.reached) == (after, True)
+
+
+def test_a_target_out_of_reach_merges_every_candidate_and_says_so() -> None:
+    planned = run([shard("s", *SIX)], 128)
+    assert planned.digests == (six_digest(4),)
+    assert (planned.total_after, planned.due, planned.reached) == (129, True, False)
+
+
+def test_text_outside_entries_counts_toward_the_threshold_and_is_never_merged() -> None:
+    # 255 tokens of entries and 30 of loose prose: 285, over a threshold of 260 the entries alone
+    # stay under; merging the first four (129 left of the entries) ends at 159, above a target of 140.
+    loose = ShardInput("s", tuple(e for e, _ in SIX), tuple(t for _, t in SIX), loose=30)
+    planned = run([loose], 140, threshold=260)
+    assert planned.digests == (six_digest(4),)
+    assert (planned.total_before, planned.total_after, planned.loose_tokens) == (285, 159, 30)
+    assert planned.shards == (ShardPlan("s", 6, 3, 285, 159, 2),)
+    assert (planned.due, planned.reached) == (True, False)
+
+
+def test_loose_text_over_the_threshold_alone_makes_the_plan_due() -> None:
+    planned = run([ShardInput("s", (), (), loose=120)], 50, threshold=100)
+    assert (planned.due, planned.digests, planned.total_after, planned.loose_tokens) == (True, (), 120, 120)
+
+
+@pytest.mark.parametrize(
+    ("threshold", "target", "force", "merged"),
     [
-        pytest.param(100, 50, False, False, (66, 33), id="total-exactly-at-the-threshold"),
-        pytest.param(99, 50, False, True, (65, 33), id="one-over-the-threshold"),
-        pytest.param(100, 100, True, False, (66, 66), id="forced-total-exactly-at-the-target"),
-        pytest.param(100, 99, True, True, (66, 65), id="forced-one-over-the-target"),
-        pytest.param(100, 50, True, True, (66, 33), id="forced-between-target-and-threshold"),
+        pytest.param(255, 150, False, 0, id="total-exactly-at-the-threshold"),
+        pytest.param(254, 150, False, 4, id="one-over-the-threshold"),
+        pytest.param(255, 255, True, 0, id="forced-total-exactly-at-the-target"),
+        pytest.param(255, 254, True, 2, id="forced-one-over-the-target"),
+        pytest.param(300, 169, True, 3, id="forced-between-target-and-threshold"),
+        pytest.param(300, 169, False, 0, id="between-target-and-threshold"),
     ],
 )
-def test_the_plan_starts_only_above_the_threshold_and_stops_at_the_target(
-    at_percent: int, target_percent: int, force: bool, due: bool, limits: tuple[int, int]
+def test_the_plan_starts_above_the_threshold_or_when_forced_above_the_target(
+    threshold: int, target: int, force: bool, merged: int
 ) -> None:
-    shard = ShardInput("failures", PLANNED, tuple(_words([e.text for e in PLANNED])))
-    planned = plan(
-        [shard],
-        budget=66,
-        at_percent=at_percent,
-        target_percent=target_percent,
-        keep_newest=2,
-        counts=_words,
-        force=force,
+    planned = run([shard("s", *SIX)], target, force=force, threshold=threshold)
+    assert (planned.threshold, planned.target, planned.forced) == (threshold, target, force)
+    assert planned.due is (threshold < 255)
+    assert planned.digests == ((six_digest(merged),) if merged else ())
+    assert planned.total_after == 255 - (sum(40 + n for n in range(merged)) - 24 - 4 * merged if merged else 0)
+
+
+def test_threshold_and_target_are_whole_tokens_rounded_down() -> None:
+    planned = plan([shard("s", *SIX)], budget=333, at_percent=77, target_percent=51, keep_newest=2, counts=words)
+    assert (planned.threshold, planned.target) == (256, 169)  # 256.41 and 169.83
+    assert type(planned.threshold) is int
+    assert type(planned.target) is int
+    assert planned.digests == ()  # 255 is not above 256
+    assert planned.total_after == 255
+
+
+# -- keepNewest -----------------------------------------------------------------------------------
+
+
+def newer_count(entries: Sequence[Entry], position: int) -> int:
+    """Reference model: how many entries were written after the one at `position`."""
+
+    def when(entry: Entry) -> str:
+        updated = entry.attr("updated")
+        return updated if updated is not None and updated > entry.created else entry.created
+
+    count = 0
+    for other, entry in enumerate(entries):
+        if when(entry) > when(entries[position]) or (when(entry) == when(entries[position]) and other > position):
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 5])
+def test_keep_newest_protects_the_last_written_of_every_shard_size(size: int) -> None:
+    same_second = [note(f"n{n}", 1, 50) for n in range(size)]  # one second: file order decides
+    assert protected([e for e, _ in same_second], 3) == set(range(max(0, size - 3), size))
+    planned = run([shard("s", *same_second)], 1, keep=3, force=True)
+    if size < 5:  # no more than one entry to merge: nothing is done
+        assert (planned.digests, planned.total_after) == ((), 50 * size)
+    else:
+        (digest,) = planned.digests
+        assert [e.id for e in digest.sources] == ["n0", "n1"]
+    assert planned.shards == (
+        ShardPlan("s", size, size - 1 if size == 5 else size, 50 * size, planned.total_after, min(size, 3)),
     )
-    assert (planned.threshold, planned.target, planned.total_before) == (*limits, 66)  # whole tokens, rounded down
-    if not due:
-        assert (planned.digests, planned.total_after) == ((), 66)
-        return
-    sources = [s.id for d in planned.digests for s in d.sources]
-    assert sources[:2] == ["e0", "e1"]  # the first written go first
-    assert not {"e4", "e5"} & set(sources)  # keepNewest = 2
-    assert planned.total_after < 66
 
 
-@pytest.mark.parametrize(("off", "due"), [(-5, True), (5, False)], ids=["just-above", "at-the-threshold"])
-def test_status_compact_and_doctor_agree_on_the_threshold(project: Path, off: int, due: bool) -> None:
-    """At 10% of a budget ending in 5 the threshold is rounded down; memory is due only strictly above it."""
-    assert main(["memory", "put", "failures", "the retry loop hides a race when the server closes early"]) == 0
-    total = json.loads(quiet(["memory", "status", "--json"])[1])["total_tokens"]
-    assert main(["config", "set", "memory.compactTargetPercent", "5"]) == 0
-    assert main(["config", "set", "memory.compactAtPercent", "10"]) == 0
-    assert main(["config", "set", "memory.tokenBudget", str(10 * total + off)]) == 0
-    threshold = total - 1 if due else total
-    status = json.loads(quiet(["memory", "status", "--json"])[1])
-    assert (status["compact_threshold"], status["compaction_due"]) == (threshold, due)
-    plan = compact_json("--dry-run")
-    assert (plan["compact_threshold"], plan["due"]) == (threshold, due)
-    checks = {c["id"]: c for c in json.loads(quiet(["doctor", "--json"])[1])["checks"]}
-    assert (checks["budget"]["status"] == "warn") == due
+@pytest.mark.parametrize(
+    ("keep", "expected"),
+    [(0, set()), (1, {0}), (2, {0, 2}), (3, {0, 1, 2}), (4, {0, 1, 2})],
+)
+def test_keep_newest_follows_the_time_of_last_writing_not_the_file_order(keep: int, expected: set[int]) -> None:
+    entries = [
+        note("late", 9, 10)[0],  # written last, first in the file
+        note("early", 1, 10)[0],
+        note("edited", 2, 10, updated="2026-01-05T00:00:00Z")[0],
+    ]
+    # Order of writing: early (the 1st), edited (the 5th), late (the 9th).
+    assert protected(entries, keep) == expected
+
+
+def test_an_update_older_than_the_entry_does_not_count() -> None:
+    entries = [note("a", 3, 10, updated="2026-01-01T00:00:00Z")[0], note("b", 2, 10)[0]]
+    assert protected(entries, 1) == {0}  # a was written on the 3rd, b on the 2nd
+
+
+def test_pinned_entries_are_protected_however_old() -> None:
+    entries = [note("old", 1, 10, tags="ci pinned")[0], note("mid", 2, 10)[0], note("new", 3, 10)[0]]
+    assert protected(entries, 0) == {0}
+    assert protected(entries, 1) == {0, 2}
+    planned = run([shard("s", (entries[0], 40), (entries[1], 40), (entries[2], 40))], 1, keep=1, force=True)
+    assert planned.digests == ()
+    assert planned.protected_tokens == 80
+    assert planned.holders == (
+        Holder("s", "old", 40, "pinned"),
+        Holder("s", "mid", 40, "left"),
+        Holder("s", "new", 40, "newest"),
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    times=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 5), st.booleans()), max_size=9),
+    keep=st.integers(0, 10),
+)
+def test_protected_agrees_with_counting_the_entries_written_later(
+    times: list[tuple[int, int, bool]], keep: int
+) -> None:
+    entries = [
+        note(
+            f"x{n}",
+            day,
+            10,
+            **({"updated": f"2026-01-{update:02d}T00:00:00Z"} if update else {}),
+            **({"tags": "pinned"} if pinned else {}),
+        )[0]
+        for n, (day, update, pinned) in enumerate(times)
+    ]
+    expected = {i for i in range(len(entries)) if newer_count(entries, i) < keep or "pinned" in entries[i].tags}
+    assert protected(entries, keep) == expected
+
+
+# -- order across shards, superseded entries, one-line notes -----------------------------------
+
+
+def test_superseded_entries_go_first_then_the_largest_shard_oldest_first() -> None:
+    big = shard("big", *(note(f"b{n}", 11 + n, 50) for n in range(4)))
+    small = shard("small", note("s0", 1, 40), note("s1", 2, 40, supersedes="s0, zz"), note("s2", 3, 40))
+    # Taken in this order: s0 (superseded), b0, b1, b2, s1; the estimate stays above 150 (160).
+    planned = run([small, big], 150, keep=1)
+    small_key, big_key = key_of("small", ["s0", "s1"]), key_of("big", ["b0", "b1", "b2"])
+    small_digest = Digest(
+        "small",
+        Entry(
+            small_key,
+            "2026-01-02T00:00:00Z",
+            intro(2, "2026-01-01", "2026-01-02", small_key) + "\n- Note s0 title\n- Note s1 title",
+            ("digest",),
+            (
+                ("from", "2026-01-01T00:00:00Z"),
+                ("to", "2026-01-02T00:00:00Z"),
+                ("entries", "2"),
+                ("sources", "s0 s1"),
+                ("archive", "archive/small.md"),
+                ("supersedes", "zz"),  # s0 is inside the digest
+            ),
+        ),
+        (small.entries[0], small.entries[1]),
+        80,
+        32,
+        0,
+    )
+    big_digest = Digest(
+        "big",
+        Entry(
+            big_key,
+            "2026-01-13T00:00:00Z",
+            intro(3, "2026-01-11", "2026-01-13", big_key) + "\n- Note b0 title\n- Note b1 title\n- Note b2 title",
+            ("digest",),
+            (
+                ("from", "2026-01-11T00:00:00Z"),
+                ("to", "2026-01-13T00:00:00Z"),
+                ("entries", "3"),
+                ("sources", "b0 b1 b2"),
+                ("archive", "archive/big.md"),
+            ),
+        ),
+        big.entries[:3],
+        150,
+        36,
+        0,
+    )
+    assert planned == Plan(
+        budget=100,
+        threshold=150,
+        target=150,
+        total_before=320,
+        total_after=158,
+        forced=False,
+        shards=(ShardPlan("small", 3, 2, 120, 72, 1), ShardPlan("big", 4, 2, 200, 86, 1)),
+        digests=(small_digest, big_digest),
+        protected_tokens=90,
+        whole_tokens=0,
+        whole=0,
+        holders=(
+            Holder("big", "b3", 50, "newest"),
+            Holder("small", "s2", 40, "newest"),
+            Holder("big", big_key, 36, "digest"),
+            Holder("small", small_key, 32, "digest"),
+        ),
+    )
+    assert (merged(planned), planned.reached) == (5, False)
+
+
+def test_a_nearer_target_takes_the_superseded_entry_and_the_largest_shard_only() -> None:
+    big = shard("big", *(note(f"b{n}", 11 + n, 50) for n in range(4)))
+    small = shard("small", note("s0", 1, 40), note("s1", 2, 40, supersedes="s0"), note("s2", 3, 40))
+    planned = run([small, big], 253, keep=1)  # s0, then b0 and b1: estimated 253, exactly 252
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["b0", "b1"]]
+    assert planned.total_after == 252
+    assert planned.shards[0] == ShardPlan("small", 3, 3, 120, 120, 1)  # s0 alone makes no digest
+
+
+def test_shards_of_the_same_size_go_in_the_order_of_their_names() -> None:
+    b = shard("b", *(note(f"b{n}", 1 + n, 40) for n in range(3)))
+    a = shard("a", *(note(f"a{n}", 5 + n, 40) for n in range(3)))
+    planned = run([b, a], 193, keep=1)  # two entries of one shard are enough: estimated 193
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["a0", "a1"]]
+    assert planned.total_after == 192
+
+
+def test_a_superseded_entry_is_merged_first_even_when_written_last() -> None:
+    entries = [note("old", 1, 40), note("gone", 5, 40), note("mid", 3, 40), note("newest", 9, 40, supersedes="x1,gone")]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    # Sources and lines in the order they were written, whatever the order they were taken in.
+    assert [e.id for e in digest.sources] == ["old", "mid", "gone"]
+    assert digest.entry.text.split("\n")[1:] == ["- Note old title", "- Note mid title", "- Note gone title"]
+    partial = run([shard("s", *entries)], 120, keep=1)  # the first two taken: gone, then old
+    assert [[e.id for e in d.sources] for d in partial.digests] == [["old", "gone"]]
+
+
+def line_note(key: str, day: int, tokens: int, text: str, **attrs: str) -> tuple[Entry, int]:
+    tags = tuple(attrs.pop("tags", "").split())
+    return Entry(key, f"2026-01-{day:02d}T00:00:00Z", text, tags, tuple(attrs.items())), tokens
+
+
+def test_a_note_whose_line_costs_more_than_three_quarters_of_it_is_left_whole() -> None:
+    entries = [
+        line_note("w0", 1, 4, "alpha beta"),  # its line "- alpha beta" costs 3: exactly three quarters
+        line_note("w1", 2, 3, "gamma delta"),  # 3 of 3: left whole
+        note("w2", 3, 40),
+        note("w3", 4, 40),
+        note("w4", 5, 40),
+    ]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == ["w0", "w2", "w3"]
+    assert digest.entry.text.split("\n")[1:] == ["- alpha beta", "- Note w2 title", "- Note w3 title"]
+    assert (digest.tokens_before, digest.tokens) == (84, 35)
+    assert (planned.whole, planned.whole_tokens, planned.protected_tokens) == (1, 3, 40)
+    assert planned.holders == (
+        Holder("s", "w4", 40, "newest"),
+        Holder("s", digest.entry.id, 35, "digest"),
+        Holder("s", "w1", 3, "one line"),
+    )
+    assert planned.shards == (ShardPlan("s", 5, 3, 127, 78, 1),)
+
+
+def test_a_superseded_one_line_note_is_merged_all_the_same() -> None:
+    entries = [line_note("w1", 2, 3, "gamma delta"), note("w2", 3, 40), note("w3", 4, 40, supersedes="w1")]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == ["w1", "w2"]
+    assert (planned.whole, planned.whole_tokens) == (0, 0)
+
+
+@pytest.mark.parametrize(("tokens", "kept"), [(15, False), (16, True)], ids=["saves-nothing", "saves-one"])
+def test_a_digest_is_made_only_when_it_costs_less_than_its_sources(tokens: int, kept: bool) -> None:
+    # Two notes of TOKENS tokens; their digest prints 3 + 21 + 3 + 3 = 30 tokens.
+    entries = [line_note("x", 1, tokens, "Note x"), line_note("y", 2, tokens, "Note y"), note("z", 3, 40)]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    assert [d.tokens for d in planned.digests] == ([30] if kept else [])
+    assert planned.total_after == 2 * tokens + 40 - (2 * tokens - 30 if kept else 0)
+    assert planned.shards[0].entries_after == (2 if kept else 3)
+
+
+def test_when_the_digest_counts_more_than_estimated_one_more_entry_is_taken() -> None:
+    # e0's three tags print in the digest's header: 2 tokens above the estimate, which stops at
+    # three entries (169); exactly 171 is over the target, so the fourth is taken (132).
+    tagged = [note("e0", 1, 40, tags="a b c"), *SIX[1:]]
+    planned = run([shard("s", *tagged)], 169)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == ["e0", "e1", "e2", "e3"]
+    assert digest.entry.tags == ("a", "b", "c", "digest")
+    assert (digest.tokens, planned.total_after, planned.reached) == (43, 132, True)
+    assert (planned.whole, planned.whole_tokens) == (0, 0)
+    exactly = run([shard("s", *tagged)], 171)  # three entries count exactly 171: enough
+    assert [[e.id for e in d.sources] for d in exactly.digests] == [["e0", "e1", "e2"]]
+    assert exactly.total_after == 171
+
+
+@pytest.mark.parametrize(
+    ("supersedes", "merged", "whole"),
+    [("s0 s1 s2", ["s0", "s1", "s2"], 0), ("s0 s1", ["s0", "s1"], 1)],
+    ids=["superseded-one-line-note-taken", "one-line-note-left-whole"],
+)
+def test_the_entry_taken_after_an_exact_count_follows_the_same_rules(
+    supersedes: str, merged: list[str], whole: int
+) -> None:
+    # s0's tags put the exact count (48) above the estimate (46) at the target: one more is taken.
+    entries = [
+        note("s0", 1, 60, tags="a b c"),
+        note("s1", 2, 60),
+        line_note("s2", 3, 3, "gamma delta"),  # its line costs all of it
+        note("s3", 4, 10, supersedes=supersedes),
+    ]
+    planned = run([shard("s", *entries)], 46, keep=1)
+    (digest,) = planned.digests
+    assert [e.id for e in digest.sources] == merged
+    assert (planned.whole, planned.whole_tokens) == (whole, 3 * whole)
+    assert planned.total_after == 48
+    assert [h.id for h in planned.holders if h.why == "one line"] == ["s2"] * whole
+
+
+def test_repeated_lines_cost_nothing_in_the_estimate() -> None:
+    # Eight notes with one first line, eight words without its fillers. A digest of six of them
+    # prints 3 + 26 + 9 = 38 tokens (5 repeated lines left out), estimated as 25 + 9: the memory
+    # is estimated at 154 tokens after it, counted at 158; at a target of 158 the seventh stays.
+    title = "the same nine word line about the flaky upload job"
+    entries = [note(f"h{n}", n + 1, 60, title=title) for n in range(8)]
+    planned = run([shard("s", *entries)], 158, keep=1)
+    (digest,) = planned.digests
+    key = key_of("s", [f"h{n}" for n in range(6)])
+    assert digest.entry.text == (
+        intro(6, "2026-01-01", "2026-01-06", key, " (5 repeated lines left out)")
+        + "\n- same nine word line about flaky upload job"
+    )
+    assert (digest.tokens, digest.dropped, planned.total_after) == (38, 5, 158)
+
+
+def test_a_shard_whose_one_candidate_cannot_make_a_digest_saves_nothing_in_the_estimate() -> None:
+    # "a" is the largest shard, so its one candidate goes first; it saves nothing alone. SIX then
+    # needs four entries: three would count exactly 488, but their estimate is 489.
+    lone = shard("a", note("a0", 1, 300), note("a1", 2, 10), note("a2", 3, 10))
+    planned = run([lone, shard("s", *SIX)], 488)
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["e0", "e1", "e2", "e3"]]
+    assert planned.total_after == 575 - 126
+
+
+def test_a_group_that_would_not_shrink_saves_nothing_in_the_estimate() -> None:
+    # a0 and a1 are superseded, so they go first; their digest (32) would be larger than they are (24).
+    small = shard("a", note("a0", 1, 12), note("a1", 2, 12), note("a2", 3, 10), note("a3", 4, 10, supersedes="a0 a1"))
+    planned = run([small, shard("s", *SIX)], 212)
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["e0", "e1", "e2", "e3"]]
+    assert planned.total_after == 299 - 126
+
+
+def test_superseded_entries_of_a_smaller_shard_go_before_a_larger_shards_oldest() -> None:
+    small = shard("small", note("s0", 1, 40), note("s1", 2, 40), note("s2", 3, 40, supersedes="s0,s1"))
+    big = shard("big", *(note(f"b{n}", 11 + n, 50) for n in range(4)))
+    planned = run([big, small], 273, keep=1)  # s0 and s1: estimated 273, exactly 272
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["s0", "s1"]]
+    assert planned.total_after == 272
+
+
+def test_only_an_id_another_entry_names_is_superseded() -> None:
+    # Any id at all, placeholders included, is superseded only when an entry names it.
+    entries = [note("x1", 1, 40), note("XXXX", 2, 40), note("x3", 3, 40), note("x4", 4, 40, supersedes="x3")]
+    planned = run([shard("s", *entries)], 113, keep=1)  # two entries are enough (estimated 113)
+    assert [[e.id for e in d.sources] for d in planned.digests] == [["x1", "x3"]]
+
+
+def test_at_most_five_holders_largest_first() -> None:
+    planned = run([shard("s", *SIX)], 300, threshold=300)
+    assert planned.digests == ()
+    assert planned.holders == (
+        Holder("s", "e5", 45, "newest"),
+        Holder("s", "e4", 44, "newest"),
+        Holder("s", "e3", 43, "left"),
+        Holder("s", "e2", 42, "left"),
+        Holder("s", "e1", 41, "left"),
+    )
+
+
+def test_a_digest_id_taken_in_the_shard_or_its_archive_is_lengthened() -> None:
+    ids = ["e0", "e1", "e2", "e3"]
+    archived = run([shard("s", *SIX)], 168, taken={"s": {key_of("s", ids)}, "t": {key_of("s", ids, 13)}})
+    assert [d.entry.id for d in archived.digests] == [key_of("s", ids, 13)]
+    clash = [*SIX[:5], (Entry(key_of("s", ids), "2026-01-06T00:00:00Z", SIX[5][0].text), 45)]
+    in_shard = run([shard("s", *clash)], 168, taken={})
+    (digest,) = in_shard.digests
+    assert digest.entry.id == key_of("s", ids, 13)
+    assert digest.entry.text.startswith(intro(4, "2026-01-01", "2026-01-04", key_of("s", ids, 13)) + "\n")
+
+
+# -- what a digest holds --------------------------------------------------------------------------
+
+
+def test_a_digest_unites_its_sources_tags_allowances_and_references_in_the_order_written() -> None:
+    entries = [
+        line_note(
+            "d0",
+            1,
+            60,
+            "The cache is a very flaky thing\nmore",
+            tags="ci",
+            refs="pr/1 log/a",
+            **{"allow-secret": "aws-access-key-id"},
+        ),
+        line_note(
+            "d1",
+            2,
+            60,
+            "cache is flaky thing!\nmore",
+            tags="ci macos",
+            refs="pr/1  issue/2",
+            **{"allow-directive": "x,y"},
+        ),
+        line_note(
+            "d2",
+            3,
+            60,
+            "Also the proxy strips headers\nmore",
+            tags="a",
+            see="k1,k2",
+            **{"allow-directive": "y"},
+            updated="2026-01-20T00:00:00Z",
+            **{"allow-secret": "generic,aws-access-key-id"},
+        ),
+        line_note("d3", 4, 60, "- the proxy strips headers\nmore", sha="0a1b2c3d4e5f", refs="docs/a,b.md", seen=""),
+        note("n", 30, 10),
+    ]
+    planned = run([shard("s", *entries)], 1, keep=1, force=True)
+    (digest,) = planned.digests
+    order = ["d0", "d1", "d3", "d2"]  # d2 was last written on the 20th
+    key = key_of("s", order)
+    assert digest == Digest(
+        "s",
+        Entry(
+            key,
+            "2026-01-20T00:00:00Z",
+            intro(4, "2026-01-01", "2026-01-20", key, " (2 repeated lines left out)")
+            + "\n- cache is flaky thing\n- proxy strips headers",
+            ("a", "ci", "digest", "macos"),
+            (
+                ("from", "2026-01-01T00:00:00Z"),
+                ("to", "2026-01-20T00:00:00Z"),
+                ("entries", "4"),
+                ("sources", "d0 d1 d3 d2"),
+                ("archive", "archive/s.md"),
+                ("allow-secret", "aws-access-key-id,generic"),
+                ("allow-directive", "x,y"),
+                ("refs", "docs/a,b.md issue/2 log/a pr/1"),  # a path may hold a comma
+                ("see", "k1 k2"),
+            ),
+        ),
+        tuple(entries[i][0] for i in (0, 1, 3, 2)),
+        240,
+        41,  # 6 in the header, 26 in the intro, 5 + 4 in the lines
+        2,
+    )
+
+
+def test_one_repeated_line_is_named_in_the_singular() -> None:
+    entries = [
+        line_note("d0", 1, 60, "flaky cache\nmore"),
+        line_note("d1", 2, 60, "Flaky cache.\nmore"),
+        note("n", 3, 9),
+    ]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    key = key_of("s", ["d0", "d1"])
+    assert (
+        digest.entry.text
+        == intro(2, "2026-01-01", "2026-01-02", key, " (1 repeated line left out)") + "\n- flaky cache"
+    )
+    assert digest.dropped == 1
+
+
+def old_digest(tokens: int) -> tuple[Entry, int]:
+    text = intro(2, "2025-12-01", "2026-01-05", "d1dig") + "\n- Note x1 title\n- Note x2 title"
+    extra = (
+        ("from", "2025-12-01T00:00:00Z"),
+        ("to", "2026-01-05T00:00:00Z"),
+        ("entries", "2"),
+        ("sources", "x1 x2"),
+        ("archive", "archive/s.md"),
+        ("refs", "pr/9"),
+    )
+    return Entry("d1dig", "2026-01-05T00:00:00Z", text, ("digest",), extra), tokens
+
+
+def test_recompacting_a_shard_that_holds_a_digest_carries_its_lines_count_and_range() -> None:
+    entries = [old_digest(32), note("e6", 6, 41), note("e7", 7, 42), note("e8", 8, 43)]
+    before = run([shard("s", *entries)], 300, keep=1, threshold=300)
+    assert before.holders == (
+        Holder("s", "e8", 43, "newest"),
+        Holder("s", "e7", 42, "left"),
+        Holder("s", "e6", 41, "left"),
+        Holder("s", "d1dig", 32, "digest"),
+    )
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    key = key_of("s", ["d1dig", "e6", "e7"])
+    assert digest.entry == Entry(
+        key,
+        "2026-01-07T00:00:00Z",
+        intro(4, "2025-12-01", "2026-01-07", key)
+        + "\n- Note x1 title\n- Note x2 title\n- Note e6 title\n- Note e7 title",
+        ("digest",),
+        (
+            ("from", "2025-12-01T00:00:00Z"),
+            ("to", "2026-01-07T00:00:00Z"),
+            ("entries", "4"),
+            ("sources", "d1dig e6 e7"),
+            ("archive", "archive/s.md"),
+            ("refs", "pr/9"),
+        ),
+    )
+    assert (digest.tokens_before, digest.tokens) == (115, 40)
+
+
+def test_a_recompacted_digest_drops_a_line_that_repeats_one_of_its_own() -> None:
+    entries = [old_digest(32), note("e6", 6, 41, title="note X1 title"), note("e8", 8, 43)]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert digest.entry.text.split("\n")[1:] == ["- Note x1 title", "- Note x2 title"]
+    assert (digest.dropped, digest.entry.attr("entries")) == (1, "3")
+
+
+# -- the pieces of a digest -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("The cache is a very big problem\nsecond line", "cache is big problem"),
+        ("THE An JUST also the lock", "lock"),
+        ("The", "The"),
+        ("the a an", "the a an"),
+        ("", ""),
+        ("\n\n  ## A heading  \nbody", "heading"),
+        ("the `the a` an thing", "`the a` thing"),
+        ("run `git add the file` and the rest", "run `git add the file` and rest"),
+        ("a `very` just fine", "`very` fine"),
+        ("use `a` the `b c` an end", "use `a` `b c` end"),
+        ("x`the a` the y", "x`the a` y"),
+        ("``the`` the fix", "``the`` fix"),
+        ("keep the   spaces   simple", "keep spaces simple"),
+    ],
+)
+def test_a_digest_line_is_the_first_line_without_fillers_outside_code(text: str, line: str) -> None:
+    assert digest_line(text) == line
+
+
+def test_the_lines_a_digest_brings_are_its_own_and_an_entry_brings_its_first() -> None:
+    written = old_digest(32)[0]
+    assert lines_of(written) == ["Note x1 title", "Note x2 title"]
+    imported = Entry("i", "2026-01-01T00:00:00Z", carried(written.text) + "\n\n  \nloose line", ("digest",))
+    assert lines_of(imported) == ["Note x1 title", "Note x2 title", "loose line"]
+    tagged = Entry("t", "2026-01-01T00:00:00Z", "The digest of the week\n- a\n- b", ("digest",))
+    assert lines_of(tagged) == ["digest of week"]
+    untagged = Entry("u", "2026-01-01T00:00:00Z", written.text, (), written.extra)
+    assert lines_of(untagged) == [
+        "Digest of 2 entries from 2025-12-01 to 2026-01-05, first line of each; `lh memory expand d1dig --print` shows"
+        " them whole."
+    ]
+    assert lines_of(Entry("e", "2026-01-01T00:00:00Z", "  \n\t")) == []
+
+
+def test_an_entry_is_a_digest_when_it_is_tagged_so_and_names_its_sources() -> None:
+    written = old_digest(32)[0]
+    assert is_digest(written)
+    assert not is_digest(Entry("x", written.created, written.text, ("digest",)))
+    assert not is_digest(Entry("x", written.created, written.text, ("ci",), written.extra))
+    assert is_digest(Entry("x", written.created, "x", ("ci", "digest"), (("sources", ""),)))
+    assert archive_path("failures") == "archive/failures.md"
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ("Tar on macOS lacks --wildcards!", "tar on macos lacks wildcards"),
+        ("retry 2 times", "retry 2 times"),
+        ("snake_case_name, here", "snake_case_name here"),
+        ("--- ...", "--- ..."),
+        ("", ""),
+    ],
+)
+def test_lines_with_the_same_words_and_numbers_in_order_share_a_key(line: str, key: str) -> None:
+    assert same_key(line) == key
+
+
+def test_a_carried_digest_says_it_was_imported() -> None:
+    text = intro(3, "2026-01-01", "2026-01-04", "abc", " (2 repeated lines left out)") + "\n- x\n- y"
+    imported = (
+        "Digest of 3 entries from 2026-01-01 to 2026-01-04, the first line of each (2 repeated lines left out);"
+        " imported: the entries themselves stayed in the project that compacted them.\n- x\n- y"
+    )
+    assert carried(text) == imported
+    assert carried(imported) == imported
+    assert carried(intro(2, "2026-01-01", "2026-01-02", "k")) == (
+        "Digest of 2 entries from 2026-01-01 to 2026-01-02, the first line of each; imported: the entries"
+        " themselves stayed in the project that compacted them."
+    )
+    plain = "Digest of 2 entries from a to b, the first line of each; no expand here\n- x"
+    assert carried(plain) == plain
+    assert carried("a note\n" + text) == "a note\n" + text
+
+
+# -- whole files ----------------------------------------------------------------------------------
+
+CAUSE = (
+    "Cause: a blocking read inside the event loop; the fix moves it to a thread and adds a timeout.",
+    "Seen on the nightly runner and on two laptops; the regression test is test_worker_stall.",
+)
+TITLES = ("The worker stalls under load", "the cache is a very stale index", "the proxy strips headers", "newest stays")
+
+
+def entry_lines(key: str, day: int, title: str) -> list[str]:
+    created = f"2026-01-{day:02d}T00:00:00Z"
+    return [f'<!-- lh:entry id="{key}" created="{created}" -->', title, *CAUSE, f'<!-- /lh:entry id="{key}" -->']
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\n"], ids=["crlf", "lf"])
+def test_a_shard_without_a_trailing_newline_is_compacted_in_its_own_line_breaks(project: Path, newline: str) -> None:
+    assert main(["config", "set", "memory.tokenBudget", "100"]) == 0
+    assert main(["config", "set", "memory.keepNewest", "1"]) == 0
+    lines = ["# quirks", "", "Surprising behaviour.", ""]
+    for n, title in enumerate(TITLES):
+        lines += entry_lines(f"a{n + 1}", n + 1, title)
+    path = project / ".agents/memory/quirks.md"
+    path.write_bytes(newline.join(lines).encode("utf-8"))  # no line break after the last line
+    originals = {e.id: e.raw for e in parse(path.read_bytes().decode("utf-8")).entries}
+    assert main(["memory", "compact", "--force"]) == 1  # the newest entry alone is over the target
+    key = key_of("quirks", ["a1", "a2", "a3"])
+    expected = [
+        "# quirks",
+        "",
+        "Surprising behaviour.",
+        "",
+        f'<!-- lh:entry id="{key}" created="2026-01-03T00:00:00Z" tags="digest" from="2026-01-01T00:00:00Z"'
+        f' to="2026-01-03T00:00:00Z" entries="3" sources="a1 a2 a3" archive="archive/quirks.md" -->',
+        f"Digest of 3 entries from 2026-01-01 to 2026-01-03, the first line of each; `lh memory expand {key} --print`"
+        " shows them whole.",
+        "- worker stalls under load",
+        "- cache is stale index",
+        "- proxy strips headers",
+        f'<!-- /lh:entry id="{key}" -->',
+        *entry_lines("a4", 4, "newest stays"),
+    ]
+    assert path.read_bytes() == newline.join(expected).encode("utf-8")
+    archived = parse((project / ".agents/memory/archive/quirks.md").read_bytes().decode("utf-8")).entries
+    assert [(e.id, e.raw) for e in archived] == [(k, originals[k]) for k in ("a1", "a2", "a3")]
+
+
+# -- a reference model ----------------------------------------------------------------------------
+
+POOL = ("lock", "cache", "retry", "fsync", "rename", "proxy", "token", "merge", "flaky", "windows")
+
+
+@st.composite
+def memories(draw: st.DrawFn) -> tuple[list[ShardInput], int, int, int, bool]:
+    """Up to three shards of one-line notes with distinct first words, some pinned, edited or superseded."""
+    shards = []
+    for name in draw(st.lists(st.sampled_from(["a", "b", "c"]), unique=True, max_size=3)):
+        entries: list[Entry] = []
+        tokens = []
+        for n in range(draw(st.integers(0, 8))):
+            attrs: dict[str, str] = {}
+            if draw(st.booleans()) and draw(st.booleans()):
+                attrs["updated"] = f"2026-01-{draw(st.integers(1, 6)):02d}T00:00:00Z"
+            if entries and draw(st.integers(0, 4)) == 0:
+                attrs["supersedes"] = draw(st.sampled_from(entries)).id
+            title = " ".join([f"{name}{n}", *draw(st.lists(st.sampled_from(POOL), max_size=6))])
+            tags = tuple(sorted(draw(st.sets(st.sampled_from(["ci", "macos", "pinned"]), max_size=2))))
+            created = f"2026-01-{draw(st.integers(1, 4)):02d}T00:00:00Z"
+            entries.append(Entry(f"{name}{n}", created, title, tags, tuple(attrs.items())))
+            tokens.append(draw(st.integers(2, 60)))
+        shards.append(ShardInput(name, tuple(entries), tuple(tokens)))
+    total = sum(sum(s.tokens) for s in shards)
+    target = draw(st.integers(0, total + 2))
+    threshold = draw(st.integers(target, total + 2))
+    return shards, target, threshold, draw(st.integers(0, 4)), draw(st.booleans())
+
+
+def when(entry: Entry) -> str:
+    updated = entry.attr("updated")
+    return updated if updated is not None and updated > entry.created else entry.created
+
+
+@settings(max_examples=120, deadline=None)
+@given(memory=memories())
+def test_plans_agree_with_a_reference_model(memory: tuple[list[ShardInput], int, int, int, bool]) -> None:
+    shards, target, threshold, keep, force = memory
+    planned = run(shards, target, keep, force=force, threshold=threshold)
+    total = sum(sum(s.tokens) for s in shards)
+    assert (planned.total_before, planned.due) == (total, total > threshold)
+    ran = (total > threshold or force) and total > target
+    digests = {d.shard: d for d in planned.digests}
+    assert [d.shard for d in planned.digests] == [s.name for s in shards if s.name in digests]
+    if not ran:
+        assert digests == {}
+    whole = 0
+    for s in shards:
+        entries = list(s.entries)
+        # The order of writing, by counting for each entry how many were written after it.
+        rank = {i: len(entries) - 1 - newer_count(entries, i) for i in range(len(entries))}
+        writing = sorted(rank, key=rank.__getitem__)
+        guarded = [i for i in writing if newer_count(entries, i) < keep or "pinned" in entries[i].tags]
+        superseded = set()
+        for e in entries:
+            for key in (e.attr("supersedes") or "").split():
+                superseded.add(key)
+        free = [i for i in writing if i not in guarded]
+        order = [i for i in free if entries[i].id in superseded] + [i for i in free if entries[i].id not in superseded]
+        # One-line notes whose line costs more than three quarters of them are never taken.
+        accepted = [
+            i for i in order if entries[i].id in superseded or len(entries[i].text.split()) + 1 <= 0.75 * s.tokens[i]
+        ]
+        whole += sum(1 for i in order if i not in accepted)
+        row = next(r for r in planned.shards if r.name == s.name)
+        assert row.protected == len(guarded)
+        digest = digests.get(s.name)
+        if digest is None:
+            assert (row.entries_after, row.tokens_after) == (len(entries), sum(s.tokens))
+            if ran and not planned.reached:  # every accepted entry was taken: too few, or no saving
+                tags = {t for i in accepted for t in entries[i].tags}
+                cost = 24 + len(tags) + sum(len(entries[i].text.split()) + 1 for i in accepted)
+                assert len(accepted) < 2 or cost >= sum(s.tokens[i] for i in accepted)
+            continue
+        taken = [entries.index(e) for e in digest.sources]
+        assert sorted(taken, key=order.index) == accepted[: len(taken)]
+        if not planned.reached:
+            assert len(taken) == len(accepted)
+        sources = [entries[i] for i in writing if i in taken]
+        assert list(digest.sources) == sources
+        ids = [e.id for e in sources]
+        key = key_of(s.name, ids)
+        first, last = min(e.created for e in sources), max(when(e) for e in sources)
+        text = intro(len(sources), first[:10], last[:10], key) + "".join(f"\n- {e.text}" for e in sources)
+        extra = [("from", first), ("to", last), ("entries", str(len(ids))), ("sources", " ".join(ids))]
+        extra.append(("archive", f"archive/{s.name}.md"))
+        named = sorted({k for e in sources for k in (e.attr("supersedes") or "").split()} - set(ids))
+        if named:
+            extra.append(("supersedes", " ".join(named)))
+        tags = sorted({"digest"} | {t for e in sources for t in e.tags})
+        assert digest.entry == Entry(key, last, text, tuple(tags), tuple(extra))
+        before = sum(s.tokens[i] for i in taken)
+        assert (digest.tokens_before, digest.tokens, digest.dropped) == (before, 2 + len(tags) + len(text.split()), 0)
+        assert digest.tokens < before
+        assert row == ShardPlan(
+            s.name,
+            len(entries),
+            len(entries) - len(taken) + 1,
+            sum(s.tokens),
+            sum(s.tokens) - before + digest.tokens,
+            len(guarded),
+        )
+    saved = sum(d.tokens_before - d.tokens for d in planned.digests)
+    assert planned.total_after == total - saved
+    assert planned.reached is (total - saved <= target)
+    if ran and not planned.reached:
+        assert planned.whole == whole
+
+
+def test_the_planner_counts_each_new_line_and_then_the_digest_as_get_prints_it() -> None:
+    counted: list[list[str]] = []
+
+    def recording(texts: Sequence[str]) -> list[int]:
+        counted.append(list(texts))
+        return words(texts)
+
+    planned = plan([shard("s", *SIX)], budget=100, at_percent=206, target_percent=206, keep_newest=2, counts=recording)
+    (digest,) = planned.digests
+    key = key_of("s", ["e0", "e1", "e2"])
+    assert counted == [
+        # The estimate of an intro: a digest of two entries over a year, as get prints it.
+        [
+            "[0123456789ab 2026-12-31 #digest]\nDigest of 2 entries from 2026-01-01 to 2026-12-31, the first line of"
+            " each; `lh memory expand 0123456789ab --print` shows them whole.\n\n"
+        ],
+        ["- Note e0 title\n"],
+        ["- Note e1 title\n"],
+        ["- Note e2 title\n"],
+        [f"[{key} 2026-01-03 #digest]\n{digest.entry.text}\n\n"],
+    ]
+    assert digest.entry.text == intro(3, "2026-01-01", "2026-01-03", key) + (
+        "\n- Note e0 title\n- Note e1 title\n- Note e2 title"
+    )
+
+
+def test_a_digest_with_sources_keeps_its_own_lines_whatever_its_first_line_says() -> None:
+    edited = Entry(
+        "d", "2026-01-01T00:00:00Z", "Summary written by hand\n- one\n- two", ("digest",), (("sources", "a b"),)
+    )
+    assert lines_of(edited) == ["one", "two"]
+
+
+def test_a_line_repeated_inside_a_later_source_is_dropped_and_the_rest_kept() -> None:
+    entries = [note("e0", 1, 60, title="Note x1 title"), old_digest(32), note("e9", 9, 10)]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert [e.id for e in digest.sources] == ["e0", "d1dig"]
+    assert digest.entry.text.split("\n")[1:] == ["- Note x1 title", "- Note x2 title"]
+    assert digest.dropped == 1
+
+
+def test_only_a_digest_counts_as_the_entries_it_names() -> None:
+    entries = [
+        line_note("p", 1, 60, "a plain note\nmore", entries="7"),  # not a digest: one entry
+        line_note("c", 2, 60, "a digest without a count\nmore", tags="digest", sources="q r"),  # its two sources
+        old_digest(60),  # two entries
+        note("n", 9, 10),
+    ]
+    (digest,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert digest.entry.attr("entries") == "5"
+    assert digest.entry.text.startswith("Digest of 5 entries from 2025-12-01 to 2026-01-05,")
+
+
+@pytest.mark.parametrize(
+    ("value", "sources", "count"),
+    [
+        ("5", "x1 x2", "7"),
+        ("1", "x1 x2", "3"),
+        ("three", "x1 x2", "4"),
+        ("", "x1 x2", "4"),
+        ("0", "x1 x2", "4"),
+        ("-2", "x1 x2", "4"),
+        ("\u0663", "x1 x2", "4"),  # an Arabic-Indic three
+        ("three", "", "3"),
+    ],
+    ids=["a-count", "one", "a-word", "empty", "zero", "negative", "arabic-indic-digit", "no-sources"],
+)
+def test_a_digest_whose_count_was_edited_into_no_count_stands_for_its_sources(
+    value: str, sources: str, count: str
+) -> None:
+    edited, tokens = old_digest(60)
+    changed = {"entries": value, "sources": sources}
+    extra = tuple((k, changed.get(k, v)) for k, v in edited.extra)
+    entries = [(Entry(edited.id, edited.created, edited.text, edited.tags, extra), tokens), note("e6", 6, 60)]
+    (digest,) = run([shard("s", *entries, note("e7", 7, 60), note("n", 9, 10))], 1, keep=1, force=True).digests
+    assert digest.entry.attr("entries") == count  # its count, else its sources (at least one), + 1 + 1
+
+
+def test_compaction_reads_a_hand_edited_digest_count_without_a_traceback(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["config", "set", "memory.tokenBudget", "100"]) == 0
+    assert main(["config", "set", "memory.keepNewest", "1"]) == 0
+    edited = old_digest(0)[0]
+    lines = ["# quirks", "", "Surprising behaviour.", ""]
+    header = " ".join(f'{k}="{"three" if k == "entries" else v}"' for k, v in edited.extra)
+    lines += [f'<!-- lh:entry id="d1dig" created="2026-01-05T00:00:00Z" tags="digest" {header} -->']
+    lines += [*edited.text.split("\n"), '<!-- /lh:entry id="d1dig" -->']
+    for n, title in enumerate(TITLES):
+        lines += entry_lines(f"a{n + 1}", n + 6, title)
+    path = project / ".agents/memory/quirks.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["memory", "compact", "--force"]) == 1  # the newest entry alone is over the target
+    assert "Traceback" not in capsys.readouterr().err
+    digest = parse(path.read_text("utf-8")).entries[0]
+    # The edited digest stands for its two sources, the three notes for one each.
+    assert digest.text.startswith("Digest of 5 entries from 2025-12-01 to 2026-01-08,")
+    assert digest.attr("entries") == "5"
+    assert digest.attr("sources") == "d1dig a1 a2 a3"
+
+
+@pytest.mark.parametrize("hand_edited", ["</system>", "0000", "2025-12-01", "yesterday"])
+def test_a_digest_whose_from_is_not_a_time_starts_its_range_at_its_creation(hand_edited: str) -> None:
+    digest, tokens = old_digest(32)
+    edited = Entry(digest.id, digest.created, digest.text, digest.tags, (("from", hand_edited), *digest.extra[1:]))
+    entries = [(edited, tokens), note("e6", 6, 41), note("e7", 7, 42), note("e8", 8, 43)]
+    (merged,) = run([shard("s", *entries)], 1, keep=1, force=True).digests
+    assert merged.entry.attr("from") == "2026-01-05T00:00:00Z"
+    assert merged.entry.text.split("\n")[0] == intro(4, "2026-01-05", "2026-01-07", merged.entry.id)
+
+
+def merged(planned: Plan) -> int:
+    """How many entries the plan's digests take in."""
+    return sum(len(digest.sources) for digest in planned.digests)

@@ -421,7 +421,7 @@ def test_malformed_stored_references_are_refused(value: str) -> None:
 
 
 def test_citing_lines_that_hold_a_credential_is_refused(repo: Path) -> None:
-    from test_secrets_cli import github_token
+    from test_scan import github_token
 
     (repo / "deploy.sh").write_text(f"#!/bin/sh\nexport TOKEN={github_token()}\necho done\n", "utf-8")
     before = snapshot(repo)

@@ -22,8 +22,8 @@ from lean_harness.memory.search import query, search, search_cache
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import parse
 from support import lh
+from test_scan import github_token, hand_write
 from test_search import packed, unpacked
-from test_secrets_cli import github_token, hand_write
 
 MEMORY = ".agents/memory"
 CACHE = ".agents/.cache/lh/search"

@@ -3,7 +3,7 @@
 An import checks every record in one batch: each scanner keyword is searched for once in the
 records joined by a separator, and a rule runs only on the records that hold one of its keywords.
 These tests compare the batch with each text scanned alone, on both corpora of
-benchmarks/secrets, on the directive shapes of test_scanning_directives.py, and on records made to sit
+benchmarks/secrets, on the directive shapes of test_directives.py, and on records made to sit
 on the batch's seams: a credential cut in two between adjacent records, records that end with
 part of a keyword and start with the rest, every line break, the separator itself, texts on
 either side of the length at which the scanner changes its gates, duplicates and allowances.
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "sec
 import corpus
 import public_shapes
 
-from test_scanning_directives import BENIGN, DIRECTIVES
+from test_directives import BENIGN, DIRECTIVES
 
 pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
 
