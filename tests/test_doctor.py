@@ -509,3 +509,21 @@ def test_doctor_warns_above_the_supported_size_with_the_figure(
     assert str(size["message"]).startswith(f"{counted} in {held / 1_000_000:.1f} MB of shards, ")
     if status == "warn":
         assert "above the supported 5,000 entries or 2 MB" in str(size["message"])
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need privileges on Windows")
+def test_the_symlinks_check_names_a_link_anywhere_under_the_cache(project: Path, tmp_path: Path) -> None:
+    assert main(["memory", "put", "seed", "the build needs make"]) == 0
+    assert main(["memory", "get", "--query", "build"]) == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    search = project / ".agents/.cache/lh/search"
+    shutil.rmtree(search)
+    search.symlink_to(outside, target_is_directory=True)
+    done = lh("doctor", "--json", cwd=project)
+    checks = {check["id"]: check for check in json.loads(done.stdout)["checks"]}
+    assert checks["symlinks"]["status"] == "fail"
+    assert checks["symlinks"]["message"] == (
+        ".agents/.cache/lh/search is a symbolic link; lean-harness only manages real files"
+    )
+    assert list(outside.iterdir()) == []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from lean_harness.cli import main
 from lean_harness.init import BLOCK_END, BLOCK_START
-from support import snapshot
+from support import lh, snapshot
 
 SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
 
@@ -126,3 +127,20 @@ def test_init_agents_md_refuses_a_symlinked_agents_md_before_writing(
         " folder itself\n"
     )
     assert not (tmp_path / ".agents").exists()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need privileges on Windows")
+def test_init_in_a_clone_with_a_linked_cache_writes_nothing(tmp_path: Path) -> None:
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    (project / ".agents").mkdir(parents=True)
+    outside.mkdir()
+    (project / ".agents" / ".cache").symlink_to(outside, target_is_directory=True)
+    done = lh("init", cwd=project)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        ".agents/.cache is a symbolic link; lean-harness only manages real files."
+        " Replace the link with the file or folder itself\n"
+    )
+    assert sorted(p.name for p in (project / ".agents").iterdir()) == [".cache"]
+    assert not (project / ".gitignore").exists()
+    assert list(outside.iterdir()) == []

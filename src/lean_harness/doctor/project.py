@@ -278,6 +278,12 @@ def symlinks(p: Project) -> Verdict:
             if current.is_symlink() and p.shown(current) not in links:
                 links.append(p.shown(current))
             current = current.parent
+    if p.config is not None:  # and every folder under lh's cache, as every command checks it
+        from lean_harness.files import cache_link
+
+        found = cache_link(p.config.cache_dir / "lh", p.root)
+        if found is not None and p.shown(Path(found)) not in links:
+            links.append(p.shown(Path(found)))
     if links:
         return Verdict(
             "fail",
