@@ -13,7 +13,7 @@ from pathlib import Path
 from lean_harness import config as config_mod
 from lean_harness import locations
 from lean_harness.errors import LhError
-from lean_harness.files import display, read_text, refuse_cache_links, refuse_symlink, with_block, write_text
+from lean_harness.files import display, read_text, refuse_symlink, with_block, write_text
 from lean_harness.memory import handle, status
 from lean_harness.memory.shard import new_shard_text
 
@@ -101,11 +101,8 @@ def _run(root: Path, force: bool) -> InitResult:
     updated: list[str] = []
     config_path = root / locations.CONFIG_PATH
     refuse_symlink(config_path, root)
-    # A cache folder a clone brought in as a link is refused before anything is written.
-    refuse_cache_links(root / config_mod.DEFAULTS["memory"]["cacheDir"] / "lh", root)
     if config_path.exists() and not force:
         cfg = config_mod.load(root)
-        refuse_cache_links(cfg.cache_dir / "lh", root)
     else:
         defaults_dir = root / config_mod.DEFAULTS["memory"]["dir"]
         if defaults_dir.exists() and not config_path.exists() and not force and any(defaults_dir.iterdir()):
