@@ -265,17 +265,18 @@ class Ranks:
         """The rank of the token spelled `token` in base64, as the data file spells it; None if none."""
         if token in self._found:
             return self._found[token]
-        data, order = self.data, self._order
-        rank, low, high = None, 0, len(order)
+        # A line compares with `token` and a space as its own token compares with `token`: a
+        # space sorts before every base64 character.
+        data, order, probe = self.data, self._order, token + b" "
+        rank, low, high, size = None, 0, len(order), len(probe)
         while low < high:
             middle = (low + high) // 2
             start = order[middle]
-            space = data.find(b" ", start)
-            listed = data[start:space]
-            if listed == token:
-                rank = int(data[space + 1 : data.find(b"\n", space)])
+            listed = data[start : start + size]
+            if listed == probe:
+                rank = int(data[start + size : data.find(b"\n", start + size)])
                 break
-            if listed < token:
+            if listed < probe:
                 low = middle + 1
             else:
                 high = middle
