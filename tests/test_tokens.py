@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import subprocess
 import sys
+from array import array
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import regex
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,10 +25,12 @@ from lean_harness.memory.status import status as memory_status
 from lean_harness.memory.tokens import (
     CL100K_PATTERN,
     ESTIMATE_LABEL,
+    PLAIN_PATTERN,
+    Ranks,
     TokenCounter,
-    base64_ranks,
     estimate,
     own_count,
+    pieces,
     rank_file,
 )
 from support import lh
@@ -81,6 +87,23 @@ def test_the_rank_file_lists_ranks_in_order() -> None:
     assert lines[1::2] == [str(rank).encode() for rank in range(100256)]
 
 
+def test_the_shipped_order_lists_every_line_of_the_rank_file_once_by_token() -> None:
+    data = rank_file()
+    order = array("I", (REPO / "src/lean_harness/memory/cl100k_base.order").read_bytes())
+    if sys.byteorder == "big":
+        order.byteswap()
+    starts = [0] + [at + 1 for at, byte in enumerate(data[:-1]) if byte == ord("\n")]
+    assert sorted(order) == starts
+    listed = [data[start : data.index(b" ", start)] for start in order]
+    assert all(a < b for a, b in itertools.pairwise(listed))
+    # Every token, and what is not one, is looked up as tiktoken ranks it.
+    ranks = Ranks(data)
+    expected = {token: rank for rank, token in enumerate(data.split()[0::2])}
+    assert all(ranks.get(token) == rank for token, rank in expected.items())
+    absent = [b"", b"AA", b"zzzz", b"////////", b"IQ==IQ==", listed[0][:-1], listed[-1] + b"A"]
+    assert [ranks.get(token) for token in absent if token not in expected] == [None] * 7
+
+
 @pytest.mark.parametrize(("text", "count"), KNOWN.items())
 def test_counts_of_known_texts(tmp_path: Path, text: str, count: int) -> None:
     assert TokenCounter("cl100k_base", tmp_path).count(text) == count
@@ -95,8 +118,28 @@ def test_the_own_count_agrees_with_tiktoken_on_every_corpus_text(tmp_path: Path)
     texts = corpus_texts()
     assert len(texts) > 500
     assert any(not t.isascii() for t in texts)
-    ranks = base64_ranks()
+    ranks = Ranks(rank_file())
     assert [own_count(ranks, t) for t in texts] == [exact(t) for t in texts]
+    assert [pieces(t) for t in texts] == [regex.findall(CL100K_PATTERN, t) for t in texts]
+
+
+def test_ascii_texts_are_counted_without_importing_regex(tmp_path: Path) -> None:
+    texts = [t for t in corpus_texts() if t.isascii()] + ["cut title\u2026 \u201cquoted\u201d \u2014 12\u00b0"]
+    assert len(texts) > 300
+    probe = (
+        "import sys, json; from pathlib import Path; from lean_harness.memory.tokens import TokenCounter;"
+        " counter = TokenCounter('cl100k_base', Path(sys.argv[1]));"
+        " print(json.dumps([counter.counts([t])[0] for t in json.load(sys.stdin)]), 'regex' in sys.modules)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    counts, imported = run.stdout.rsplit(" ", 1) if run.stdout else ("", run.stderr)
+    assert (json.loads(counts), imported.strip()) == ([exact(t) for t in texts], "False")
     # Through a counter, a few at a time as a put counts them.
     counts = []
     for at in range(0, len(texts), 3):
@@ -108,7 +151,27 @@ def test_the_own_count_agrees_with_tiktoken_on_every_corpus_text(tmp_path: Path)
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300))
 def test_the_own_count_agrees_with_tiktoken_on_any_text(text: str) -> None:
-    assert own_count(base64_ranks(), text) == exact(text)
+    assert own_count(Ranks(rank_file()), text) == exact(text)
+
+
+# What a note is mostly made of, with every ASCII character and the punctuation split without `regex`.
+PLAIN = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["'s", "'LL", "'Ve", "'re", " a", "  ", "\r\n", "123", "...", " \n\n", "\t\x0b\x0c", "\x1c\x1f"]
+        ),
+        st.characters(max_codepoint=127),
+        st.sampled_from("\u2026\u2014\u2013\u2018\u2019\u201c\u201d\u2022\u00b7\u00ab\u00bb\u2192\u2190\u00d7\u00b0"),
+    ),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(PLAIN)
+def test_the_standard_library_splits_plain_text_as_tiktokens_pattern_does(text: str) -> None:
+    assert re.findall(PLAIN_PATTERN, text) == regex.findall(CL100K_PATTERN, text)
+    assert pieces(text) == regex.findall(CL100K_PATTERN, text)
 
 
 @pytest.mark.slow

