@@ -544,7 +544,7 @@ def test_synonyms_can_be_switched_off() -> None:
 CORRUPT = "search index is corrupt"
 
 
-BINARY = ("shapes", "ends", "blob", "forward", "spans")  # memory/segment.py's binary fields, in file order
+BINARY = ("shapes", "ends", "blob", "forward", "spans", "keys")  # memory/segment.py's binary fields, in file order
 
 
 def unpacked(data: bytes) -> dict[str, object]:
@@ -556,8 +556,8 @@ def unpacked(data: bytes) -> dict[str, object]:
     for size in values.pop("sizes"):  # type: ignore[attr-defined]
         fields.append(rest[at : at + size])
         at += size
-    values.update(zip(BINARY, fields[:5], strict=True))
-    values["tag_docs"] = dict(zip(values["tags"], fields[5:], strict=True))  # type: ignore[call-overload]
+    values.update(zip(BINARY, fields[:6], strict=True))
+    values["tag_docs"] = dict(zip(values["tags"], fields[6:], strict=True))  # type: ignore[call-overload]
     return values
 
 

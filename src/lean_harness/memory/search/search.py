@@ -42,7 +42,7 @@ from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
 from lean_harness.values import Value
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 DEFAULT_MIN_SCORE = 0.3
 
 
@@ -769,13 +769,17 @@ def segment_of(
     spans: Sequence[tuple[int, int]] | None = None,
 ) -> Segment:
     """A segment of entries (with each one's byte span in its shard file, if given)."""
-    rows = []
-    for number, doc in enumerate(docs):
-        body_len, title_len, weights = _fields(doc, settings)
-        span = spans[number] if spans is not None else (0, 0)
-        terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
-        rows.append(segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span))
+    rows = [row_of(doc, settings, spans[number] if spans is not None else (0, 0)) for number, doc in enumerate(docs)]
     return segment.build(rows, spans=spans is not None)
+
+
+def row_of(
+    doc: Doc, settings: Settings = DEFAULT_SETTINGS, span: tuple[int, int] = (0, 0), key: bytes = b""
+) -> segment.Row:
+    """What a segment keeps of one entry: its analyzed fields (with its byte span and key, if given)."""
+    body_len, title_len, weights = _fields(doc, settings)
+    terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
+    return segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span, key)
 
 
 def _thresholds(
