@@ -301,38 +301,34 @@ def rows_of(part: Segment) -> dict[bytes, Kept]:
 def build(rows: Sequence[Row], spans: bool = False) -> Segment:
     """A segment of the rows; the result does not depend on their order (ties keep it)."""
     ordered = sorted(rows, key=lambda r: (r.id, r.shard))
-    terms: dict[str, list[tuple[int, Shape]]] = {}
+    # each term's entries and shapes in entry order, a shape as its number in order of first use
+    terms: dict[str, tuple[list[int], list[int]]] = {}
+    seen: dict[Shape, int] = {}
     for number, row in enumerate(ordered):
+        body_len, title_len = row.body_len, row.title_len
         for term, (body, title, other) in row.weights.items():
-            terms.setdefault(term, []).append((number, (body, title, other, row.body_len, row.title_len)))
-    return _assemble(
-        ordered,
-        terms,
-        sum(r.body_len for r in ordered),
-        sum(r.title_len for r in ordered),
-        spans,
-    )
-
-
-def _assemble(
-    ordered: Sequence[Row], terms: dict[str, list[tuple[int, Shape]]], body_total: int, title_total: int, spans: bool
-) -> Segment:
-    """The segment of rows in number order and each term's (entry, shape) pairs in entry order."""
-    shapes = sorted({shape for pairs in terms.values() for _, shape in pairs})
-    shape_number = {shape: n for n, shape in enumerate(shapes)}
-    postings: dict[str, bytes] = {}
-    per_doc: list[list[int]] = [[] for _ in ordered]
-    for number, term in enumerate(sorted(terms)):
-        pairs = terms[term]
-        postings[term] = (
-            array("I", [doc for doc, _ in pairs]).tobytes()
-            + array("I", [shape_number[shape] for _, shape in pairs]).tobytes()
-        )
-        for doc, _ in pairs:
-            per_doc[doc].append(number)
+            shape = (body, title, other, body_len, title_len)
+            used = seen.get(shape)
+            if used is None:
+                used = seen[shape] = len(seen)
+            pairs = terms.get(term)
+            if pairs is None:
+                pairs = terms[term] = ([], [])
+            pairs[0].append(number)
+            pairs[1].append(used)
+    shapes = sorted(seen)
+    renumber = [0] * len(shapes)  # a shape's number in first use to its number in sorted order
+    for n, shape in enumerate(shapes):
+        renumber[seen[shape]] = n
+    vocabulary = sorted(terms)
+    postings = {
+        term: array("I", terms[term][0]).tobytes() + array("I", map(renumber.__getitem__, terms[term][1])).tobytes()
+        for term in vocabulary
+    }
+    place = {term: n for n, term in enumerate(vocabulary)}
     offsets, numbers = array("I", [0]), array("I")
-    for held in per_doc:
-        numbers.extend(held)
+    for row in ordered:
+        numbers.extend(sorted(map(place.__getitem__, row.weights)))
         offsets.append(len(numbers))
     keys = b"".join(row.key for row in ordered)
     shard_names = sorted({row.shard for row in ordered})
@@ -347,8 +343,8 @@ def _assemble(
         shards=shard_names,
         doc_shards=array("I", [shard_number[row.shard] for row in ordered]).tobytes(),
         tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
-        body_total=body_total,
-        title_total=title_total,
+        body_total=sum(row.body_len for row in ordered),
+        title_total=sum(row.title_len for row in ordered),
         shapes=array("d", [value for shape in shapes for value in shape]).tobytes(),
         postings=Lexicon.of(postings),
         forward=offsets.tobytes() + numbers.tobytes(),
