@@ -498,8 +498,7 @@ class Index:
             top_idf = 0.0  # every idf and share is above 0
             for term, share in alternatives:
                 value = (idfs.get(term) or self._idf(term)) * share
-                if value > top_idf:
-                    top_idf = value
+                top_idf = max(top_idf, value)
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
 
