@@ -544,7 +544,7 @@ def test_synonyms_can_be_switched_off() -> None:
 CORRUPT = "search index is corrupt"
 
 
-BINARY = ("shapes", "ends", "blob", "forward", "spans")  # memory/segment.py's binary fields, in file order
+BINARY = ("shapes", "ends", "blob", "forward", "spans", "keys")  # memory/segment.py's binary fields, in file order
 
 
 def unpacked(data: bytes) -> dict[str, object]:
@@ -556,8 +556,8 @@ def unpacked(data: bytes) -> dict[str, object]:
     for size in values.pop("sizes"):  # type: ignore[attr-defined]
         fields.append(rest[at : at + size])
         at += size
-    values.update(zip(BINARY, fields[:5], strict=True))
-    values["tag_docs"] = dict(zip(values["tags"], fields[5:], strict=True))  # type: ignore[call-overload]
+    values.update(zip(BINARY, fields[:6], strict=True))
+    values["tag_docs"] = dict(zip(values["tags"], fields[6:], strict=True))  # type: ignore[call-overload]
     return values
 
 
@@ -1052,3 +1052,30 @@ def test_the_forward_list_holds_every_term_of_the_first_entry_too() -> None:
     index = Index.build([Doc("a", "zz", "2026-01-01T00:00:00Z", (), "alpha lock"), Doc("b", "zz", "", (), "lock")])
     assert sorted(index._postings.terms_of(0)) == ["alpha", "lock", "zz"]  # "zz" is the shard field
     assert sorted(index._postings.terms_of(1)) == ["lock", "zz"]
+
+
+def test_rows_of_gives_each_keyed_row_back_and_refuses_values_no_build_makes() -> None:
+    rows = [
+        segment.Row("b", "s", "t", (), 2, 1, {"lock": (1.0, 1.0, 0.0), "s": (0.0, 0.0, 0.5)}, key=b"b" * 32),
+        segment.Row("a", "s", "t", ("x",), 1, 0, {"proxy": (1.0, 0.0, 0.0)}, key=b"a" * 32),
+    ]
+    part = segment.from_bytes(segment.build(rows).to_bytes({}), "s")[1]
+    assert segment.rows_of(part) == {
+        b"a" * 32: (1, 0, {"proxy": (1.0, 0.0, 0.0)}),
+        b"b" * 32: (2, 1, {"lock": (1.0, 1.0, 0.0), "s": (0.0, 0.0, 0.5)}),
+    }
+    assert segment.rows_of(segment.build([rows[0]._replace(key=b"")])) == {}  # no keys: nothing to reuse
+    for shape, message in (
+        ((math.nan, 0.0, 0.0, 1.0, 0.0), "(a weight that is not one)"),
+        ((1.0, 0.0, 0.0, 1.5, 0.0), "(a length that is not one)"),
+        ((1.0, 0.0, 0.0, -1.0, 0.0), "(a length that is not one)"),
+    ):
+        values = unpacked(segment.build([rows[1]]).to_bytes({}))
+        values["shapes"] = array("d", shape).tobytes()
+        with pytest.raises(ValueError, match="search index") as raised:
+            segment.rows_of(segment.from_bytes(packed(values), "s")[1])
+        assert str(raised.value) == f"{CORRUPT} {message}"
+    values = unpacked(segment.build([rows[0]]).to_bytes({}))
+    values["shapes"] = array("d", [0.0, 0.0, 0.5, 2.0, 1.0, 1.0, 1.0, 0.0, 3.0, 1.0]).tobytes()
+    with pytest.raises(ValueError, match=r"\(an entry of two lengths\)"):
+        segment.rows_of(segment.from_bytes(packed(values), "s")[1])

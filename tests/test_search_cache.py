@@ -18,7 +18,7 @@ import pytest
 from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import handle, prose
-from lean_harness.memory.search import query, search, search_cache
+from lean_harness.memory.search import query, search, search_cache, segment
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import parse
 from support import lh
@@ -457,3 +457,70 @@ def test_a_linked_cache_folder_is_refused_and_nothing_is_written_through_it(
         " Replace the link with the file or folder itself\n"
     )
     assert list(outside.iterdir()) == []
+
+
+# A shard that changed reuses, from its old cache file, the rows of the entries whose key (the
+# SHA-256 of their id, shard, time, tags and text) is unchanged: only new and changed entries are
+# scanned and analyzed (adr/0031).
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / CACHE).iterdir())}
+
+
+def test_rows_reused_after_a_put_and_a_hand_edit_give_the_bytes_of_a_fresh_build(
+    memory: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers(capsys)
+    rng = random.Random(9)
+    for _ in range(2):
+        assert main(["memory", "put", "failures", note(rng), "--tag", "lock"]) == 0
+    path = memory / MEMORY / "insights.md"
+    text = path.read_text("utf-8")
+    first = parse(text).entries[0]
+    changed = text.replace(first.text, first.text + " and the proxy again", 1)
+    path.write_text(changed + "\nA loose paragraph about the upload proxy.\n", "utf-8")
+    reused = answers(capsys)
+    files = _files(memory)
+    assert incremental(memory) == reference(memory)
+    shutil.rmtree(memory / CACHE)
+    assert answers(capsys) == reused
+    assert _files(memory) == files
+
+
+def _key(shard: str, entry_id: str, created: str, tags: list[str], text: str) -> bytes:
+    """An entry's key as adr/0031 defines it."""
+    return hashlib.sha256(json.dumps([entry_id, shard, created, tags, text], ensure_ascii=False).encode()).digest()
+
+
+def test_a_forged_row_under_an_entry_key_ranks_it_but_never_prints_its_credential(project: Path) -> None:
+    for subject in ("lock", "proxy", "upload"):
+        assert lh("memory", "put", "failures", f"the {subject} note", cwd=project).returncode == 0
+    token = github_token(5)
+    hand_write(project, "failures", "pasted", f"deploy token {token} for the proxy")
+    assert lh("memory", "get", "--query", "deploy token", cwd=project).returncode == 0
+    cache = project / CACHE / "failures.idx"
+    head = json.loads(cache.read_bytes().partition(b"\n")[0])
+    entry = next(e for e in parse((project / MEMORY / "failures.md").read_text("utf-8")).entries if e.id == "pasted")
+    # a file of one row: the pasted entry's key over terms its text does not hold
+    row = segment.Row(
+        "pasted",
+        "failures",
+        entry.created,
+        (),
+        3,
+        0,
+        {"zebra": (3.0, 0.0, 0.0)},
+        (0, 0),
+        _key("failures", "pasted", entry.created, [], entry.text),
+    )
+    forged = segment.build([row])
+    cache.write_bytes(forged.to_bytes({"format": head["format"], "sha256": "0" * 64}))
+    assert lh("memory", "put", "failures", "the scheduler note", cwd=project).returncode == 0
+    done = lh("memory", "get", "--json", "--query", "zebra", "--min-score", "0", cwd=project)
+    assert done.returncode == 0
+    leaked = token[4:] in done.stdout + done.stderr  # not shown by a failing assertion
+    assert not leaked
+    results = json.loads(done.stdout)["results"]
+    assert [(r["id"], r["text"]) for r in results] == [("pasted", "deploy token ghp_******** for the proxy")]
+    assert token[4:].encode() not in cache.read_bytes()

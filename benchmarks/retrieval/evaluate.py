@@ -26,7 +26,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(HERE))
 
-from lean_harness.memory import search  # noqa: E402
+from lean_harness.memory.search import search  # noqa: E402
 
 Ranker = Callable[[str], list[tuple[str, float]]]
 

@@ -42,7 +42,7 @@ from lean_harness.memory.search import segment, thesaurus
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 DEFAULT_MIN_SCORE = 0.3
 
 
@@ -272,6 +272,7 @@ class Index:
         self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
         self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
         self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
+        self._chunks: dict[str, list[tuple[str, _Concept]]] = {}  # per chunk of a query, what `_concepts` adds
         self._prepared_concepts: dict[
             tuple[object, ...],
             tuple[list[tuple[str, float]], list[tuple[_Sorted | dict[int, int], float]], list[float], list[int]],
@@ -495,8 +496,12 @@ class Index:
         """The query's total idf weight: what an entry of average length matching every word once scores."""
         rarest = math.log(1 + (len(self._ids) + 0.5) / 0.5)
         total = 0.0
+        idfs = self._idfs
         for _, weight, known, alternatives in concepts:
-            top_idf = max((self._idf(t) * w for t, w in alternatives), default=0.0)
+            top_idf = 0.0  # every idf and share is above 0
+            for term, share in alternatives:
+                value = (idfs.get(term) or self._idf(term)) * share
+                top_idf = max(top_idf, value)
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
 
@@ -648,28 +653,38 @@ class Index:
     def _concepts(self, query: str) -> list[_Concept]:
         """The query as weighted concepts, each a list of (index term, share) alternatives."""
         concepts: dict[str, _Concept] = {}
-        for match in _CHUNK_RE.finditer(query):
-            chunk = match.group().strip("_")
-            if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
-                word = chunk.casefold()
-                if word not in STOPWORDS:
-                    self._add_word(word, concepts)
-                continue
-            if not chunk:
-                continue
-            whole = chunk.casefold()
-            alternatives = [(whole, 1.0)] if whole in self._postings else self._prefixed(whole)
-            parts = [p for p in _split_parts(chunk) if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS]
-            if not alternatives:
-                for part in parts:
-                    self._add_word(part, concepts)
-                continue
-            concepts.setdefault(whole, (whole, 1.0, True, alternatives))
-            for part in parts:
-                term = self._stem(part)
-                if term in self._postings:
-                    concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
+        known = self._chunks
+        for chunk in _CHUNK_RE.findall(query):
+            found = known.get(chunk)
+            if found is None:
+                added: dict[str, _Concept] = {}
+                self._chunk_concepts(chunk.strip("_"), added)
+                found = known[chunk] = list(added.items())
+            for key, concept in found:
+                concepts.setdefault(key, concept)
         return list(concepts.values())
+
+    def _chunk_concepts(self, chunk: str, concepts: dict[str, _Concept]) -> None:
+        """The concepts of one word or identifier of a query (made once per index: `finds` asks many)."""
+        if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
+            word = chunk.casefold()
+            if word not in STOPWORDS:
+                self._add_word(word, concepts)
+            return
+        if not chunk:
+            return
+        whole = chunk.casefold()
+        alternatives = [(whole, 1.0)] if whole in self._postings else self._prefixed(whole)
+        parts = [p for p in _split_parts(chunk) if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS]
+        if not alternatives:
+            for part in parts:
+                self._add_word(part, concepts)
+            return
+        concepts.setdefault(whole, (whole, 1.0, True, alternatives))
+        for part in parts:
+            term = self._stem(part)
+            if term in self._postings:
+                concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
         found = self._words.get(word)
@@ -772,13 +787,17 @@ def segment_of(
     spans: Sequence[tuple[int, int]] | None = None,
 ) -> Segment:
     """A segment of entries (with each one's byte span in its shard file, if given)."""
-    rows = []
-    for number, doc in enumerate(docs):
-        body_len, title_len, weights = _fields(doc, settings)
-        span = spans[number] if spans is not None else (0, 0)
-        terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
-        rows.append(segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span))
+    rows = [row_of(doc, settings, spans[number] if spans is not None else (0, 0)) for number, doc in enumerate(docs)]
     return segment.build(rows, spans=spans is not None)
+
+
+def row_of(
+    doc: Doc, settings: Settings = DEFAULT_SETTINGS, span: tuple[int, int] = (0, 0), key: bytes = b""
+) -> segment.Row:
+    """What a segment keeps of one entry: its analyzed fields (with its byte span and key, if given)."""
+    body_len, title_len, weights = _fields(doc, settings)
+    terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
+    return segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span, key)
 
 
 def _thresholds(

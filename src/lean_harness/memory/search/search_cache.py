@@ -2,22 +2,27 @@
 
 `<cacheDir>/lh/search/<shard>.idx` is one line of JSON, the format, the SHA-256 of the shard file it
 describes and the strings of that shard's segment, then the segment's arrays (memory/segment.py
-`Segment.to_bytes`). A shard whose hash still
-matches is not parsed; any change to it (a put, an edit, a compaction, another git branch)
-indexes that shard again, whole (adr/0031-one-search-cache-per-shard.md).
+`Segment.to_bytes`). A shard whose hash still matches is not parsed; when it changed (a put, an
+edit, a compaction, another git branch), its segment is made again from its text, reusing from the
+old file the rows of entries whose key, the SHA-256 of everything an entry's row is made from, is
+unchanged: only new and changed entries are scanned and analyzed (adr/0031-one-search-cache-per-shard.md).
 
 The cache folder lies in the repository, so a file there is a hint, never trusted: it is read as
 JSON and plain bytes (nothing that can run code), every value's type and shape is checked, and a file that fails
 any check is rebuilt from the shard (memory/query.py `using_index` also rebuilds when a value
 passes those checks but not its use). What is indexed never holds a flagged credential: flagged
-values are indexed masked, and an entry whose id or tags hold one is left out.
+values are indexed masked, and an entry whose id or tags hold one is left out. A reused row was
+made from the very text its key names, scanned then, so it is not scanned again; a planted row can
+only rank that text wrongly, and what a query prints is scanned as it is printed (memory/query.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
+from lean_harness import __version__
 from lean_harness.files import refuse_symlink, write_atomic
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.search import search, segment
@@ -26,13 +31,16 @@ from lean_harness.memory.shard import Entry, parse
 
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
 _SETTINGS = hashlib.sha256(repr(search.DEFAULT_SETTINGS).encode()).hexdigest()[:16]
-_FORMAT = f"lh-search/{search.FORMAT_VERSION}/{_SETTINGS}"  # segments depend on how entries are analyzed
+# segments depend on how entries are analyzed and scanned: another release makes them again
+_FORMAT = f"lh-search/{search.FORMAT_VERSION}/{_SETTINGS}/{__version__}"
 
 
 def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
     """The segment of a shard as its file is now: from the cache when it holds that file's hash,
-    else (or with `rebuild`) made now and cached."""
+    else made now, with the rows of the old cache file that still fit, and cached (with `rebuild`,
+    made now from the text alone)."""
     path = memory.config.cache_dir / "lh" / "search" / f"{name}.idx"
+    previous = None
     if not rebuild:
         shard = memory.shard_path(name)
         refuse_symlink(shard, memory.root)
@@ -41,12 +49,14 @@ def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
         except FileNotFoundError:
             data = b""
         memory.check_size(name, len(data))
-        cached = read(path, name, hashlib.sha256(data).hexdigest())
-        if cached is not None:
-            return cached
+        loaded = _load(path, name)
+        if loaded is not None:
+            if loaded[0].get("sha256") == hashlib.sha256(data).hexdigest():
+                return loaded[1]
+            previous = loaded[1]
     text, data = memory.read_shard(name)  # decoded as every read of a shard is, its errors told alike
     sha256 = hashlib.sha256(data).hexdigest()
-    fresh = _built(memory, name, text, data)
+    fresh = _built(memory, name, text, data, previous)
     try:  # derived data: atomic, but not synced; a torn file fails its checks and is rebuilt
         write_atomic(path, fresh.to_bytes({"format": _FORMAT, "sha256": sha256}), compare=False, durable=False)
     except OSError:
@@ -57,35 +67,67 @@ def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
 def read(path: Path, name: str, sha256: str) -> Segment | None:
     """The cached segment of shard `name` whose file hashes to `sha256`; None when the cache file is
     missing, describes other bytes, or fails any check of its values."""
+    loaded = _load(path, name)
+    return loaded[1] if loaded is not None and loaded[0].get("sha256") == sha256 else None
+
+
+def _load(path: Path, name: str) -> tuple[dict[str, object], Segment] | None:
+    """The head and segment of a cache file of this format, or None."""
     try:
         head, part = segment.from_bytes(path.read_bytes(), name)
     except (OSError, ValueError):
         return None
-    return part if head.get("format") == _FORMAT and head.get("sha256") == sha256 else None
+    return (head, part) if head.get("format") == _FORMAT else None
 
 
-def _built(memory: Memory, name: str, text: str, data: bytes) -> Segment:
-    """The shard's segment made from its whole text (bytes after a byte-order mark: `read_shard`'s text lacks it)."""
+def key_of(doc: search.Doc) -> bytes:
+    """The SHA-256 of everything a row is made from: the entry's id, shard, time, tags and text."""
+    fields = [doc.id, doc.shard, doc.created, list(doc.tags), doc.text]
+    return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8", "surrogatepass")).digest()
+
+
+def _built(memory: Memory, name: str, text: str, data: bytes, previous: Segment | None = None) -> Segment:
+    """The shard's segment made from its text (bytes after a byte-order mark: `read_shard`'s text
+    lacks it), reusing the rows of `previous` whose key an entry of the text still has."""
     from lean_harness.memory import prose
     from lean_harness.scanning.credentials import hide, scan
 
     shard = parse(text, memory.shown(memory.shard_path(name)))
-    clean = not scan(text)  # one scan of the whole text clears every entry in it
-    docs: list[search.Doc] = []
-    spans: list[tuple[int, int]] = []
+    kept: dict[bytes, segment.Kept] = {}
+    if previous is not None:
+        try:
+            kept = segment.rows_of(previous)
+        except (ValueError, IndexError):  # values that pass the checks at load but not their use
+            kept = {}
+    blocks: list[tuple[search.Doc, tuple[int, int], bytes]] = []
     offset = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # `text` lacks the byte-order mark
     for block in shard.blocks:
         size = len((block if isinstance(block, str) else block.raw or "").encode("utf-8"))
-        # an entry whose id or tags hold a flagged value is left out; one whose text holds one is masked
-        if isinstance(block, Entry) and (clean or not scan(" ".join([block.id, *block.tags]))):
-            findings = [] if clean else scan(block.text)  # allowed or not: the cache is no place for one
-            body = hide(block.text, findings) if findings else block.text
-            docs.append(search.Doc(block.id, name, block.created, block.tags, body))
-            spans.append((offset, offset + size))
+        if isinstance(block, Entry):
+            doc = search.Doc(block.id, name, block.created, block.tags, block.text)
+            blocks.append((doc, (offset, offset + size), key_of(doc)))
         offset += size
     for loose in prose.blocks(shard):
-        findings = [] if clean else scan(loose.text)
-        masked = hide(loose.text, findings) if findings else loose.text
-        docs.append(search.Doc(f"{PROSE_PREFIX}{loose.line}", name, "", (), masked))
-        spans.append((0, 0))  # read from the shard's text, never at a span
-    return search.segment_of(docs, spans=spans)
+        doc = search.Doc(f"{PROSE_PREFIX}{loose.line}", name, "", (), loose.text)
+        blocks.append((doc, (0, 0), key_of(doc)))  # read from the shard's text, never at a span
+    # One scan clears every entry it covers: the whole text, or with reused rows what is new (a reused
+    # row was made from the text its key names, scanned when it was made; adr/0031).
+    new = [doc for doc, _, key in blocks if key not in kept]
+    if not kept:
+        clean = not scan(text)
+    else:
+        clean = not new or not scan("\n".join(f"{' '.join([doc.id, *doc.tags])}\n{doc.text}" for doc in new))
+    rows: list[segment.Row] = []
+    for doc, span, key in blocks:
+        found = kept.get(key)
+        if found is not None:
+            body_len, title_len, weights = found
+            rows.append(segment.Row(doc.id, name, doc.created, doc.tags, body_len, title_len, weights, span, key))
+            continue
+        # an entry whose id or tags hold a flagged value is left out; one whose text holds one is masked
+        if not clean and not doc.id.startswith(PROSE_PREFIX) and scan(" ".join([doc.id, *doc.tags])):
+            continue
+        findings = [] if clean else scan(doc.text)  # allowed or not: the cache is no place for one
+        body = hide(doc.text, findings) if findings else doc.text
+        rows.append(search.row_of(doc._replace(text=body), span=span, key=key))
+    return segment.build(rows, spans=True)

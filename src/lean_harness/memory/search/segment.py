@@ -13,12 +13,15 @@ title length), which fixes the term's impact in the entry once the averages are 
 sorted and stored as five `array('d')` values each. The postings are one blob in the order of the
 sorted vocabulary, with each term's end offset as an `array('I')` (`Lexicon`). The forward list is
 `count + 1` offsets, then each entry's terms as numbers in the sorted vocabulary. Spans are each
-entry's (start, end) byte offsets in its shard file, or empty.
+entry's (start, end) byte offsets in its shard file, or empty. Keys are each entry's 32-byte key (the
+SHA-256 of what it was made from, memory/search_cache.py), or empty: `rows_of` gives back the rows of
+a segment by key, so a shard that changed reuses what it keeps of the entries that did not.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from array import array
 from bisect import bisect_left
@@ -40,6 +43,10 @@ class Row:
     title_len: int
     weights: dict[str, tuple[float, float, float]]
     span: tuple[int, int] = (0, 0)
+    key: bytes = b""  # 32 bytes that name what the row was made from, or none
+
+
+KEY_SIZE = 32
 
 
 class Lexicon:
@@ -107,6 +114,7 @@ class Segment:
         "doc_shards",
         "forward",
         "ids",
+        "keys",
         "postings",
         "shapes",
         "shards",
@@ -128,10 +136,11 @@ class Segment:
         postings: Lexicon,
         forward: bytes,
         spans: bytes,
+        keys: bytes = b"",
     ) -> None:
         self.ids, self.created, self.shards, self.doc_shards = ids, created, shards, doc_shards
         self.tags, self.body_total, self.title_total, self.shapes = tags, body_total, title_total, shapes
-        self.postings, self.forward, self.spans = postings, forward, spans
+        self.postings, self.forward, self.spans, self.keys = postings, forward, spans, keys
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -159,7 +168,7 @@ class Segment:
     def to_bytes(self, head: dict[str, object]) -> bytes:
         """The segment as `from_bytes` reads it: one line of JSON (`head`'s values, the strings and
         counts, and the size of each binary field), then the binary fields one after the other."""
-        fields = [self.shapes, self.postings.ends.tobytes(), self.postings.blob, self.forward, self.spans]
+        fields = [self.shapes, self.postings.ends.tobytes(), self.postings.blob, self.forward, self.spans, self.keys]
         fields += [self.tags[tag] for tag in self.tags]
         values = {
             **head,
@@ -187,7 +196,7 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
     totals, sizes = values["totals"], values["sizes"]
     if not (_strings(ids) and _strings(created) and _strings(terms) and _strings(tags)):
         raise ValueError("search index is corrupt (a list that is not of strings)")
-    if not (_counts(totals) and len(totals) == 2 and _counts(sizes) and len(sizes) == 5 + len(tags)):
+    if not (_counts(totals) and len(totals) == 2 and _counts(sizes) and len(sizes) == 6 + len(tags)):
         raise ValueError("search index is corrupt (a count that is not one)")
     if sum(sizes) != len(data) - end - 1:
         raise ValueError("search index is corrupt (fields of the wrong size)")
@@ -195,8 +204,8 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
     for size in sizes:
         fields.append(data[at : at + size])
         at += size
-    shapes, ends, blob, forward, spans = fields[:5]
-    tag_docs = dict(zip(tags, fields[5:], strict=True))
+    shapes, ends, blob, forward, spans, keys = fields[:6]
+    tag_docs = dict(zip(tags, fields[6:], strict=True))
     count = len(ids)
     offsets = memoryview(forward)[: 4 * (count + 1)].cast("I") if len(forward) >= 4 * (count + 1) else None
     if not (
@@ -206,6 +215,7 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
         and len(set(terms)) == len(terms)
         and tags == sorted(set(tags))
         and len(spans) in (0, 16 * count)
+        and len(keys) in (0, KEY_SIZE * count)
         and len(shapes) % 40 == 0
         and len(ends) == 4 * len(terms)
         and (memoryview(ends).cast("I")[-1] if terms else 0) == len(blob)
@@ -236,6 +246,7 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
         postings,
         forward,
         spans,
+        keys,
     )
     return values, part
 
@@ -252,42 +263,74 @@ def _counts(value: object) -> bool:
     return isinstance(value, list) and all(type(item) is int and item >= 0 for item in value)
 
 
+Kept = tuple[int, int, dict[str, tuple[float, float, float]]]  # body length, title length, weighted terms
+
+
+def rows_of(part: Segment) -> dict[bytes, Kept]:
+    """What the segment keeps of each entry that has a key, by key: the part of its row that comes
+    from its text. ValueError (or IndexError) when the values do not fit together: a file in the
+    repository may hold anything, and a row is only ever reused for text whose key it carries."""
+    count = len(part)
+    if len(part.keys) != KEY_SIZE * count or not count:
+        return {}
+    values = memoryview(part.shapes).cast("d").tolist()
+    shapes = [tuple(values[at : at + 5]) for at in range(0, len(values), 5)]
+    for body, title, other, body_len, title_len in shapes:
+        if not (0 <= body < math.inf and 0 <= title < math.inf and 0 <= other < math.inf):
+            raise ValueError("search index is corrupt (a weight that is not one)")
+        if not (0 <= body_len < 2**31 and 0 <= title_len < 2**31 and body_len % 1 == 0 and title_len % 1 == 0):
+            raise ValueError("search index is corrupt (a length that is not one)")
+    weights: list[dict[str, tuple[float, float, float]]] = [{} for _ in range(count)]
+    lengths: list[tuple[float, ...] | None] = [None] * count
+    for term in part.postings.terms:
+        docs, numbers = part.docs(term)  # checks each entry and shape number
+        for doc, number in zip(docs, numbers, strict=True):
+            shape = shapes[number]
+            weights[doc][term] = (shape[0], shape[1], shape[2])
+            if lengths[doc] is None:
+                lengths[doc] = shape[3:]
+            elif lengths[doc] != shape[3:]:
+                raise ValueError("search index is corrupt (an entry of two lengths)")
+    kept: dict[bytes, Kept] = {}
+    for doc, length in enumerate(lengths):
+        if length is not None:  # an entry without terms is made again: it costs nothing
+            kept[part.keys[KEY_SIZE * doc : KEY_SIZE * (doc + 1)]] = (int(length[0]), int(length[1]), weights[doc])
+    return kept
+
+
 def build(rows: Sequence[Row], spans: bool = False) -> Segment:
     """A segment of the rows; the result does not depend on their order (ties keep it)."""
     ordered = sorted(rows, key=lambda r: (r.id, r.shard))
-    terms: dict[str, list[tuple[int, Shape]]] = {}
+    # each term's entries and shapes in entry order, a shape as its number in order of first use
+    terms: dict[str, tuple[list[int], list[int]]] = {}
+    seen: dict[Shape, int] = {}
     for number, row in enumerate(ordered):
+        body_len, title_len = row.body_len, row.title_len
         for term, (body, title, other) in row.weights.items():
-            terms.setdefault(term, []).append((number, (body, title, other, row.body_len, row.title_len)))
-    return _assemble(
-        ordered,
-        terms,
-        sum(r.body_len for r in ordered),
-        sum(r.title_len for r in ordered),
-        spans,
-    )
-
-
-def _assemble(
-    ordered: Sequence[Row], terms: dict[str, list[tuple[int, Shape]]], body_total: int, title_total: int, spans: bool
-) -> Segment:
-    """The segment of rows in number order and each term's (entry, shape) pairs in entry order."""
-    shapes = sorted({shape for pairs in terms.values() for _, shape in pairs})
-    shape_number = {shape: n for n, shape in enumerate(shapes)}
-    postings: dict[str, bytes] = {}
-    per_doc: list[list[int]] = [[] for _ in ordered]
-    for number, term in enumerate(sorted(terms)):
-        pairs = terms[term]
-        postings[term] = (
-            array("I", [doc for doc, _ in pairs]).tobytes()
-            + array("I", [shape_number[shape] for _, shape in pairs]).tobytes()
-        )
-        for doc, _ in pairs:
-            per_doc[doc].append(number)
+            shape = (body, title, other, body_len, title_len)
+            used = seen.get(shape)
+            if used is None:
+                used = seen[shape] = len(seen)
+            pairs = terms.get(term)
+            if pairs is None:
+                pairs = terms[term] = ([], [])
+            pairs[0].append(number)
+            pairs[1].append(used)
+    shapes = sorted(seen)
+    renumber = [0] * len(shapes)  # a shape's number in first use to its number in sorted order
+    for n, shape in enumerate(shapes):
+        renumber[seen[shape]] = n
+    vocabulary = sorted(terms)
+    postings = {
+        term: array("I", terms[term][0]).tobytes() + array("I", map(renumber.__getitem__, terms[term][1])).tobytes()
+        for term in vocabulary
+    }
+    place = {term: n for n, term in enumerate(vocabulary)}
     offsets, numbers = array("I", [0]), array("I")
-    for held in per_doc:
-        numbers.extend(held)
+    for row in ordered:
+        numbers.extend(sorted(map(place.__getitem__, row.weights)))
         offsets.append(len(numbers))
+    keys = b"".join(row.key for row in ordered)
     shard_names = sorted({row.shard for row in ordered})
     shard_number = {name: n for n, name in enumerate(shard_names)}
     tag_docs: dict[str, list[int]] = {}
@@ -300,10 +343,11 @@ def _assemble(
         shards=shard_names,
         doc_shards=array("I", [shard_number[row.shard] for row in ordered]).tobytes(),
         tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
-        body_total=body_total,
-        title_total=title_total,
+        body_total=sum(row.body_len for row in ordered),
+        title_total=sum(row.title_len for row in ordered),
         shapes=array("d", [value for shape in shapes for value in shape]).tobytes(),
         postings=Lexicon.of(postings),
         forward=offsets.tobytes() + numbers.tobytes(),
         spans=array("Q", [v for row in ordered for v in row.span]).tobytes() if spans else b"",
+        keys=keys if len(keys) == KEY_SIZE * len(ordered) else b"",
     )
