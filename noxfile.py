@@ -20,10 +20,10 @@ CLIENTS = ("@anthropic-ai/claude-code@2.1.332", "@github/copilot@1.0.102", "@ope
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run every test on two workers: slow ones and, when npm is there, the real clients (installed meanwhile)."""
+    """Run every test, slow ones included, and the real clients when npm is there (installed meanwhile)."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
     npm = _start_clients_install(session)
-    session.run("pytest", "-n", "auto", "--ignore=tests/test_clients.py", *session.posargs, env=_memory_tmp())
+    session.run("pytest", *_workers(), "--ignore=tests/test_clients.py", *session.posargs, env=_memory_tmp())
     if npm is not None:
         _run_clients(session, npm)
 
@@ -32,7 +32,7 @@ def tests(session: nox.Session) -> None:
 def slow(session: nox.Session) -> None:
     """Run only the tests marked slow (many processes, kills at every step, large memories)."""
     session.install(".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run("pytest", "-n", "auto", "-m", "slow", *session.posargs, env=_memory_tmp())
+    session.run("pytest", *_workers(), "-m", "slow", *session.posargs, env=_memory_tmp())
 
 
 @nox.session
@@ -72,6 +72,12 @@ def clients(session: nox.Session) -> None:
     if npm is None:
         session.skip("npm not found; install Node.js 22 or newer to run the real clients")
     _run_clients(session, npm)
+
+
+def _workers() -> list[str]:
+    """Two test workers a core: most tests wait on `lh` processes they start, and work is stolen
+    between workers so the long kill tests do not leave one finishing alone."""
+    return ["-n", str(2 * (os.cpu_count() or 1)), "--dist", "worksteal"]
 
 
 def _memory_tmp() -> dict[str, str]:
