@@ -19,8 +19,8 @@ only rank that text wrongly, and what a query prints is scanned as it is printed
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from lean_harness import __version__
