@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -1064,7 +1065,7 @@ def test_rows_of_gives_each_keyed_row_back_and_refuses_values_no_build_makes() -
         b"a" * 32: (1, 0, {"proxy": (1.0, 0.0, 0.0)}),
         b"b" * 32: (2, 1, {"lock": (1.0, 1.0, 0.0), "s": (0.0, 0.0, 0.5)}),
     }
-    assert segment.rows_of(segment.build([rows[0]._replace(key=b"")])) == {}  # no keys: nothing to reuse
+    assert segment.rows_of(segment.build([dataclasses.replace(rows[0], key=b"")])) == {}  # no keys: nothing to reuse
     for shape, message in (
         ((math.nan, 0.0, 0.0, 1.0, 0.0), "(a weight that is not one)"),
         ((1.0, 0.0, 0.0, 1.5, 0.0), "(a length that is not one)"),
