@@ -77,7 +77,7 @@ def flagged(paths: Sequence[Path], read: Mapping[Path, bytes] | None = None) -> 
 
 
 def derived_files(derived: Iterable[Path]) -> list[Path]:
-    """The cache files a scan covers (the rank tables built from the tokenizer package left out)."""
+    """The cache files a scan covers: every file under lh's caches."""
     return _files(derived, walk_caches=True)
 
 
