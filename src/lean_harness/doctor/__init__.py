@@ -32,6 +32,9 @@ class Verdict:
     details: tuple[str, ...] = ()
 
 
+NO_CONFIG = Verdict("skip", "skipped: the config did not load (see the config check)")
+
+
 @dataclass(frozen=True)
 class Result:
     """A verdict with the id of the check that gave it."""
@@ -63,10 +66,16 @@ def apply(checks: Sequence[Check[Subject]], subject: Subject) -> list[Result]:
         try:
             verdict = check(subject)
         except LhError as error:
-            first, *rest = error.message.splitlines() or [""]
-            verdict = Verdict("fail", first, "fix what the line says, then run lh doctor again", tuple(rest))
+            verdict = listed(error.message.splitlines() or [""], "fix what the line says, then run lh doctor again")
         results.append(Result(check_id(check), verdict.status, verdict.message, verdict.fix, verdict.details))
     return results
+
+
+def listed(lines: Sequence[str], fix: str, ok: str = "", status: Status = "fail") -> Verdict:
+    """`ok` when there are no lines, else `status` with the first line and the others as details."""
+    if not lines:
+        return Verdict("ok", ok)
+    return Verdict(status, lines[0], fix, tuple(lines[1:]))
 
 
 def failed(results: Sequence[Result]) -> bool:

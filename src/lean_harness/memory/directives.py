@@ -10,7 +10,7 @@ entry. Nothing is remembered between runs (adr/0030).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 from lean_harness.memory import scans
@@ -30,7 +30,7 @@ def scan_text(text: str, shown: str) -> list[Directive]:
     return scans.by_entry(text, shown, directive_rules.scan, allowed)
 
 
-def in_files(paths: Sequence[Path], shown: dict[Path, str]) -> list[Directive]:
-    """Every directive in `paths` (named as in `shown`)."""
-    texts = [(path, path.read_bytes().decode("utf-8", "replace")) for path in paths]
+def in_files(files: Mapping[Path, bytes], shown: Mapping[Path, str]) -> list[Directive]:
+    """Every directive in the files, given as their bytes (named as in `shown`)."""
+    texts = [(path, data.decode("utf-8", "replace")) for path, data in files.items()]
     return [d for path, text in texts if directive_rules.scan(text) for d in scan_text(text, shown[path])]

@@ -10,7 +10,7 @@ the file as it is now: no verdict is remembered in a cache a repository could ho
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,13 +69,15 @@ def project_files(config: Config) -> tuple[list[Path], list[Path]]:
     return paths, [config.cache_dir] if config.cache_dir.is_dir() else []
 
 
-def flagged(paths: Sequence[Path]) -> list[Path]:
-    """The files in which a scan of the whole text (read as Latin-1) finds a credential."""
-    return [path for path in paths if credentials.scan(path.read_bytes().decode("latin-1"))]
+def flagged(paths: Sequence[Path], read: Mapping[Path, bytes] | None = None) -> list[Path]:
+    """The files in which a scan of the whole text (read as Latin-1) finds a credential; a file's
+    bytes are taken from `read` when they are there."""
+    got = read or {}
+    return [path for path in paths if credentials.scan((got.get(path) or path.read_bytes()).decode("latin-1"))]
 
 
 def derived_files(derived: Iterable[Path]) -> list[Path]:
-    """The cache files a scan covers (the rank tables built from the tokenizer package left out)."""
+    """The cache files a scan covers: every file under lh's caches."""
     return _files(derived, walk_caches=True)
 
 
