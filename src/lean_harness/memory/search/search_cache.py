@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from lean_harness import __version__
@@ -129,5 +130,5 @@ def _built(memory: Memory, name: str, text: str, data: bytes, previous: Segment 
             continue
         findings = [] if clean else scan(doc.text)  # allowed or not: the cache is no place for one
         body = hide(doc.text, findings) if findings else doc.text
-        rows.append(search.row_of(doc._replace(text=body), span=span, key=key))
+        rows.append(search.row_of(replace(doc, text=body), span=span, key=key))
     return segment.build(rows, spans=True)
