@@ -273,7 +273,7 @@ class Index:
         self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
         self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
         self._chunks: dict[str, list[tuple[str, _Concept]]] = {}  # per chunk of a query, what `_concepts` adds
-        self._prepared_concepts: dict[tuple[object, ...], list[tuple[_Sorted, float, float]]] = {}
+        self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
         self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -312,8 +312,10 @@ class Index:
         query. The entry's own score fixes a floor that any entry ranked above it must reach. A
         concept adds at most its bound, its best term's highest impact; the concepts of the smallest
         bounds, while those add up to less than the floor, cannot lift an entry to it on their own,
-        so only the entries holding a term of another concept are candidates, and each is scored as
-        `search` adds it up (adr/0031).
+        so only the entries holding a term of another concept are candidates. Concept by concept,
+        largest bound first, a candidate is dropped once what it has plus the bounds left stays
+        under the floor; once fewer than `limit` are left, the entry is found; else the rest are
+        scored as `search` adds them up (adr/0031).
         """
         mine = [base + local for _, base, local in self._entries(shard, key)]
         if limit <= 0 or not mine:
@@ -339,13 +341,28 @@ class Index:
             if below + bound < floor * (1 - 1e-9):
                 below += bound
                 continue
-            for posting, _, _ in factors[n]:
-                candidates.update(posting.docs)
+            for impacts, _, _ in factors[n]:
+                candidates.update(impacts)
         candidates.difference_update(mine)
-        if len(candidates) < limit:  # fewer than `limit` others can rank above this entry
-            return True
+        have = dict.fromkeys(candidates, 0.0)
+        left = sum(bound for bound, _ in bounds)
+        for bound, n in reversed(bounds):
+            if len(have) < limit:  # fewer than `limit` others can rank above this entry
+                return True
+            left -= bound
+            best: dict[int, float] = {}
+            for impacts, factor, _ in factors[n]:
+                for doc in impacts.keys() & have.keys():
+                    value = factor * impacts[doc]
+                    if value > best.get(doc, 0.0):
+                        best[doc] = value
+            for doc, value in best.items():
+                have[doc] += value
+            need = floor * (1 - 1e-9) - left * (1 + 1e-9)
+            if need > 0:
+                have = {doc: value for doc, value in have.items() if value >= need}
         values = dict.fromkeys(mine, own)
-        for doc in candidates:
+        for doc in have:
             exact = self._score(factors, doc)
             if exact >= floor and exact > 0:
                 values[doc] = exact
@@ -368,28 +385,30 @@ class Index:
                 above += 1
         return above < limit
 
-    def _prepared(self, weight: float, alternatives: list[tuple[str, float]]) -> list[tuple[_Sorted, float, float]]:
-        """A concept as `finds` weighs it, made once per index: each term's posting list, its factor,
-        and the most it adds to any entry (a little more, against rounding)."""
+    def _prepared(
+        self, weight: float, alternatives: list[tuple[str, float]]
+    ) -> list[tuple[dict[int, int], float, float]]:
+        """A concept as `finds` weighs it, made once per index: each term's impact by entry, its
+        factor, and the most it adds to any entry (a little more, against rounding)."""
         key = (weight, *alternatives)
         found = self._prepared_concepts.get(key)
         if found is None:
             factor_of = (self._settings.k1 + 1) / 255
             found = []
             for term, share in alternatives:
-                posting = _Sorted(self._postings[term])
+                impacts = self._postings.impacts(term)
                 factor = weight * share * self._idf(term) * factor_of
-                found.append((posting, factor, factor * max(posting.impacts) * (1 + 1e-9)))
+                found.append((impacts, factor, factor * max(impacts.values()) * (1 + 1e-9)))
             self._prepared_concepts[key] = found
         return found
 
-    def _score(self, factors: list[list[tuple[_Sorted, float, float]]], doc: int) -> float:
-        """One entry's BM25F sum over concepts given as (posting, factor, bound) lists, added up as `_add` adds it."""
+    def _score(self, factors: list[list[tuple[dict[int, int], float, float]]], doc: int) -> float:
+        """One entry's BM25F sum over concepts given as (impacts, factor, bound) lists, added up as `_add` adds it."""
         total: float | None = None
         for alternatives in factors:
             best: float | None = None
-            for posting, factor, _ in alternatives:
-                impact = posting.get(doc)
+            for impacts, factor, _ in alternatives:
+                impact = impacts.get(doc)
                 if impact and (len(alternatives) == 1 or factor * impact > (best or 0.0)):
                     best = factor * impact
             if best is not None:
@@ -770,21 +789,6 @@ class _Impacts(dict[int, int]):
         return value
 
 
-class _Sorted:
-    """A posting list looked up by entry number (a binary search: no copy of a long list)."""
-
-    __slots__ = ("docs", "impacts")
-
-    def __init__(self, posting: bytes) -> None:
-        size = len(posting) // 5
-        self.docs = memoryview(posting)[: 4 * size].cast("I")
-        self.impacts = posting[4 * size :]
-
-    def get(self, doc: int, default: int = 0) -> int:
-        at = bisect_left(self.docs, doc)
-        return self.impacts[at] if at < len(self.docs) and self.docs[at] == doc else default
-
-
 class _Postings:
     """The posting lists of all segments as one: entry numbers run on from segment to segment.
 
@@ -807,6 +811,7 @@ class _Postings:
         self._made: dict[str, bytes] = {}
         self._df: dict[str, int] = {}
         self._known: dict[object, bool] = {}
+        self._by_doc: dict[str, dict[int, int]] = {}
 
     def __contains__(self, term: object) -> bool:
         found = self._known.get(term)
@@ -827,6 +832,16 @@ class _Postings:
                 raise KeyError(term)
             made = self._made[term] = docs.tobytes() + bytes(impacts)
         return made
+
+    def impacts(self, term: str) -> dict[int, int]:
+        """The term's impact in each entry that holds it."""
+        found = self._by_doc.get(term)
+        if found is None:
+            posting = self[term]
+            size = len(posting) // 5
+            docs = memoryview(posting)[: 4 * size].cast("I")
+            found = self._by_doc[term] = dict(zip(docs, posting[4 * size :], strict=True))
+        return found
 
     def df(self, term: str) -> int:
         """How many entries hold the term."""
