@@ -47,14 +47,13 @@ def cold_scanner() -> None:
 
 @pytest.fixture(autouse=True)
 def cold_search_caches() -> None:
-    """Each test analyzes and relates words afresh: search's per-process stem and chunk caches, its
-    tables of impacts at a level and the related-word cache are filled once per process, and a
+    """Each test analyzes and relates words afresh: search's per-process stem and chunk caches and the
+    related-word cache are filled once per process, and a
     mutation run forks each mutant's tests from a process that already filled them with the
     unchanged code's answers."""
     search._STEMS.clear()
     for cache in search._CHUNKS.values():
         cache.clear()
-    search._AT_LEAST.clear()
     thesaurus.related.cache_clear()
 
 

@@ -36,7 +36,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice
+from itertools import islice
 
 from lean_harness.memory.search import segment, thesaurus
 from lean_harness.memory.search.segment import Segment
@@ -273,10 +273,7 @@ class Index:
         self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
         self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
         self._chunks: dict[str, list[tuple[str, _Concept]]] = {}  # per chunk of a query, what `_concepts` adds
-        self._prepared_concepts: dict[
-            tuple[object, ...],
-            tuple[list[tuple[str, float]], list[tuple[_Sorted | dict[int, int], float]], list[float], list[int]],
-        ] = {}
+        self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
         self._idfs: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -293,35 +290,34 @@ class Index:
 
     def span_of(self, shard: str, key: str) -> tuple[int, int]:
         """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
-        for part, local in self._entries(shard, key):
+        for part, _, local in self._entries(shard, key):
             return part.span(local)
         return 0, 0
 
-    def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int]]:
-        """The segments that hold the entry `key` of `shard`, with its number in each (copies too)."""
-        for part in self._segments:
+    def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int, int]]:
+        """The segments that hold the entry `key` of `shard` (copies too), with the number of their
+        first entry in the index and the entry's number in each."""
+        for part, base in zip(self._segments, self._postings.bases, strict=True):
             if shard in part.shards:
                 at = bisect_left(part.ids, key)  # a segment numbers its entries in (id, shard) order
                 while at < len(part) and part.ids[at] == key:
                     if part.shard_of(at) == shard:
-                        yield part, at
+                        yield part, base, at
                     at += 1
 
     def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
         """Whether `search(query, limit=limit)` holds the entry `key` of `shard`.
 
         The answer `search` gives, found without adding up every entry that shares a word with the
-        query. The entry's own score fixes a floor that any entry ranked above it must reach. Each
-        concept gets a threshold, the thresholds adding up to at most the floor (`_thresholds`): an
-        entry whose share of every concept stays under that concept's threshold scores under the
-        floor, so only the entries whose impact on some term reaches its concept's threshold are
-        candidates, taken from the posting lists without a loop in Python. They are checked concept
-        by concept and dropped once they cannot reach the floor; once fewer than `limit` are left,
-        the entry is found; else the rest are scored as `search` adds them up (adr/0031).
+        query. The entry's own score fixes a floor that any entry ranked above it must reach. A
+        concept adds at most its bound, its best term's highest impact; the concepts of the smallest
+        bounds, while those add up to less than the floor, cannot lift an entry to it on their own,
+        so only the entries holding a term of another concept are candidates. Concept by concept,
+        largest bound first, a candidate is dropped once what it has plus the bounds left stays
+        under the floor; once fewer than `limit` are left, the entry is found; else the rest are
+        scored as `search` adds them up (adr/0031).
         """
-        postings = self._postings
-        bases = {id(part): base for part, base in zip(self._segments, postings.bases, strict=True)}
-        mine = [bases[id(part)] + local for part, local in self._entries(shard, key)]
+        mine = [base + local for _, base, local in self._entries(shard, key)]
         if limit <= 0 or not mine:
             return False
         asked = self._concepts(query)
@@ -331,63 +327,42 @@ class Index:
         if not denominator:
             return False
         scale = 1.0 / denominator
-        prepared = [self._prepared(weight, alternatives) for _, weight, _, alternatives in concepts]
-        weighted = [terms for terms, _, _, _ in prepared]
-        factors = [pairs for _, pairs, _, _ in prepared]
+        factors = [self._prepared(weight, alternatives) for _, weight, _, alternatives in concepts]
         mine_values = [(self._score(factors, doc), doc) for doc in mine]
         own = max(value for value, _ in mine_values)
         if own <= 0:
             return False
         # An entry scoring below `floor` rounds to a lower score than this one.
         floor = (round(own * scale, 6) - 2e-6) / scale * (1 - 1e-9)
-        # The most each term adds to another entry's score (a little more, against rounding), and each concept.
-        tops = []
-        for terms, pairs, most, alone in prepared:
-            # Only a term whose highest impact one entry alone holds may bound others lower than all.
-            changed = range(len(terms)) if len(mine) > 1 else [n for n in alone if pairs[n][0].get(mine[0], 0)]
-            if changed:
-                most = list(most)  # noqa: PLW2901 - a copy for this entry; the prepared one stays
-                for n in changed:
-                    most[n] = terms[n][1] * postings.top_of_others(terms[n][0], pairs[n][0], mine) * (1 + 1e-9)
-            tops.append(most)
-        bounds = [max(values, default=0.0) for values in tops]
+        bounds = sorted((max((top for _, _, top in terms), default=0.0), n) for n, terms in enumerate(factors))
+        below = 0.0
         candidates: set[int] = set()
-        for terms, threshold, most in zip(weighted, _thresholds(postings, weighted, tops, floor), tops, strict=True):
-            for (term, factor), top in zip(terms, most, strict=True):
-                if top >= threshold:
-                    postings.reaching(term, threshold / factor, candidates)
-        # Concept by concept, largest bound first: what a candidate may still score is what it has
-        # from the concepts seen, plus the bounds of the others; it is dropped once under the floor.
-        reach = floor / (1 + 1e-9)
-        left = sum(bounds)
-        alive = candidates.difference(mine)
-        if len(alive) < limit:
-            return True
-        have: dict[int, float] = {}
-        for n in sorted(range(len(bounds)), key=bounds.__getitem__, reverse=True):
-            if not alive:
-                break
-            # Terms that add less than half the concept's bound count as their bound, whether held or not.
-            strong = bounds[n] / 2
-            weak = max((top for top in tops[n] if top < strong), default=0.0)
-            left -= bounds[n] - weak
+        for bound, n in bounds:
+            if below + bound < floor * (1 - 1e-9):
+                below += bound
+                continue
+            for impacts, _, _ in factors[n]:
+                candidates.update(impacts)
+        candidates.difference_update(mine)
+        have = dict.fromkeys(candidates, 0.0)
+        left = sum(bound for bound, _ in bounds)
+        for bound, n in reversed(bounds):
+            if len(have) < limit:  # fewer than `limit` others can rank above this entry
+                return True
+            left -= bound
             best: dict[int, float] = {}
-            for (impacts, factor), top in zip(factors[n], tops[n], strict=True):
-                if top >= strong:
-                    for doc, impact in _among(alive, impacts):
-                        value = factor * impact
-                        if value > best.get(doc, 0.0):
-                            best[doc] = value
+            for impacts, factor, _ in factors[n]:
+                for doc in impacts.keys() & have.keys():
+                    value = factor * impacts[doc]
+                    if value > best.get(doc, 0.0):
+                        best[doc] = value
             for doc, value in best.items():
-                if value > weak:
-                    have[doc] = have.get(doc, 0.0) + (value - weak)
-            need = reach - left
+                have[doc] += value
+            need = floor * (1 - 1e-9) - left * (1 + 1e-9)
             if need > 0:
-                alive = {doc for doc, value in have.items() if value >= need and doc in alive}
-                if len(alive) < limit:  # fewer than `limit` others can rank above this entry
-                    return True
+                have = {doc: value for doc, value in have.items() if value >= need}
         values = dict.fromkeys(mine, own)
-        for doc in alive:
+        for doc in have:
             exact = self._score(factors, doc)
             if exact >= floor and exact > 0:
                 values[doc] = exact
@@ -412,28 +387,28 @@ class Index:
 
     def _prepared(
         self, weight: float, alternatives: list[tuple[str, float]]
-    ) -> tuple[list[tuple[str, float]], list[tuple[_Sorted | dict[int, int], float]], list[float], list[int]]:
-        """A concept as `finds` weighs it, made once per process: each term with its factor, its
-        impacts and the most it adds to any entry (a little more, against rounding), and the terms
-        whose highest impact one entry alone holds."""
+    ) -> list[tuple[dict[int, int], float, float]]:
+        """A concept as `finds` weighs it, made once per index: each term's impact by entry, its
+        factor, and the most it adds to any entry (a little more, against rounding)."""
         key = (weight, *alternatives)
         found = self._prepared_concepts.get(key)
         if found is None:
-            postings, factor_of = self._postings, (self._settings.k1 + 1) / 255
-            terms = [(t, weight * share * self._idf(t) * factor_of) for t, share in alternatives]
-            pairs = [(postings.impacts(t), f) for t, f in terms]
-            most = [f * postings.top(t) * (1 + 1e-9) for t, f in terms]
-            alone = [n for n, (t, _) in enumerate(terms) if postings.alone_at_top(t)]
-            found = self._prepared_concepts[key] = (terms, pairs, most, alone)
+            factor_of = (self._settings.k1 + 1) / 255
+            found = []
+            for term, share in alternatives:
+                impacts = self._postings.impacts(term)
+                factor = weight * share * self._idf(term) * factor_of
+                found.append((impacts, factor, factor * max(impacts.values()) * (1 + 1e-9)))
+            self._prepared_concepts[key] = found
         return found
 
-    def _score(self, factors: list[list[tuple[_Sorted | dict[int, int], float]]], doc: int) -> float:
-        """One entry's BM25F sum over concepts given as (impacts, factor) lists, added up as `_add` adds it."""
+    def _score(self, factors: list[list[tuple[dict[int, int], float, float]]], doc: int) -> float:
+        """One entry's BM25F sum over concepts given as (impacts, factor, bound) lists, added up as `_add` adds it."""
         total: float | None = None
         for alternatives in factors:
             best: float | None = None
-            for impacts, factor in alternatives:
-                impact = impacts.get(doc, 0)
+            for impacts, factor, _ in alternatives:
+                impact = impacts.get(doc)
                 if impact and (len(alternatives) == 1 or factor * impact > (best or 0.0)):
                     best = factor * impact
             if best is not None:
@@ -800,85 +775,6 @@ def row_of(
     return segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span, key)
 
 
-def _thresholds(
-    postings: _Postings, weighted: list[list[tuple[str, float]]], tops: list[list[float]], floor: float
-) -> list[float]:
-    """Per concept, the share of a score that makes an entry a candidate for `Index.finds`.
-
-    `tops` holds the most each term of each concept adds to an entry's score. The thresholds add up
-    to at most `floor`, so an entry whose share of each concept stays under that concept's threshold
-    scores under `floor`. A concept at `math.inf` brings no candidates (it counts as its bound, which
-    no entry reaches); one at 0 brings every entry that holds it. Of two plans, the one that brings
-    fewer entries: concepts opened whole in order of entries per unit of bound (rare words first, as
-    a max-score bound would), the one that brings fewest at the threshold left taking it; or the
-    concepts of the largest bounds, each at the same share of its bound.
-    """
-    count = len(tops)
-    bounds = [max(values, default=0.0) for values in tops]
-    thresholds = [math.inf] * count
-    excess = sum(bounds) - floor * (1 - 1e-9)  # how far below their bounds the thresholds must go in all
-    if excess <= 0:
-        return thresholds
-
-    def entries(n: int, threshold: float) -> int:
-        return sum(
-            postings.count(term, threshold / factor)
-            for (term, factor), top in zip(weighted[n], tops[n], strict=True)
-            if top >= threshold
-        )
-
-    wide = [entries(n, 0.0) if bounds[n] > 0 else 0 for n in range(count)]
-    order = sorted((n for n in range(count) if bounds[n] > 0), key=lambda n: wide[n] / bounds[n])
-    best, plan = math.inf, thresholds
-    spent, left = 0, excess
-    for step in range(len(order) + 1):
-        for n in order[step:] if step < 3 else ():
-            if bounds[n] >= left:
-                cost = spent + entries(n, bounds[n] - left)
-                if cost < best:
-                    best, plan = cost, [0.0 if m in order[:step] else math.inf for m in range(count)]
-                    plan[n] = bounds[n] - left
-        if step == len(order):
-            break
-        spent += wide[order[step]]
-        left -= bounds[order[step]]
-        if spent >= best:
-            break
-        if left <= 0:
-            best, plan = spent, [0.0 if m in order[: step + 1] else math.inf for m in range(count)]
-            break
-    largest = sorted(range(count), key=bounds.__getitem__, reverse=True)
-    total = 0.0
-    for size, n in enumerate(largest[:4], start=1):
-        total += bounds[n]
-        if total <= excess:
-            continue
-        share = (1 - excess / total) * (1 - 1e-9)
-        cost = sum(entries(m, share * bounds[m]) for m in largest[:size])
-        if cost < best:
-            best, plan = cost, [share * bounds[m] if m in largest[:size] else math.inf for m in range(count)]
-    return plan
-
-
-def _among(docs: set[int], impacts: _Sorted | dict[int, int]) -> list[tuple[int, int]]:
-    """The entries of `docs` that a posting list holds, with their impacts."""
-    if isinstance(impacts, dict):
-        return [(doc, impacts[doc]) for doc in impacts.keys() & docs]
-    if len(impacts) > 16 * len(docs):
-        return [(doc, impact) for doc in docs if (impact := impacts.get(doc))]
-    return [(doc, impacts.get(doc)) for doc in docs.intersection(impacts.docs)]
-
-
-def _least(level: float) -> int:
-    """The smallest impact of at least `level` (a little less, against rounding); 256 for none."""
-    if level <= 1:
-        return 1
-    return min(256, math.ceil(level / (1 + 1e-6))) if level < 256 else 256
-
-
-_AT_LEAST: dict[int, bytes] = {}  # per impact, a table that `bytes.translate` maps impacts with to 1 when at least it
-
-
 class _Impacts(dict[int, int]):
     """One segment's quantized impact per shape, computed on first use."""
 
@@ -893,28 +789,6 @@ class _Impacts(dict[int, int]):
         return value
 
 
-_SMALL = 2000  # entries up to which a posting list is kept as a dict by `finds`
-_KEPT = 2_000_000  # entries all such dicts hold at most
-
-
-class _Sorted:
-    """A posting list looked up by entry number (a binary search: no copy of a long list)."""
-
-    __slots__ = ("docs", "impacts")
-
-    def __init__(self, posting: bytes) -> None:
-        size = len(posting) // 5
-        self.docs = memoryview(posting)[: 4 * size].cast("I")
-        self.impacts = posting[4 * size :]
-
-    def __len__(self) -> int:
-        return len(self.docs)
-
-    def get(self, doc: int, default: int = 0) -> int:
-        at = bisect_left(self.docs, doc)
-        return self.impacts[at] if at < len(self.docs) and self.docs[at] == doc else default
-
-
 class _Postings:
     """The posting lists of all segments as one: entry numbers run on from segment to segment.
 
@@ -925,10 +799,10 @@ class _Postings:
 
     def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
         self._segments = segments
-        self._bases = array("I")
+        self.bases = array("I")  # the number of each segment's first entry
         count = 0
         for part in segments:
-            self._bases.append(count)
+            self.bases.append(count)
             count += len(part)
         avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
@@ -936,12 +810,8 @@ class _Postings:
         self._lexicons = [part.postings for part in segments]
         self._made: dict[str, bytes] = {}
         self._df: dict[str, int] = {}
-        self._sorted: dict[str, _Sorted | dict[int, int]] = {}
-        self._kept = 0  # entries held in dicts
-        self._top: dict[str, int] = {}
-        self.bases = self._bases
-        self._levels: dict[str, tuple[list[int], list[int]]] = {}
         self._known: dict[object, bool] = {}
+        self._by_doc: dict[str, dict[int, int]] = {}
 
     def __contains__(self, term: object) -> bool:
         found = self._known.get(term)
@@ -953,7 +823,7 @@ class _Postings:
         made = self._made.get(term)
         if made is None:
             docs, impacts = array("I"), bytearray()
-            for part, base, table in zip(self._segments, self._bases, self._impacts, strict=True):
+            for part, base, table in zip(self._segments, self.bases, self._impacts, strict=True):
                 local, shapes = part.docs(term)
                 if local:
                     docs.extend(local if not base else array("I", map(base.__add__, local)))
@@ -963,79 +833,14 @@ class _Postings:
             made = self._made[term] = docs.tobytes() + bytes(impacts)
         return made
 
-    def top(self, term: str) -> int:
-        """The highest impact of a term in any entry."""
-        found = self._top.get(term)
+    def impacts(self, term: str) -> dict[int, int]:
+        """The term's impact in each entry that holds it."""
+        found = self._by_doc.get(term)
         if found is None:
             posting = self[term]
-            found = self._top[term] = max(posting[4 * (len(posting) // 5) :], default=0)
-        return found
-
-    def alone_at_top(self, term: str) -> bool:
-        """Whether one entry alone holds the term's highest impact."""
-        _, at_least = self._levels_of(term)
-        return at_least[-2] == 1 if len(at_least) > 1 else False
-
-    def top_of_others(self, term: str, impacts: _Sorted | dict[int, int], mine: Sequence[int]) -> int:
-        """The highest impact of a term in any entry but those of `mine` (the term's `impacts`)."""
-        levels, at_least = self._levels_of(term)
-        if not levels:
-            return 0
-        if at_least[-2] > len(mine):  # more entries than those hold the highest impact
-            return levels[-1]
-        leaving = [impacts.get(doc, 0) for doc in mine]
-        if levels[-1] not in leaving:
-            return levels[-1]
-        for at in range(len(levels) - 1, -1, -1):
-            if at_least[at] > sum(1 for impact in leaving if impact >= levels[at]):
-                return levels[at]
-        return 0
-
-    def count(self, term: str, level: float) -> int:
-        """How many entries hold the term with an impact of at least `level` (see `_least`)."""
-        least = _least(level)
-        if least <= 1:
-            return self.df(term)
-        levels, at_least = self._levels_of(term)
-        return at_least[bisect_left(levels, least)]
-
-    def _levels_of(self, term: str) -> tuple[list[int], list[int]]:
-        """The impacts the term has in some entry, ascending, and how many entries have each or more."""
-        found = self._levels.get(term)
-        if found is None:
-            posting = self[term]
-            impacts = sorted(Counter(posting[4 * (len(posting) // 5) :]).items())
-            above, at_least = 0, []
-            for _, many in reversed(impacts):
-                above += many
-                at_least.append(above)
-            found = self._levels[term] = ([impact for impact, _ in impacts], [*reversed(at_least), 0])
-        return found
-
-    def reaching(self, term: str, level: float, into: set[int]) -> None:
-        """Add to `into` the entries that hold the term with an impact of at least `level` (see `_least`)."""
-        least = _least(level)
-        if least > 255:
-            return
-        held = _Sorted(self[term])
-        if least <= 1:
-            into.update(held.docs)
-            return
-        table = _AT_LEAST.get(least)
-        if table is None:
-            table = _AT_LEAST[least] = bytes(impact >= least for impact in range(256))
-        into.update(compress(held.docs, held.impacts.translate(table)))
-
-    def impacts(self, term: str) -> _Sorted | dict[int, int]:
-        """The impact of a term in each entry that holds it: a dict while they are few, else a binary search."""
-        found = self._sorted.get(term)
-        if found is None:
-            held = _Sorted(self[term])
-            if len(held) <= _SMALL and self._kept < _KEPT:
-                self._kept += len(held)
-                found = self._sorted[term] = dict(zip(held.docs, held.impacts, strict=True))
-            else:
-                found = self._sorted[term] = held
+            size = len(posting) // 5
+            docs = memoryview(posting)[: 4 * size].cast("I")
+            found = self._by_doc[term] = dict(zip(docs, posting[4 * size :], strict=True))
         return found
 
     def df(self, term: str) -> int:
@@ -1048,7 +853,7 @@ class _Postings:
     def first(self, term: str, count: int) -> list[int]:
         """The first `count` entries holding the term in (id, shard) order, as one segment numbers them."""
         runs = []
-        for part, base in zip(self._segments, self._bases, strict=True):
+        for part, base in zip(self._segments, self.bases, strict=True):
             posting = part.postings.get(term)
             if posting:
                 local = memoryview(posting)[: min(len(posting) // 2, 4 * count)].cast("I")  # segment.py's layout
@@ -1060,8 +865,8 @@ class _Postings:
 
     def terms_of(self, doc: int) -> list[str]:
         """The terms entry number `doc` holds."""
-        number = bisect_right(self._bases, doc) - 1
-        part, local = self._segments[number], doc - self._bases[number]
+        number = bisect_right(self.bases, doc) - 1
+        part, local = self._segments[number], doc - self.bases[number]
         vocab = part.postings.terms
         offsets = memoryview(part.forward).cast("I")
         numbers = offsets[len(part) + 1 :]
@@ -1070,7 +875,7 @@ class _Postings:
     def tagged(self, tag: str) -> array[int]:
         """The entries carrying a tag (lowercase)."""
         docs = array("I")
-        for part, base in zip(self._segments, self._bases, strict=True):
+        for part, base in zip(self._segments, self.bases, strict=True):
             local = array("I")
             local.frombytes(part.tags.get(tag, b""))
             docs.extend(local if not base else array("I", map(base.__add__, local)))
