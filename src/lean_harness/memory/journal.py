@@ -1,32 +1,17 @@
-"""All-or-nothing writes of several memory files: temp files, a journal, renames.
+"""All-or-nothing writes of several memory files: temp files, a journal, renames (adr/0033).
 
-`commit` reads what each target is now (the digest of its bytes, or no file), writes every new
-file to a synced temp file beside its target (files.stage), then the journal (atomically: it
-either exists whole or not at all), then checks that no target's size or mtime moved since it
-was read, renames each temp over its target and deletes what is to be deleted, and last removes
-the journal. The journal's appearance is the commit point: a process killed before it leaves
-the old files (and temp files that the next write sweeps away); killed after it, the next lh
-command that takes the lock, reading or writing, finishes the renames (`recover`).
+`commit` writes every new file to a synced temp file beside its target (files.stage), then the
+journal, whose appearance is the commit point, then renames each temp over its target and
+removes the journal. A process killed before the commit point leaves the old files; killed after
+it, the next command that takes the lock finishes the renames (`recover`), but only over files
+that are what the journal recorded before or after: any other (an edit, another branch) is never
+overwritten, and the journal is kept aside as `journal.unapplied` for doctor to name.
 
-Every file is written whole (adr/0033-whole-shard-writes.md), and the journal records for each
-target what it was before and what it is to be after. Recovery renames or deletes a file only
-when it is one of those two: a file that is neither (an edit, a checkout of another branch
-between the kill and the next command) is never overwritten. Then nothing of the journal is
-applied: it is kept aside as `journal.unapplied`, which doctor names, and the command goes on
-with the files as they are.
-
-The journal lives in the git-ignored cache (`<cacheDir>/lh/journal`), never in the committed
-tree, and it records the identity (device and inode) of the memory dir it was written for: a
-journal that arrives with a checkout, a copy or an archive names another folder and is never
-applied (adr/0015-one-entry-rule-set.md). A journal left in the memory dir by older versions
-(`.lh-journal`) is never read; doctor reports it.
-
-The journal is JSON: `{"version": 4, "folder": [device, inode], "replace": [[target, temp,
-before, after], ...], "delete": [[target, before], ...]}`, paths relative to the memory dir,
-`before` and `after` SHA-256 digests of the file's bytes (`before` null: no file). Only names lh
-writes are accepted: `NAME.md` in the memory dir or its `archive/` folder, import records
-`.imports/NAME.json`, consumed-note markers `.pending/.consumed/SHA256`, and temp files beside
-them as files.stage names them.
+The journal lives in the git-ignored cache (`<cacheDir>/lh/journal`) and names the device and
+inode of its memory dir, so one that arrives with a checkout or a copy is never applied. It is
+JSON: `{"version": 4, "folder": [device, inode], "replace": [[target, temp, before, after], ...],
+"delete": [[target, before], ...]}`, paths relative to the memory dir, `before` and `after` the
+SHA-256 of the bytes (null: no file); only names lh writes are accepted.
 """
 
 from __future__ import annotations

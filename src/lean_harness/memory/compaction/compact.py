@@ -3,15 +3,11 @@
 Pure: it takes parsed shards with their token counts and a counting function, and returns a
 frozen Plan; reading and writing files is `memory/compaction/archive.py`'s job (adr/0012-compaction.md).
 
-A digest is an ordinary entry written by lh. Its text opens with one line naming how many
-entries it stands for, their date range and the command that shows them, then keeps one line
-per source: its whole first line, with only articles and a few filler words (all of them words
-search ignores) left out, so a query made of a note's own words still finds its digest. Only
-true duplicates are written once: lines with the same words and numbers in the same order.
-Its header records the range (`from`, `to`), the source ids (`sources`), how many original
-entries it stands for (`entries`), the archive file holding the sources verbatim, and the
-union of the sources' other attributes (`refs`, say). Its `created` is the newest source's
-last write, so nothing in it depends on the clock.
+A digest is an ordinary entry written by lh: one line naming how many entries it stands for,
+their dates and the command that shows them, then each source's first line less articles and
+filler words (so a note's own words still find it; true duplicates once). Its header records the
+range, the source ids, the entry count, the archive file holding the sources verbatim and the
+union of their other attributes; its `created` is the newest source's last write.
 
 Order of writing (`shard.by_writing`): last write time, then position in the shard.
 Never merged: the last `keep_newest` entries of each shard in that order (all of them when the

@@ -1,29 +1,16 @@
-"""Lexical retrieval over memory entries: tokenize, index, score, rank.
+"""Lexical retrieval over memory entries: tokenize, index, score, rank (adr/0016, adr/0031).
 
-The ranking is BM25F over four fields of an entry (its text, its title as lh shows it, its
-tags and its shard name), as one quantized impact per (term, entry), so a query only adds up a few
-packed posting lists. An identifier is indexed whole and as
-its parts; in a query its parts weigh half of the whole, so the entry that names
-`retryPolicy` outranks one that only says "retry policy". Query words unknown to the index
-are widened with a small table of technical synonyms, rejoined from known parts
-("lockfile"), or completed as prefixes ("timeoutSec"). A query word the index knows also
-reaches, at a fraction of its weight, the terms that most often share its entries in this
-memory, so words that travel together in one team's notes find each other (adr/0016). Any
-plain query word also reaches, at a smaller fraction, the words general English relates to
-it (WordNet 3.0, `thesaurus.py`, adr/0024).
+The ranking is BM25F over four fields of an entry (its text, its title as lh shows it, its tags
+and its shard name), one quantized impact per (term, entry). An identifier is indexed whole and as
+its parts, which weigh half in a query. Unknown query words are widened with technical synonyms,
+rejoined from known parts or completed as prefixes; known ones also reach, at a fraction of their
+weight, the terms that most often share their entries in this memory, and the words WordNet 3.0
+relates to them (`thesaurus.py`, adr/0024).
 
-A score is the entry's BM25F sum divided by the query's total idf weight, so it reads as
-the share of the query the entry matches: 1.0 is every query word found once in an entry
-of average length; repeats and title or tag matches raise it (up to k1 + 1 = 2.2),
-and every query word that no entry contains lowers all scores, as much as the rarest word
-would add. `min_score` cuts on that number; `DEFAULT_MIN_SCORE` (0.3) drops most off-topic
-queries of the generated benchmark but only a fifth to a quarter of the hand-written questions
-that no note answers, and it loses a seventh of their found notes (docs/performance.md).
-
-An index is a list of segments (memory/segment.py), one per shard: what it keeps of each entry does
-not depend on any other entry, and the impacts, document frequencies and associations are made from
-all segments when a query needs them, so an index over many segments ranks exactly as one built
-over all their entries (adr/0031-one-search-cache-per-shard.md).
+A score is the entry's BM25F sum over the query's total idf weight: 1.0 is every query word found
+once in an entry of average length. `DEFAULT_MIN_SCORE` (0.3) cuts most off-topic queries.
+An index is a list of segments (segment.py), one per shard; impacts, document frequencies and
+associations are made from all of them when a query needs them, so it ranks as one index would.
 """
 
 from __future__ import annotations

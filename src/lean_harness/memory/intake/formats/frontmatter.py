@@ -13,14 +13,10 @@ adr/0014-import-and-inbox.md), one construct per line:
   (one level, as `metadata` is);
 - blank lines and `#` comment lines.
 
-Strict mode (skills, pending notes) reports everything else (flow collections, lists, anchors, aliases,
-tags, tabs in indentation, deeper nesting) as a problem with its line, rather than misreading it.
-Lenient mode (imports of files people and agents already wrote) reads the same subset, takes a
-plain value with `: ` in it whole, lets a repeated key's last value win, reads a block that is
-never closed, or that has no key it can read (prose between two `---` rules), as no
-frontmatter, and drops only the keys it cannot read, each named in a problem
-that the caller reports as a warning: the text is what matters there, and nothing it drops is
-silent.
+Strict mode (skills, pending notes) reports anything else (flow collections, lists, anchors,
+tags, tabs in indentation, deeper nesting) as a problem with its line. Lenient mode (imports)
+takes a plain value with `: ` in it whole, lets a repeated key's last value win, reads an unclosed
+or keyless block as no frontmatter, and drops only keys it cannot read, each named in a warning.
 """
 
 from __future__ import annotations
