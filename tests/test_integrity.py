@@ -175,7 +175,7 @@ def _has_compact() -> bool:
 def test_sigkill_at_random_moments_loses_no_acknowledged_entry(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """120 SIGKILLs at random moments of `put`, `lh memory index` and `lh memory compact`.
+    """200 SIGKILLs at random moments of `put`, `lh memory index` and `lh memory compact`.
 
     The delay is drawn from 0 to 1.2 times a put measured every 40 kills, so kills land during start-up, during
     the writes and after a clean exit. After each kill every shard parses, every put that exited 0
@@ -197,7 +197,7 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_entry(
         return 1.2 * sorted(durations)[1]
 
     acknowledged: dict[str, list[str]] = {"failures": [], "insights": []}
-    for number in range(120):
+    for number in range(200):
         if number % 40 == 0:
             span = measured_span(number)
         if rng.random() < 0.75:
