@@ -437,7 +437,7 @@ def test_a_journal_lh_did_not_write_stops_every_command(project: Path, capsys: p
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
 def test_sigkill_during_compaction_leaves_the_old_state_or_the_new_one(project: Path, tmp_path: Path) -> None:
-    """24 compactions of a 0.5 MB memory killed at random moments; the next command sees old or new.
+    """40 compactions of a 0.5 MB memory killed at random moments; the next command sees old or new.
 
     Half the kills land anywhere in the run; the other half between the latest kill that left the
     old state and the earliest that left the new one, which closes in on the moments of the commit.
@@ -456,7 +456,7 @@ def test_sigkill_during_compaction_leaves_the_old_state_or_the_new_one(project: 
     rng = random.Random(20260201)
     seen = {"old": 0, "new": 0, "journal": 0}
     latest_old, earliest_new = 0.0, 2 * span
-    for number in range(24):
+    for number in range(40):
         shutil.rmtree(project)
         shutil.copytree(pristine, project)
         process = subprocess.Popen(
