@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.errors import LhError
-from lean_harness.hookstate import stat_key
 
 ATTR = "refs"
 DIGEST_CHARS = 16  # _STORED_RE matches this many
@@ -217,7 +216,7 @@ def resolve(root: Path, value: str, where: str, allow: Sequence[str] = ()) -> st
     return encode(anchors)
 
 
-def check(root: Path, anchors: Iterable[Anchor], renames_cache: Path | None = None) -> dict[Anchor, Finding]:
+def check(root: Path, anchors: Iterable[Anchor]) -> dict[Anchor, Finding]:
     """Check every anchor against the files as they are now; each file is read once."""
     by_path: dict[str, list[Anchor]] = {}
     for item in set(anchors):
@@ -233,7 +232,7 @@ def check(root: Path, anchors: Iterable[Anchor], renames_cache: Path | None = No
             now = text.find(item)
             status = "fresh" if now == item else "moved" if now is not None else "changed"
             found[item] = Finding(item, status, now if status == "moved" else None)
-    renames = renamed(root, missing, renames_cache) if missing else {}
+    renames = renamed(root, missing) if missing else {}
     for path in missing:
         target = renames.get(path)
         text = _TextFile.read(root, target) if target else None
@@ -300,28 +299,18 @@ class _TextFile:
         return Anchor(self.path, best, best + size - 1, item.digest)
 
 
-def renamed(root: Path, paths: Sequence[str], cache: Path | None = None) -> dict[str, str]:
-    """Where git says each missing path went: committed renames, then staged ones; {} without git.
-
-    Finding renames walks the whole history, so with `cache` the renames are kept there, keyed by
-    the state of HEAD, the refs and the index: they are looked up again only after git changed.
-    """
-    state = _git_state(root) if cache is not None else None
-    steps = _cached_steps(cache, state) if cache is not None and state else None
-    steps = _sayable(steps) if steps else steps  # a cache written before names were masked
-    if steps is None:
-        steps = []
-        for command in (
-            ["log", "-M", "--diff-filter=R", "--name-status", "--format=", "-z", "--reverse", "--relative", "HEAD"],
-            ["diff", "--cached", "-M", "--diff-filter=R", "--name-status", "-z", "--relative"],
-        ):
-            out = _git(root, command)
-            if out is None:
-                return {}
-            steps += _renames_in(out)
-        steps = _sayable(steps)
-        if cache is not None and state:
-            _store_steps(cache, state, steps)
+def renamed(root: Path, paths: Sequence[str]) -> dict[str, str]:
+    """Where git says each missing path went: committed renames, then staged ones; {} without git."""
+    steps: list[tuple[str, str]] = []
+    for command in (
+        ["log", "-M", "--diff-filter=R", "--name-status", "--format=", "-z", "--reverse", "--relative", "HEAD"],
+        ["diff", "--cached", "-M", "--diff-filter=R", "--name-status", "-z", "--relative"],
+    ):
+        out = _git(root, command)
+        if out is None:
+            return {}
+        steps += _renames_in(out)
+    steps = _sayable(steps)
     found: dict[str, str] = {}
     for path in paths:
         current = path
@@ -344,44 +333,6 @@ def _sayable(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     paths = [path for step in steps for path in step]
     shown = mask_many(paths)
     return list(zip(shown[0::2], shown[1::2], strict=True))
-
-
-def _git_state(root: Path) -> str | None:
-    """HEAD, and the size and mtime of the branch it names, packed-refs and the index; None if unknown."""
-    folder = root / ".git"
-    try:
-        head = (folder / "HEAD").read_text("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None  # not the top of a work tree with a .git folder: no caching
-    parts = [head]
-    ref = head.removeprefix("ref: ") if head.startswith("ref: ") else ""
-    for name in (ref, "packed-refs", "index"):
-        try:
-            stat = (folder / name).stat() if name else None
-        except OSError:
-            stat = None
-        parts.append(":".join(map(str, stat_key(stat))) if stat else "-")
-    return " ".join(parts)
-
-
-def _cached_steps(cache: Path, state: str) -> list[tuple[str, str]] | None:
-    try:
-        fields = cache.read_bytes().decode("utf-8", "surrogateescape").split("\0")
-    except OSError:
-        return None
-    if not fields or fields[0] != state or len(fields) % 2 != 1:
-        return None
-    return list(zip(fields[1::2], fields[2::2], strict=True))
-
-
-def _store_steps(cache: Path, state: str, steps: list[tuple[str, str]]) -> None:
-    from lean_harness.files import write_atomic
-
-    text = "\0".join([state, *(path for step in steps for path in step)])
-    try:
-        write_atomic(cache, text.encode("utf-8", "surrogateescape"))
-    except OSError:
-        pass  # an unwritable cache costs the next check the git commands, nothing more
 
 
 def _git(root: Path, args: list[str]) -> str | None:

@@ -123,7 +123,7 @@ def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Findi
         else:
             unknown.append(item)
     if unknown:
-        findings.update(evidence.check(root, unknown, memory.config.cache_dir / "lh" / "renames"))
+        findings.update(evidence.check(root, unknown))
     return findings, stats
 
 
