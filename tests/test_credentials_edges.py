@@ -575,13 +575,14 @@ def test_prefixed_rules_are_bounded_provider_rules() -> None:
     assert rule == secret_scan.Rule(
         "demo", "a demo format", "dm_[a-z]{4}" + secret_scan._E, ("dm_",), check, secret_scan.PROVIDER, bounded=True
     )
-    plain = secret_scan._prefixed("demo", "a demo format", "dm_", end="")
+    plain = secret_scan._prefixed("demo", "a demo format", "Dm\\.x[a-z]", end="")
     assert (plain.pattern, plain.keywords, plain.validate, plain.bounded) == (
-        "dm_",
-        (),
+        "Dm\\.x[a-z]",
+        ("dm.x",),  # the literal every match starts with, lowercased: the rule's gate
         secret_scan._plausible,
         True,
     )
+    assert secret_scan._prefixed("demo", "a demo format", "[a-z]{4}").keywords == ()  # no literal: no gate
 
 
 @pytest.mark.parametrize(

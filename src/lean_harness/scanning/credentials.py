@@ -1,19 +1,14 @@
 """Find credentials in text before it is written to memory or shown to an agent.
 
-A rule is a regular expression for one credential format plus an optional
-validator that looks at the matched value alone. The value is the text of the
-first named group whose name starts with ``v`` that took part in the match, or
-the whole match when the pattern has no such group; only the value is reported
-and masked, so the context a rule needs (``AccountKey=``, ``Bearer``) survives
-masking. Every rule lists lowercase keywords: a rule runs only when one of them
-occurs in the lowercased text, which keeps a scan of a note without any
-credential-like text to a few substring searches. Rules are ranked: a
-provider-specific format beats a structural one (JWT, URL password, PEM block),
-which beats a ``.env`` line, which beats the generic keyword assignment; of
-overlapping candidates only the best-ranked one is reported. Patterns are
-compiled on the first scan and kept in a module global; the few rules that cost most to compile
-also have a prefilter, a short pattern that every match of the rule contains, so prose that
-only mentions a token or a key does not compile them (adr/0023).
+A rule (engine.py) is a pattern for one credential format and a validator of the matched value;
+only the value is reported and masked, so the context a rule needs (`AccountKey=`, `Bearer`)
+survives masking. A rule runs only when one of its lowercase keywords occurs in the lowercased
+text, and every match holds one (tests check it), so a note without credential-like words costs
+a few substring searches and compiles nothing. Rules are ranked: a provider format beats a
+structural one (JWT, URL password, PEM block), which beats a `.env` line, which beats a generic
+assignment; of overlapping candidates only the best-ranked one is reported. The generic rules,
+whose keywords occur in most prose, also have a prefilter: a short pattern every match contains,
+so that such prose does not compile them (adr/0023).
 """
 
 from __future__ import annotations
@@ -330,15 +325,26 @@ def _value(n: str, min_length: int = 1) -> str:
     )
 
 
+def _head_of(pattern: str) -> str:
+    """The lowercased literal a pattern starts with ("ghp_" for ``ghp_[A-Za-z0-9]{36}``)."""
+    head, index = "", 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and pattern[index + 1 : index + 2] in (".", "$", "-"):
+            char, index = pattern[index + 1], index + 1
+        elif not (char.isalnum() or char in "_-:/"):
+            break
+        head, index = head + char, index + 1
+    return head.lower()
+
+
 def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...] = (),
               validate: Callable[[str], bool] = _plausible, end: str = _E) -> Rule:  # fmt: skip
-    """A token recognised by its literal prefix, bounded on both sides.
-
-    The left boundary is checked in Python, not with a look-behind, so that the
-    pattern starts with its literal prefix and `re` finds it about as fast as a
-    substring search; only bodies that start otherwise need `keys`.
-    """
-    return Rule(rule_id, description, body + end, keys, validate, bounded=True)
+    """A token recognised by its literal prefix, bounded on both sides (the left boundary in Python,
+    so that the pattern starts with its prefix); it runs only on text holding `keys`, by default
+    the prefix (lowercased), which every match starts with."""
+    head = _head_of(body)
+    return Rule(rule_id, description, body + end, keys or ((head,) if len(head) > 1 else ()), validate, bounded=True)
 
 
 _KEY_QUALIFIERS = "api access auth private client encryption signing master app account secret aws"
@@ -391,10 +397,10 @@ _B64_VALUE = r"[A-Za-z0-9+/]{12,}={0,2}"
 
 RULES: tuple[Rule, ...] = (
     _prefixed("aws-access-key-id", "an AWS access key ID",
-              r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
+              r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}", keys=("akia", "asia", "abia", "acca")),
     Rule("aws-secret-key", "an AWS secret access key",
          r"secret[^\n]{0,60}?(?<![a-z0-9/+])(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
-         (), _aws_secret, view="lowered"),
+         ("secret",), _aws_secret, view="lowered"),
     _prefixed("aws-session-token", "an AWS session token",
               r"(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{80,}", end="",
               keys=("fwogzxivyxdz", "iqojb3jpz2lux2vj")),
@@ -405,13 +411,15 @@ RULES: tuple[Rule, ...] = (
     _prefixed("github-oauth-token", "a GitHub OAuth access token",
               r"gho_[A-Za-z0-9]{36}", validate=_checksummed),
     _prefixed("github-app-token", "a GitHub App token",
-              r"gh[us]_[A-Za-z0-9]{36,255}", validate=_checksummed),
+              r"gh[us]_[A-Za-z0-9]{36,255}", validate=_checksummed, keys=("ghu_", "ghs_")),
     _prefixed("github-refresh-token", "a GitHub refresh token",
               r"ghr_[A-Za-z0-9]{36,255}", validate=_checksummed),
     _prefixed("gitlab-pat", "a GitLab personal access token",
               r"glpat-[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]+)*", end=_EW),
     _prefixed("gitlab-token", "a GitLab token",
-              r"gl(?:dt|rt|ptt|cbt|soat|ffct|imt|agent|oas|ft|wt)-[A-Za-z0-9_\-]{20,}", end=_EW),
+              r"gl(?:dt|rt|ptt|cbt|soat|ffct|imt|agent|oas|ft|wt)-[A-Za-z0-9_\-]{20,}", end=_EW,
+              keys=("gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glimt-", "glagent-", "gloas-",
+                    "glft-", "glwt-")),
     _prefixed("slack-token", "a Slack token",
               r"xox(?:e\.xox[bp]|[abeoprs])-[0-9]{1,16}(?:-[A-Za-z0-9]{1,80}){1,4}",
               validate=lambda v: len(v) >= 30 and _random_looking(v, 2.5), end=_EW),
@@ -422,7 +430,7 @@ RULES: tuple[Rule, ...] = (
          r"(?P<v>[A-Za-z0-9_\-]+(?:/[A-Za-z0-9_\-]+){1,3})",
          ("hooks.slack.com",), lambda v: len(v) >= 30 and _plausible(v)),
     Rule("stripe-secret-key", "a Stripe secret key",  # found from "k_", then "s" or "r" before it
-         r"k_(?<=[sr]k_)(?:live|test|prod)_[A-Za-z0-9]{20,255}(?![A-Za-z0-9])", (), _plausible,
+         r"k_(?<=[sr]k_)(?:live|test|prod)_[A-Za-z0-9]{20,255}(?![A-Za-z0-9])", ("sk_", "rk_"), _plausible,
          bounded=True, extend_left=1),
     _prefixed("stripe-webhook-secret", "a Stripe webhook signing secret",
               r"whsec_[A-Za-z0-9+/=]{24,}"),
@@ -461,7 +469,7 @@ RULES: tuple[Rule, ...] = (
               validate=lambda v: _random_looking(v, 3.0)),
     Rule("twilio-auth-token", "a Twilio auth token",
          r"twilio[^\n]{0,40}?(?<![a-z0-9])(?P<v>[0-9a-f]{32})(?![a-z0-9])",
-         (), lambda v: _random_looking(v, 3.0), view="lowered"),
+         ("twilio",), lambda v: _random_looking(v, 3.0), view="lowered"),
     _prefixed("sendgrid-api-key", "a SendGrid API key",
               r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", end=_EW),
     _prefixed("discord-bot-token", "a Discord bot token",
@@ -484,7 +492,7 @@ RULES: tuple[Rule, ...] = (
               validate=lambda v: _plausible(v) and _classes(v[3:]) >= 2 and _entropy(v) >= 3.5,
               keys=("hf_", "api_org_")),
     _prefixed("shopify-token", "a Shopify access token",
-              r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+              r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", keys=("shpat_", "shpss_", "shpca_", "shppa_")),
     Rule("mailgun-api-key", "a Mailgun API key",  # hex32-hex8-hex8, found from its first dash
          r"-(?<=(?<![A-Za-z0-9])[0-9a-f]{32}-)[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9])", (),
          lambda v: _random_looking(v, 3.0), extend_left=32),
@@ -497,22 +505,24 @@ RULES: tuple[Rule, ...] = (
          rf"(?i:key|token|auth|password|secret)[^\n]{{0,30}}?(?<![A-Za-z0-9\-])"
          rf"(?P<v2>{_UUID})(?![A-Za-z0-9\-]))",
          ("heroku", "hrku-"), _plausible),
-    _prefixed("digitalocean-token", "a DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}"),
+    _prefixed("digitalocean-token", "a DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}",
+              keys=("doo_v1_", "dop_v1_", "dor_v1_")),
     _prefixed("age-secret-key", "an age secret key",
               r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-    _prefixed("vault-token", "a HashiCorp Vault token", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", end=_EW),
+    _prefixed("vault-token", "a HashiCorp Vault token", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", end=_EW,
+              keys=("hvs.", "hvb.", "hvr.")),
     _prefixed("terraform-cloud-token", "a Terraform Cloud token",
               r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-]{60,}", end=_EW, keys=("atlasv1",)),
     _prefixed("databricks-token", "a Databricks token", r"dapi[a-f0-9]{32}(?:-\d)?"),
     _prefixed("linear-api-key", "a Linear API key", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}"),
     _prefixed("postman-api-key", "a Postman API key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    _prefixed("newrelic-api-key", "a New Relic API key", r"NR(?:AK|II|JS)-[A-Za-z0-9]{27,42}"),
+    _prefixed("newrelic-api-key", "a New Relic API key", r"NR(?:AK|II|JS)-[A-Za-z0-9]{27,42}",
+              keys=("nrak-", "nrii-", "nrjs-")),
     _prefixed("grafana-token", "a Grafana token",
-              r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})"),
+              r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})", keys=("glsa_", "glc_")),
     _prefixed("sentry-token", "a Sentry auth token", r"sntry[su]_[A-Za-z0-9+/=_\-]{40,}", end=_EW),
     _prefixed("atlassian-api-token", "an Atlassian API token",
-              r"AT(?:ATT3|CTT3|BB)[A-Za-z0-9_\-=]{28,}",
-              end=_EW),
+              r"AT(?:ATT3|CTT3|BB)[A-Za-z0-9_\-=]{28,}", end=_EW, keys=("atatt3", "atctt3", "atbb")),
     _prefixed("doppler-token", "a Doppler token",
               r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
     _prefixed("pulumi-token", "a Pulumi access token", r"pul-[a-f0-9]{40}"),
@@ -521,7 +531,8 @@ RULES: tuple[Rule, ...] = (
               keys=("sq0atp-", "sq0csp-", "eaaa")),
     _prefixed("facebook-access-token", "a Facebook access token", r"EAA[A-Za-z0-9]{90,}",
               validate=lambda v: _random_looking(v, 3.5)),
-    _prefixed("supabase-token", "a Supabase access token", r"sb(?:p|_secret)_[A-Za-z0-9_]{40,}"),
+    _prefixed("supabase-token", "a Supabase access token", r"sb(?:p|_secret)_[A-Za-z0-9_]{40,}",
+              keys=("sbp_", "sb_secret_")),
     _prefixed("notion-token", "a Notion integration token", r"ntn_[A-Za-z0-9]{40,50}",
               validate=lambda v: _random_looking(v, 3.5)),
     _prefixed("notion-legacy-token", "a Notion integration token", r"secret_[A-Za-z0-9]{43}",
@@ -538,11 +549,12 @@ RULES: tuple[Rule, ...] = (
               r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]+-[A-Za-z0-9]{20,}"),
     _prefixed("docker-hub-pat", "a Docker Hub access token", r"dckr_pat_[A-Za-z0-9_\-]{27,}", end=_EW),
     _prefixed("pinecone-api-key", "a Pinecone API key", r"pcsk_[A-Za-z0-9_]{40,}"),
-    _prefixed("figma-token", "a Figma access token", r"fig[du]_[A-Za-z0-9_\-]{38,}", end=_EW),
+    _prefixed("figma-token", "a Figma access token", r"fig[du]_[A-Za-z0-9_\-]{38,}", end=_EW,
+              keys=("figd_", "figu_")),
     _prefixed("planetscale-token", "a PlanetScale token",
               r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,64}", end=_EW),
-    _prefixed("fly-token", "a Fly.io token", r"fm[12]_[A-Za-z0-9+/=_\-]{50,}",
-              end=_EW),
+    _prefixed("fly-token", "a Fly.io token", r"fm[12]_[A-Za-z0-9+/=_\-]{50,}", end=_EW,
+              keys=("fm1_", "fm2_")),
     _prefixed("jfrog-token", "a JFrog token",
               r"(?:AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56})", keys=("akcp", "cmvmdgtu")),
     _prefixed("firebase-fcm-key", "a Firebase Cloud Messaging server key",
@@ -551,7 +563,7 @@ RULES: tuple[Rule, ...] = (
               r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
     _prefixed("contentful-token", "a Contentful personal access token",
               r"CFPAT-[A-Za-z0-9_\-]{43}", end=_EW),
-    _prefixed("buildkite-token", "a Buildkite token", r"bku[ae]_[a-f0-9]{40}"),
+    _prefixed("buildkite-token", "a Buildkite token", r"bku[ae]_[a-f0-9]{40}", keys=("bkua_", "bkue_")),
     _prefixed("resend-api-key", "a Resend API key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}"),
     _prefixed("twitter-bearer-token", "a Twitter/X bearer token",
               r"A{20,24}[A-Za-z0-9%]{60,}",
@@ -574,7 +586,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:bearer(?<![a-z0-9]bearer)[ \t]+(?P<v1>[a-z0-9._~+/\-]{16,}=*)"
          r"|authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:token|bot|apikey|api-key|api-token|key|sso-key)[ \t]+"
          r"(?P<v2>[a-z0-9._~+/:\-]{16,}=*))",
-         (), lambda v: _random_looking(v, 3.0), STRUCTURAL, view="lowered"),
+         ("bearer", "authorization"), lambda v: _random_looking(v, 3.0), STRUCTURAL, view="lowered"),
     Rule("basic-auth", "basic authentication credentials",
          r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:basic)[ \t]+"
          r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
@@ -611,8 +623,7 @@ RULES: tuple[Rule, ...] = (
          ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines"),
     Rule("keyword-assignment", "a secret assigned to a password, token or key",
          rf"{_KEY_NAME}{_QUOTE}{_OP}{_value('', 1)}",
-         (), _keyword_value,
-         KEYWORD, view="lowered"),
+         ("pass", "pwd", "secret", "credential", "auth", "token", "key"), _keyword_value, KEYWORD, view="lowered"),
     Rule("encoded-secret", "a base64-encoded secret printed after its name",
          rf"(?:pass(?:word|wd)?|secret|{_TOKEN_WORD}|credentials?|key(?<=[a-z_]key)(?<!public.key)(?<!publickey))"
          rf"(?:[\"'`]?[ \t]*[:=]|[^\n]{{0,80}}?(?:printed|"
@@ -632,6 +643,7 @@ RULES: tuple[Rule, ...] = (
          rf"{_value('', 1)}",
          ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
 )  # fmt: skip
+_KEYWORDS = tuple(dict.fromkeys(keyword for rule in RULES for keyword in rule.keywords))
 
 # Prefilters for the rules that cost most to compile and whose keywords occur in most prose
 # ("token", "key", "password"): a pattern that every match of the rule contains, run on the same
@@ -679,72 +691,13 @@ def _redact(value: str) -> str:
     return value[: min(4, len(value) // 5)] + _MASK
 
 
-_HEADS: dict[str, str] = {}
-
-
-def _literal_head(pattern: str) -> str:
-    """The lowercased literal a pattern starts with ("ghp_" for ``ghp_[A-Za-z0-9]{36}``)."""
-    head = _HEADS.get(pattern)
-    if head is None:
-        head = _HEADS[pattern] = _head_of(pattern)
-    return head
-
-
-def _head_of(pattern: str) -> str:
-    head, index = "", 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\" and pattern[index + 1 : index + 2] in (".", "$", "-"):
-            char, index = pattern[index + 1], index + 1
-        elif not (char.isalnum() or char in "_-:/"):
-            break
-        head, index = head + char, index + 1
-    return head.lower()
-
-
-_SHORT = 8192  # below this, substring checks cost less than compiling a rule's pattern
-
-
-_GATES: dict[bool, tuple[tuple[Rule, tuple[str, ...]], ...]] = {}
-
-
-def _gates(short: bool) -> tuple[tuple[Rule, tuple[str, ...]], ...]:
-    """Each rule with the keywords one of which must occur for it to run (none: it always runs).
-
-    Rules without keywords that search the text itself are gated by the literal their pattern
-    starts with, in text shorter than _SHORT; worked out once per process.
-    """
-    gates = _GATES.get(short)
-    if gates is None:
-        listed = []
-        for rule in RULES:
-            keys = rule.keywords
-            if not keys and short and rule.view == "text":
-                head = _literal_head(rule.pattern)
-                keys = (head,) if len(head) > 1 else ()
-            listed.append((rule, keys))
-        gates = _GATES[short] = tuple(listed)
-    return gates
-
-
-_KEYWORDS: dict[bool, tuple[str, ...]] = {}
-
-
-def _keywords(short: bool) -> tuple[str, ...]:
-    """Every keyword of `_gates`, once each."""
-    if short not in _KEYWORDS:
-        _KEYWORDS[short] = tuple(dict.fromkeys(k for _, keys in _gates(short) for k in keys))
-    return _KEYWORDS[short]
-
-
 def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     """The candidates of a text: each rule runs only when one of its keywords occurs in it."""
     lowered = lower(text)
-    short = len(text) < _SHORT
-    present = {keyword for keyword in _keywords(short) if keyword in lowered}  # each keyword searched once
+    present = {keyword for keyword in _KEYWORDS if keyword in lowered}  # each keyword searched once
     found: list[tuple[int, int, int, Rule]] = []
-    for rule, keys in _gates(short):
-        if keys and present.isdisjoint(keys):
+    for rule in RULES:
+        if rule.keywords and present.isdisjoint(rule.keywords):
             continue
         view = text if rule.view == "text" else lowered if rule.view == "lowered" else "\n" + text
         if _prefiltered(rule, view):
