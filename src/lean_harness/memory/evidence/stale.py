@@ -212,6 +212,12 @@ def since_check(root: Path, cache_dir: Path) -> Since | None:
 
 
 def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | None], stale: int) -> None:
+    if not findings:  # no note cites a file: no cache, so the session-start hook loads nothing of this
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return
     by_path: dict[str, list[Finding]] = {}
     for finding in findings.values():
         by_path.setdefault(finding.anchor.path, []).append(finding)
