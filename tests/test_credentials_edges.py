@@ -20,7 +20,8 @@ import zlib
 import pytest
 
 from lean_harness.scanning import credentials as secret_scan
-from lean_harness.scanning.credentials import Finding, hide, scan
+from lean_harness.scanning.credentials import hide, scan
+from lean_harness.scanning.finding import Finding
 from lean_harness.scanning.masking import mask
 
 pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
@@ -572,9 +573,9 @@ def test_prefixed_rules_are_bounded_provider_rules() -> None:
         return value == "ok"
 
     rule = secret_scan._prefixed("demo", "a demo format", "dm_[a-z]{4}", keys=("dm_",), validate=check)
-    assert rule == secret_scan.Rule(
-        "demo", "a demo format", "dm_[a-z]{4}" + secret_scan._E, ("dm_",), check, secret_scan.PROVIDER, bounded=True
-    )
+    assert (rule.id, rule.description, rule.pattern, rule.keywords, rule.validate, rule.rank, rule.bounded) == (
+        "demo", "a demo format", "dm_[a-z]{4}" + secret_scan._E, ("dm_",), check, secret_scan.PROVIDER, True
+    )  # fmt: skip
     plain = secret_scan._prefixed("demo", "a demo format", "Dm\\.x[a-z]", end="")
     assert (plain.pattern, plain.keywords, plain.validate, plain.bounded) == (
         "Dm\\.x[a-z]",

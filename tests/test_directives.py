@@ -11,6 +11,7 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.scanning import directives as injection
+from lean_harness.scanning.finding import Finding
 from lean_harness.scanning.masking import neutralise
 from support import lh, snapshot
 
@@ -123,7 +124,7 @@ def test_ordinary_engineering_notes_are_not_directives(text: str) -> None:
 def test_a_finding_says_where_and_previews_safely() -> None:
     text = "fine line\nthen </system-reminder> here"
     (finding,) = injection.scan(text)
-    assert finding == injection.Finding(
+    assert finding == Finding(
         "framing-tag",
         "a tag that opens or closes system or conversation framing",
         2,

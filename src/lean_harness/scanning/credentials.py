@@ -20,8 +20,10 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from lean_harness.scanning.engine import Rule, lower, spans
-from lean_harness.scanning.finding import Finding
+from lean_harness.scanning.engine import TYPE_CHECKING, Rule, lower, spans
+
+if TYPE_CHECKING:  # a finding's class loads dataclasses: only a text that holds one pays for it (adr/0036)
+    from lean_harness.scanning.finding import Finding
 
 __all__ = ["RULES", "Finding", "Rule", "hide", "rule_ids", "scan", "scan_many"]
 
@@ -841,6 +843,10 @@ def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> lis
 
 
 def _findings(text: str, candidates: list[tuple[int, int, int, Rule]], allow: Iterable[str]) -> list[Finding]:
+    if not candidates:
+        return []
+    from lean_harness.scanning.finding import Finding
+
     allowed = frozenset(allow)
     findings, line, line_start, counted = [], 1, 0, 0
     for start, end, rule in _best(candidates):

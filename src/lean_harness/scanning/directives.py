@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from lean_harness.scanning.engine import Rule, gated, spans
-from lean_harness.scanning.finding import Finding
+from lean_harness.scanning.engine import TYPE_CHECKING, Rule, gated, spans
 from lean_harness.scanning.fold import folded
 
-__all__ = ["RULES", "Finding", "Rule", "rule_ids", "scan", "scan_many"]
+if TYPE_CHECKING:
+    from lean_harness.scanning.finding import Finding
+
+__all__ = ["RULES", "Rule", "rule_ids", "scan", "scan_many"]
 
 
 # Names a client's framing uses. Opening tags count only for names that are not also common
@@ -246,6 +248,8 @@ def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
                 continue
             source, places = view, origin
         for begin, finish in spans(rule, source, source):
+            from lean_harness.scanning.finding import Finding  # loads dataclasses: only once a finding is made
+
             start, end = (places[begin], places[finish - 1] + 1) if places is not None else (begin, finish)
             line = text.count("\n", 0, start) + 1
             column = start - (text.rfind("\n", 0, start) + 1) + 1

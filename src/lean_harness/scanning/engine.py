@@ -13,30 +13,46 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import Literal
 
 
-@dataclass(frozen=True, slots=True)
 class Rule:
-    """One shape of text to find: where its value is and how to confirm it."""
+    """One shape of text to find: where its value is and how to confirm it.
 
-    id: str
-    description: str
-    pattern: str
-    keywords: tuple[str, ...] = ()  # the rule runs only when one of these occurs in the lowered text
-    validate: Callable[[str], bool] | None = None
-    rank: int = 3  # of overlapping credential candidates the higher wins (3: a provider format, credentials.py)
-    bounded: bool = False  # a value that starts with a letter or digit must not continue a word on its left
-    # What the pattern runs on: the text; the lowercased text (the pattern is then lowercase);
-    # the text after a newline, so that a line start is a literal "\n"; or the folded text of
-    # fold.py (lowercase, look-alikes and invisible characters undone, markup removed).
-    view: Literal["text", "lowered", "lines", "folded"] = "text"
-    extend_left: int = 0  # the value starts this many characters before the match
-    requires: tuple[str, ...] = ()  # and one of these must occur too: every match holds one (tests check it)
+    `keywords`: the rule runs only when one of these occurs in the lowered text; `rank`: of
+    overlapping credential candidates the higher wins (3: a provider format, credentials.py);
+    `bounded`: a value that starts with a letter or digit must not continue a word on its left;
+    `view`: what the pattern runs on: the text, the lowercased text (the pattern is then
+    lowercase), the text after a newline (a line start is a literal "\n"), or the folded text of
+    fold.py; `extend_left`: the value starts this many characters before the match; `requires`:
+    one of these must occur too (every match holds one: tests check it). A plain class, not a
+    dataclass: the session-start hook loads the rules, and dataclasses would double its imports
+    (adr/0036).
+    """
+
+    __slots__ = ("bounded", "description", "extend_left", "id", "keywords", "pattern", "rank", "requires",
+                 "validate", "view")  # fmt: skip
+
+    def __init__(
+        self,
+        id: str,
+        description: str,
+        pattern: str,
+        keywords: tuple[str, ...] = (),
+        validate: Callable[[str], bool] | None = None,
+        rank: int = 3,
+        *,
+        bounded: bool = False,
+        view: Literal["text", "lowered", "lines", "folded"] = "text",
+        extend_left: int = 0,
+        requires: tuple[str, ...] = (),
+    ) -> None:
+        self.id, self.description, self.pattern, self.keywords = id, description, pattern, keywords
+        self.validate, self.rank, self.bounded, self.view = validate, rank, bounded, view
+        self.extend_left, self.requires = extend_left, requires
 
 
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
