@@ -450,7 +450,7 @@ RULES: tuple[Rule, ...] = (
     _prefixed("google-oauth-client-secret", "a Google OAuth client secret",
               r"GOCSPX-[A-Za-z0-9_\-]{28}", end=_EW),
     Rule("gcp-service-account", "a Google Cloud service account key",
-         r"private_key_id\\?\"\s*:\s*\\?\"(?P<v>[a-f0-9]{40})\\?\"", (), _plausible),
+         r"private_key_id\\?\"\s*:\s*\\?\"(?P<v>[a-f0-9]{40})\\?\"", ("private_key_id",), _plausible),
     Rule("azure-storage-key", "an Azure storage account key",
          r"(?i:AccountKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{40,100}={0,2})", ("accountkey",)),
     Rule("azure-shared-access-key", "an Azure shared access key",
@@ -656,7 +656,10 @@ _PREFILTERS = {
     "keyword-assignment": (
         r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*(?:[=:]|%3[da])"
     ),
-    "named-secret": r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*[\"'`]?[ \t]*(?:[=:,]|%3[da])",
+    # a comma follows a quoted name only: "tokens, ..." in prose (and in lh's own output) is no candidate
+    "named-secret": (
+        r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*(?:[\"'`]?[ \t]*(?:[=:]|%3[da])|[\"'`][ \t]*,)"
+    ),
     "env-assignment": r"(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|KEY)[ \t]*=",
     "config-password": r"</|key[ \t]*=|login[ \t]|;[ \t]*pass",
     "encoded-secret": (
