@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from lean_harness.scanning.engine import TYPE_CHECKING, Rule, lower, spans
+from lean_harness.scanning.engine import TYPE_CHECKING, Rule, lower, prefiltered, spans
 
 if TYPE_CHECKING:  # a finding's class loads dataclasses: only a text that holds one pays for it (adr/0036)
     from lean_harness.scanning.finding import Finding
@@ -672,18 +672,6 @@ _PREFILTERS = {
         r"(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"
     ),
 }
-_prefilters: dict[str, re.Pattern[str]] = {}
-
-
-def _prefiltered(rule: Rule, view: str) -> bool:
-    """False when the view holds nothing the rule's prefilter needs (the rule cannot match)."""
-    source = _PREFILTERS.get(rule.id)
-    if source is None:
-        return True
-    pattern = _prefilters.get(rule.id)
-    if pattern is None:
-        pattern = _prefilters[rule.id] = re.compile(source)
-    return pattern.search(view) is not None
 
 
 def rule_ids() -> tuple[str, ...]:
@@ -705,7 +693,7 @@ def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
         if rule.keywords and present.isdisjoint(rule.keywords):
             continue
         view = text if rule.view == "text" else lowered if rule.view == "lowered" else "\n" + text
-        if _prefiltered(rule, view):
+        if prefiltered(rule, view, _PREFILTERS):
             shift = 1 if rule.view == "lines" else 0  # the "lines" view starts with an added newline
             found += [(start, end, rule.rank, rule) for start, end in spans(rule, view, text, shift)]
     return found

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from lean_harness.scanning.engine import TYPE_CHECKING, Rule, gated, spans
+from lean_harness.scanning.engine import TYPE_CHECKING, Rule, gated, prefiltered, spans
 from lean_harness.scanning.fold import folded
 
 if TYPE_CHECKING:
@@ -224,6 +224,21 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+# Prefilters of the costliest rules, whose keywords occur in most notes (tests check that every
+# match holds its prefilter's): a framing tag names a role, a role header starts a line with one,
+# a note addressed to the agent names it.
+_PREFILTERS = {
+    "framing-tag": (
+        r"<\s*/?\s*(?:system|assistant|developer|human|instruction|tool|function|user|im_|important|ai|model)"
+        r"|<<\s*/?\s*sys"
+    ),
+    "role-header": r"(?m)^[ \t>*\-]*(?:\[|#+[ \t]*)?(?:system|assistant|developer|human|ai|user)",
+    "addressed-to-agent": (
+        r"\b(?:ai|llm|gpt|language|coding|claude|copilot|codex|chatgpt|gemini|assistant|agent|model|bot)"
+    ),
+}
+
+
 def rule_ids() -> tuple[str, ...]:
     """The id of every rule, in registry order."""
     return tuple(rule.id for rule in RULES)
@@ -244,7 +259,7 @@ def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
         else:
             if not origin:
                 view, origin = folded(text)
-            if not gated(rule, view):
+            if not gated(rule, view) or not prefiltered(rule, view, _PREFILTERS):
                 continue
             source, places = view, origin
         for begin, finish in spans(rule, source, source):

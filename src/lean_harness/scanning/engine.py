@@ -71,6 +71,22 @@ def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
     return _compiled[rule.id]
 
 
+_prefilters: dict[str, re.Pattern[str]] = {}
+
+
+def prefiltered(rule: Rule, view: str, sources: dict[str, str]) -> bool:
+    """False when the view holds nothing the rule's prefilter (its pattern in `sources`, if any)
+    needs: a short pattern every match contains, run so that the rule's own is compiled only when
+    it may match (adr/0023)."""
+    source = sources.get(rule.id)
+    if source is None:
+        return True
+    pattern = _prefilters.get(rule.id)
+    if pattern is None:
+        pattern = _prefilters[rule.id] = re.compile(source)
+    return pattern.search(view) is not None
+
+
 def gated(rule: Rule, lowered: str) -> bool:
     """Whether the rule's keywords let it run on a text (lowercased)."""
     if rule.keywords and not any(keyword in lowered for keyword in rule.keywords):
