@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 import sys
 from pathlib import Path
@@ -21,7 +22,6 @@ import pytest
 
 from lean_harness.scanning import credentials as secret_scan
 from lean_harness.scanning import directives as injection
-from lean_harness.scanning import engine
 from support import lh, snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "secrets"))
@@ -141,7 +141,7 @@ def test_every_directive_match_holds_one_of_the_words_its_rule_requires() -> Non
         matched = 0
         for text in texts:
             lowered = text.lower()
-            if engine.compiled(rule).search(lowered):
+            if re.compile(rule.pattern).search(lowered):
                 matched += 1
                 assert any(word in lowered for word in rule.requires), (rule.id, text)
         assert matched >= 20, rule.id

@@ -42,53 +42,10 @@ _PLACEHOLDER_PARTS = (
     "123456", "abcdef", "qwerty",
 )  # fmt: skip
 _PLACEHOLDER_MARKS = ("****", "…", "...", "<", ">", "{{", "${")
-_PLACEHOLDER_WORDS = frozenset(
-    [
-        "password",
-        "passwd",
-        "pass",
-        "pwd",
-        "secret",
-        "token",
-        "apikey",
-        "api_key",
-        "key",
-        "none",
-        "null",
-        "nil",
-        "undefined",
-        "empty",
-        "string",
-        "str",
-        "required",
-        "optional",
-        "true",
-        "false",
-        "yes",
-        "no",
-        "default",
-        "value",
-        "test",
-        "testing",
-        "tbd",
-        "unset",
-        "hidden",
-        "masked",
-        "admin",
-        "user",
-        "username",
-        "root",
-        "foo",
-        "bar",
-        "foobar",
-        "baz",
-        "secret123",
-        "password123",
-        "letmein",
-        "hunter2",
-        "demo",
-    ]
-)
+_PLACEHOLDER_TEXT = """password passwd pass pwd secret token apikey api_key key none null nil undefined empty
+    string str required optional true false yes no default value test testing tbd unset hidden masked admin user
+    username root foo bar foobar baz secret123 password123 letmein hunter2 demo"""
+_PLACEHOLDER_WORDS = frozenset(_PLACEHOLDER_TEXT.split())
 # Helper patterns stay strings: `re` compiles and caches them on first use.
 _LONG_PLACEHOLDER = r"(?i)(?:^|[^a-z])(?:example|dummy|fake|sample|placeholder|redacted)(?:$|[^a-z])|x{8}"
 _KEYWORD_WORDS = ("password", "passwd", "secret", "token", "apikey", "api_key")
@@ -172,12 +129,7 @@ def _base62_checksum_ok(value: str) -> bool:
 
 
 def _checksummed(value: str) -> bool:
-    """A valid checksum proves the token; without one, fall back to plausibility.
-
-    The shape alone (prefix, exact length, alphabet) is specific enough to keep
-    recall high when a checksum is wrong, so a bad checksum only lets the
-    placeholder filters reject it; a good one overrides them.
-    """
+    """A valid checksum proves the token; without one its shape still counts, unless it is a placeholder."""
     return _base62_checksum_ok(value) or _random_looking(value)
 
 

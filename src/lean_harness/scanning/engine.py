@@ -58,11 +58,6 @@ class Rule:
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
 
 
-def compiled(rule: Rule) -> re.Pattern[str]:
-    """The rule's pattern, compiled on first use."""
-    return _compile(rule)[0]
-
-
 def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
     if rule.id not in _compiled:
         pattern = re.compile(rule.pattern)
