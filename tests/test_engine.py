@@ -36,7 +36,7 @@ pytestmark = pytest.mark.usefixtures("cold_scanner")  # tests/conftest.py
 MEMORY = ".agents/memory"
 BREAKS = ("\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\x00")
 FILLER = "The lock file is held by another process; retry after the build. "
-SHORT = 8192  # a length around which the scanner once changed its gates: texts on either side stay covered
+SHORT = 8192  # secret_scan._SHORT: from this length on, rules that start with a literal run without a gate
 
 
 def _token(seed: int) -> str:

@@ -597,7 +597,15 @@ RULES: tuple[Rule, ...] = (
          rf"{_value('', 1)}",
          ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
 )  # fmt: skip
-_KEYWORDS = tuple(dict.fromkeys(keyword for rule in RULES for keyword in rule.keywords))
+# On a long text a rule whose pattern starts with a literal runs without its gate: `re` finds the
+# literal as fast as a substring search would, and searching a long text for every keyword costs
+# more than the rules (doctor scans whole files).
+_SHORT = 8192
+_HEADED = frozenset(r.id for r in RULES if r.bounded and r.view == "text" and len(_head_of(r.pattern)) > 1)
+_KEYWORDS = {
+    long: tuple(dict.fromkeys(k for rule in RULES if not (long and rule.id in _HEADED) for k in rule.keywords))
+    for long in (False, True)
+}
 
 # Prefilters for the rules that cost most to compile and whose keywords occur in most prose
 # ("token", "key", "password"): a pattern that every match of the rule contains, run on the same
@@ -639,10 +647,11 @@ def _redact(value: str) -> str:
 def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     """The candidates of a text: each rule runs only when one of its keywords occurs in it."""
     lowered = lower(text)
-    present = {keyword for keyword in _KEYWORDS if keyword in lowered}  # each keyword searched once
+    long = len(text) >= _SHORT
+    present = {keyword for keyword in _KEYWORDS[long] if keyword in lowered}  # each keyword searched once
     found: list[tuple[int, int, int, Rule]] = []
     for rule in RULES:
-        if rule.keywords and present.isdisjoint(rule.keywords):
+        if rule.keywords and not (long and rule.id in _HEADED) and present.isdisjoint(rule.keywords):
             continue
         view = text if rule.view == "text" else lowered if rule.view == "lowered" else "\n" + text
         if prefiltered(rule, view, _PREFILTERS):
