@@ -25,6 +25,7 @@ from lean_harness.scanning.fold import folded
 
 if TYPE_CHECKING:
     from lean_harness.scanning.finding import Finding
+    from lean_harness.scanning.fold import Origin
 
 __all__ = ["RULES", "Rule", "rule_ids", "scan", "scan_many"]
 
@@ -247,7 +248,9 @@ def rule_ids() -> tuple[str, ...]:
 def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Every directive in `text`, sorted by position; rules in `allow` are skipped."""
     allowed = frozenset(allow)
-    view, origin = "", list[int]()
+    origin: Origin | None
+    view, origin = "", None  # the folded view, made when a rule first needs it
+    places: Origin | None
     found: list[Finding] = []
     for rule in RULES:
         if rule.id in allowed:
@@ -257,7 +260,7 @@ def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
                 continue
             source, places = text, None
         else:
-            if not origin:
+            if origin is None:
                 view, origin = folded(text)
             if not gated(rule, view) or not prefiltered(rule, view, _PREFILTERS):
                 continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 
 # Letters that render like Latin letters, by code point (lowercase: the view is lowercased first).
 _LOOKALIKES = {
@@ -33,21 +34,45 @@ _MARKUP = r"<!--.*?-->|(?<=\w)\*{1,3}|\*{1,3}(?=\w)|(?<!\w)_{1,3}(?=\w)|(?<=\w)_
 _cut: list[re.Pattern[str]] = []
 
 
-def folded(text: str) -> tuple[str, list[int]]:
+class Origin:
+    """Where each character of a folded view came from: runs of the view that map one to one onto
+    the text (step 1) or all onto one place (step 0), found by bisection. A list of places, one a
+    character, would cost a whole shard's worth of integers."""
+
+    __slots__ = ("_places", "_starts", "_steps")
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []  # where each run starts in the view
+        self._places: list[int] = []  # and in the text
+        self._steps: list[int] = []
+
+    def add(self, at: int, place: int, step: int) -> None:
+        self._starts.append(at)
+        self._places.append(place)
+        self._steps.append(step)
+
+    def __getitem__(self, index: int) -> int:
+        run = bisect_right(self._starts, index) - 1
+        return self._places[run] + (index - self._starts[run]) * self._steps[run]
+
+
+def folded(text: str) -> tuple[str, Origin]:
     """The folded view of `text`, and the place in `text` of each of its characters and of its end."""
     if not _cut:
         _cut.append(re.compile(f"{_INVISIBLE}|{_MARKUP}", re.DOTALL))
     cut = _cut[0]
+    origin = Origin()
     if text.isascii() and not cut.search(text):
-        return text.lower(), list(range(len(text) + 1))
+        origin.add(0, 0, 1)
+        return text.lower(), origin
     parts: list[str] = []
-    origin: list[int] = []
-    done = 0
+    size = done = 0
     for match in [*cut.finditer(text), None]:
         upto = match.start() if match else len(text)
         if text[done:upto].isascii():
+            origin.add(size, done, 1)
             parts.append(text[done:upto].lower())
-            origin += range(done, upto)
+            size += upto - done
             upto = done  # nothing left to fold one by one
         for at in range(done, upto):
             char = text[at]
@@ -55,12 +80,14 @@ def folded(text: str) -> tuple[str, list[int]]:
                 char = unicodedata.normalize("NFKC", char).lower().translate(_LOOKALIKES)
             else:
                 char = char.lower()
+            origin.add(size, at, 0)
             parts.append(char)
-            origin += [at] * len(char)
+            size += len(char)
         if match:
             if match.group().startswith("<!--"):  # a comment parts the words on either side
+                origin.add(size, match.start(), 0)
                 parts.append(" ")
-                origin.append(match.start())
+                size += 1
             done = match.end()
-    origin.append(len(text))
+    origin.add(size, len(text), 0)
     return "".join(parts), origin
