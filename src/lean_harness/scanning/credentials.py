@@ -8,7 +8,7 @@ a few substring searches and compiles nothing. Rules are ranked: a provider form
 structural one (JWT, URL password, PEM block), which beats a `.env` line, which beats a generic
 assignment; of overlapping candidates only the best-ranked one is reported. The generic rules,
 whose keywords occur in most prose, also have a prefilter: a short pattern every match contains,
-so that such prose does not compile them (adr/0023).
+so that such prose does not compile them (adr/0036).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ _prefilters: dict[str, re.Pattern[str]] = {}
 def prefiltered(rule: Rule, view: str, sources: dict[str, str]) -> bool:
     """False when the view holds nothing the rule's prefilter (its pattern in `sources`, if any)
     needs: a short pattern every match contains, run so that the rule's own is compiled only when
-    it may match (adr/0023)."""
+    it may match (adr/0036)."""
     source = sources.get(rule.id)
     if source is None:
         return True
