@@ -143,7 +143,7 @@ def test_an_allowed_rule_is_skipped_and_others_still_found() -> None:
 
 
 def test_every_rule_has_a_unique_id() -> None:
-    assert len(set(injection.rule_ids())) == len(injection.RULES)
+    assert len({rule.id for rule in injection.RULES}) == len(injection.RULES)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from lean_harness.memory.search import search, segment
-from lean_harness.memory.search.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem, tokenize
+from lean_harness.memory.search.search import DEFAULT_MIN_SCORE, Doc, Hit, Index, Settings, stem
 from lean_harness.memory.shard import title_of
 
 MEMORY = [
@@ -88,6 +88,11 @@ def top(index: Index, query: str) -> str | None:
     """The best entry for a query at the default threshold, or None when search abstains."""
     hits = index.search(query, min_score=DEFAULT_MIN_SCORE)
     return hits[0].id if hits else None
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of a text: stemmed words, whole identifiers and their parts, no stopwords."""
+    return [term for term, _ in search._analyze(text)]
 
 
 @pytest.mark.parametrize(
@@ -903,9 +908,7 @@ def test_the_index_lists_prefixed_terms_and_tagged_entries_as_its_entries_say() 
     docs = _varied(150, 21)
     index = Index([search.segment_of(part) for part in (docs[:50], docs[50:120], docs[120:])])
     postings = index._postings
-    vocabulary = sorted(
-        {term for doc in docs for term in search.tokenize(f"{doc.text} {' '.join(doc.tags)} {doc.shard}")}
-    )
+    vocabulary = sorted({term for doc in docs for term in tokenize(f"{doc.text} {' '.join(doc.tags)} {doc.shard}")})
     for prefix in ("", "c", "cach", "s", "src", "zz", "wind", "o"):
         for count in (1, 3, 50):
             assert postings.prefixed(prefix, count) == [t for t in vocabulary if t.startswith(prefix)][:count]

@@ -25,7 +25,7 @@ from lean_harness.scanning.engine import TYPE_CHECKING, Rule, lower, prefiltered
 if TYPE_CHECKING:  # a finding's class loads dataclasses: only a text that holds one pays for it (adr/0036)
     from lean_harness.scanning.finding import Finding
 
-__all__ = ["RULES", "Finding", "Rule", "hide", "rule_ids", "scan", "scan_many"]
+__all__ = ["RULES", "Finding", "Rule", "hide", "scan", "scan_many"]
 
 PROVIDER, STRUCTURAL, DOTENV, KEYWORD = 3, 2, 1, 0
 _MASK = "********"
@@ -632,11 +632,6 @@ _PREFILTERS = {
         r"(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"
     ),
 }
-
-
-def rule_ids() -> tuple[str, ...]:
-    """The id of every rule, in registry order."""
-    return tuple(rule.id for rule in RULES)
 
 
 def _redact(value: str) -> str:

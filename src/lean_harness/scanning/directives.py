@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from lean_harness.scanning.finding import Finding
     from lean_harness.scanning.fold import Origin
 
-__all__ = ["RULES", "Rule", "rule_ids", "scan", "scan_many"]
+__all__ = ["RULES", "Rule", "scan", "scan_many"]
 
 
 # Names a client's framing uses. Opening tags count only for names that are not also common
@@ -238,11 +238,6 @@ _PREFILTERS = {
         r"\b(?:ai|llm|gpt|language|coding|claude|copilot|codex|chatgpt|gemini|assistant|agent|model|bot)"
     ),
 }
-
-
-def rule_ids() -> tuple[str, ...]:
-    """The id of every rule, in registry order."""
-    return tuple(rule.id for rule in RULES)
 
 
 def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:

@@ -214,11 +214,6 @@ def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool
     return terms
 
 
-def tokenize(text: str) -> list[str]:
-    """Index terms of a text: stemmed words, whole identifiers and their parts, no stopwords."""
-    return [term for term, _ in _analyze(text)]
-
-
 def _is_compound(segment: str) -> bool:
     """True for an identifier with parts of its own (snake_case, camelCase, letters and digits)."""
     return not segment.isdigit() and bool(segment) and not _PLAIN_RE.fullmatch(segment)
