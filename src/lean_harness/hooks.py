@@ -210,6 +210,8 @@ def session_start(event: Mapping[str, str], env: Mapping[str, str], raw: str = "
         tail += ["", COMPACTED]
     room = recall.START_CHARS - sum(len(line) + 1 for line in tail) - 300
     if found:
+        fits = found.total <= found.budget  # else only the notes to follow can be shown whole
+        found.notes = with_texts(project, [n for n in found.notes if fits or n.must])
         body, notes, whole = recall.session_view(found, printable(text), room, shown)
     else:
         body, notes, whole = recall.cut_lines(printable(text), room, shown), [], False
@@ -304,7 +306,7 @@ def prompt_submit(event: Mapping[str, str], env: Mapping[str, str], raw: str = "
     words = recall.terms(prompt[:PROMPT_CHARS]) if prompt else []
     found = recall.load(project.cache_dir, project.memory_dir) if len(words) > 1 else None
     if found:
-        notes = recall.strong(found, words, recall.PROMPT, recall.PROMPT_NOTES)
+        notes = with_texts(project, recall.strong(found, words, recall.PROMPT, recall.PROMPT_NOTES))
         parts.append(
             handed(project, session, "prompt", recall.hand(project.cache_dir, project.root, session, "prompt", notes))
         )
@@ -353,12 +355,13 @@ def tool_use(event: Mapping[str, str], env: Mapping[str, str], raw: str) -> tupl
     if output:
         found = recall.load(project.cache_dir, project.memory_dir)
         notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1) if found else []
+        notes = with_texts(project, notes)
         fresh = recall.hand(project.cache_dir, project.root, session, "failure", notes)
         return handed(project, session, "failure", fresh), kind
     for path in touched(data, project.root):
         names = recall.cited(project.cache_dir, project.memory_dir, path)
         found = recall.load(project.cache_dir, project.memory_dir) if names else None
-        notes = [note for note in found.notes if note.name in names] if found else []
+        notes = with_texts(project, [note for note in found.notes if note.name in names] if found else [])
         fresh = recall.hand(project.cache_dir, project.root, session, "file", notes)
         if fresh:
             return handed(project, session, "file", fresh, path), kind
@@ -411,6 +414,24 @@ def touched(data: Mapping[str, object], root: str) -> list[str]:
         if not relative.startswith("../") and relative not in paths:
             paths.append(relative)
     return paths
+
+
+def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.Note]:
+    """The notes with their text as their shard holds it now; one the shard does not hold is left out."""
+    from lean_harness.memory.shard import ShardError, parse
+
+    texts: dict[str, str] = {}
+    for name in sorted({note.shard for note in notes}):
+        path = os.path.join(project.memory_dir, f"{name}.md")
+        try:
+            if not os.path.islink(path):
+                with open(path, encoding="utf-8-sig") as handle:
+                    texts.update((f"{name}/{e.id}", e.text) for e in parse(handle.read(), path).entries)
+        except (OSError, ValueError, ShardError):
+            continue
+    for note in notes:
+        note.text = texts.get(note.name, "")
+    return [note for note in notes if note.text]
 
 
 def has_prose(path: str) -> bool:

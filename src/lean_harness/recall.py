@@ -4,14 +4,15 @@ a prompt, and what a session start shows of them (adr/0037-the-right-note-at-the
 lh keeps a map of the memory for the hooks in `<cacheDir>/lh/recall/`, written with INDEX.md
 (memory/recall_map.py):
 
-- `map.json`: `{"format", "stamp", "budget", "total", "entries"}`, each entry
-  `[shard, id, key, written, pinned, tokens, stale, text, terms]` in shard order, its text masked;
+- `map.json`: `{"format", "stamp", "budget", "total", "shards", "entries"}`: each shard's digest,
+  and each entry `[shard, id, key, written, pinned, tokens, stale, words]` in shard order, its
+  words from its masked text; a note's text is read from its shard when it is printed;
 - `files`: the stamp, then a line `PATH<TAB>SHARD/ID ...` for each file that notes cite.
 
 The stamp is every memory file's `name size mtime inode` (hookstate.scan, INDEX.md left out) as lh
 found them before reading the shards. A map whose stamp is not the memory folder's now, that is
 a link, or whose values are not of their types is not used: the hooks then stay silent. A cache is
-a hint (adr/0030): what the map holds is printed only through `scanning.masking.mask`.
+a hint (adr/0030): the map only ranks; what is printed is the shard's text, through `mask`.
 
 A note is handed over only on a strong match (see `FAILURE` and `PROMPT`), once a session: again
 only when its text changed (hookstate.py `handed`).
@@ -72,12 +73,17 @@ class Note:
         self.pinned: bool = row[4]
         self.tokens: int = row[5]
         self.stale: bool = row[6]
-        self.text: str = row[7]
-        self.terms = frozenset(row[8])
+        self.terms = frozenset(row[7])
+        self.text = ""  # read from the shard when the note is printed
 
     @property
     def name(self) -> str:
         return f"{self.shard}/{self.id}"
+
+    @property
+    def must(self) -> bool:
+        """A note an agent must follow: a correction or a pinned note."""
+        return self.shard == "corrections" or self.pinned
 
 
 class Map:
@@ -143,7 +149,7 @@ def load(cache_dir: str, memory_dir: str) -> Map | None:
             data = json.loads(handle.read())
         if data["format"] != FORMAT or data["stamp"] != stamp(memory_dir):
             return None
-        notes = [Note(row) for row in data["entries"] if _row(row)]
+        notes = [Note(row) for row in data["entries"] if is_row(row)]
         if len(notes) != len(data["entries"]) or type(data["budget"]) is not int or type(data["total"]) is not int:
             return None
         return Map(notes, data["budget"], data["total"])
@@ -151,13 +157,14 @@ def load(cache_dir: str, memory_dir: str) -> Map | None:
         return None
 
 
-def _row(row: object) -> bool:
-    kinds = (str, str, str, str, bool, int, bool, str, list)
+def is_row(row: object) -> bool:
+    """Whether a value is an entry's row of the map, every value of its type."""
+    kinds = (str, str, str, str, bool, int, bool, list)
     return (
         isinstance(row, list)
         and len(row) == len(kinds)
         and all(type(v) is k for v, k in zip(row, kinds, strict=True))
-        and all(type(t) is str for t in row[8])
+        and all(type(t) is str for t in row[7])
     )
 
 
@@ -250,7 +257,7 @@ def session_view(found: Map, index_text: str, room: int, where: str) -> tuple[st
     everything = "\n\n".join(block(note, START_CHARS) for note in found.notes)
     if found.notes and found.total <= found.budget and len(everything) + len(index_text) + 2 <= room:
         return f"{everything}\n\n{index_text}", list(found.notes), True
-    must = sorted((n for n in found.notes if n.shard == "corrections" or n.pinned), key=lambda n: n.written)
+    must = sorted((n for n in found.notes if n.must), key=lambda n: n.written)
     shown: list[Note] = []
     blocks: list[str] = []
     tokens, used = 0, 0

@@ -1,12 +1,14 @@
 """The hooks' map of the memory (its format: recall.py), written whenever lh writes or checks INDEX.md.
 
-Entries are read from the shards as they are; texts and words are taken from the masked text, so
-no flagged credential reaches the cache. The map is a hint: a write that fails is skipped and
-the hooks stay silent until the next one.
+A shard whose digest the last map holds is not read again, and an entry whose key it holds is not
+scanned or counted again: only new and changed entries are (as the search cache does, adr/0031).
+Words come from the masked text, so no flagged credential reaches the cache. The map is a hint: a
+write that fails is skipped and the hooks stay silent until the next one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from lean_harness import recall
@@ -15,82 +17,97 @@ from lean_harness.files import write_atomic
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import parse, written
 from lean_harness.memory.view import entry_cost
-from lean_harness.scanning.masking import mask_many
 
 
 def write(memory: Memory, total: int) -> None:
     """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure)."""
     stamp = recall.stamp(memory.config.memory_dir)  # before reading: a later edit leaves the map stale
+    folder = recall.folder(memory.config.cache_dir)
     try:
-        rows, files = _rows(memory)
+        digests, rows = _rows(memory, _previous(f"{folder}/map.json"))
+        files = _files(memory)
     except (LhError, OSError):
         return
     data = {"format": recall.FORMAT, "stamp": stamp, "budget": memory.config.index_token_budget, "total": total}
     listed = "".join(f"{path}\t{' '.join(sorted(names))}\n" for path, names in sorted(files.items()))
-    folder = recall.folder(memory.config.cache_dir)
     try:
         write_atomic(f"{folder}/files", f"{stamp}\n{listed}".encode(), durable=False)
-        write_atomic(f"{folder}/map.json", json.dumps({**data, "entries": rows}).encode(), durable=False)
+        write_atomic(
+            f"{folder}/map.json", json.dumps({**data, "shards": digests, "entries": rows}).encode(), durable=False
+        )
     except OSError:
         pass
 
 
-def _rows(memory: Memory) -> tuple[list[list[object]], dict[str, set[str]]]:
-    """Each entry's row of the map, and the notes that cite each file."""
-    entries = []
-    for name in memory.config.shard_names:
-        if memory.summary(name).exists:
-            text, _ = memory.read_shard(name)
-            entries += [(name, entry) for entry in parse(text, memory.shown(memory.shard_path(name))).entries]
-    stale = _stale(memory, any(entry.attr("refs") for _, entry in entries))
-    texts = mask_many([entry.text for _, entry in entries])
+def _previous(path: str) -> tuple[dict[str, str], list[list[object]]]:
+    """The digests and rows of the last map, as far as they are of their types; none from a broken one."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        digests, rows = data["shards"], data["entries"]
+        if isinstance(digests, dict) and isinstance(rows, list) and all(map(recall.is_row, rows)):
+            return {k: v for k, v in digests.items() if isinstance(v, str)}, rows
+    except (OSError, ValueError, RecursionError, TypeError, KeyError):
+        pass
+    return {}, []
+
+
+def _rows(
+    memory: Memory, previous: tuple[dict[str, str], list[list[object]]]
+) -> tuple[dict[str, str], list[list[object]]]:
+    """Each shard's digest and each entry's row: `[shard, id, key, written, pinned, tokens, stale, words]`."""
+    from lean_harness.scanning.masking import mask_many
+
+    digests, old = previous
+    stale = _stale(memory)
+    kept = {(str(row[0]), str(row[2])): row for row in old}
+    found: dict[str, str] = {}
     rows: list[list[object]] = []
-    files: dict[str, set[str]] = {}
-    for (name, entry), text in zip(entries, texts, strict=True):
-        key = _key(entry.raw or entry.text)
-        tokens = entry_cost(entry, memory.counter.counts)
-        words = sorted(set(recall.terms(f"{text} {' '.join(entry.tags)}")))
-        rows.append(
-            [
-                name,
-                entry.id,
-                key,
-                written(entry),
-                "pinned" in entry.tags,
-                tokens,
-                (name, entry.id) in stale,
-                text,
-                words,
-            ]
-        )
-        for path in _cited(entry.attr("refs")):
-            files.setdefault(path, set()).add(f"{name}/{entry.id}")
-    return rows, files
+    new = []
+    for name in memory.config.shard_names:
+        summary = memory.summary(name)
+        if not summary.exists:
+            continue
+        found[name] = summary.sha256
+        if digests.get(name) == summary.sha256:
+            rows += [[*row[:6], (name, row[1]) in stale, row[7]] for row in old if row[0] == name]
+            continue
+        text, _ = memory.read_shard(name)
+        for entry in parse(text, memory.shown(memory.shard_path(name))).entries:
+            key = hashlib.sha256((entry.raw or entry.text).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+            row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, (name, entry.id) in stale, []]
+            reused = kept.get((name, key))
+            if reused is not None:
+                row[5], row[7] = reused[5], reused[7]
+            else:
+                new.append((row, entry))
+            rows.append(row)
+    for (row, entry), text in zip(new, mask_many([entry.text for _, entry in new]), strict=True):
+        row[5] = entry_cost(entry, memory.counter.counts)
+        row[7] = sorted(set(recall.terms(f"{text} {' '.join(entry.tags)}")))
+    return found, rows
 
 
-def _key(text: str) -> str:
-    """What a note was when it was handed over: a changed note goes again (recall.py)."""
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def _stale(memory: Memory, cites: bool) -> set[tuple[str, str]]:
-    if not cites:
+def _stale(memory: Memory) -> set[tuple[str, str]]:
+    if not any(memory.summary(name).refs for name in memory.config.shard_names):
         return set()
     from lean_harness.memory.evidence import stale
 
     return {(cited.shard, cited.id) for cited in stale.report(memory).stale}
 
 
-def _cited(refs: str | None) -> list[str]:
-    """The paths an entry's refs attribute cites; none from one that does not read."""
-    if not refs:
-        return []
-    from lean_harness.memory.evidence.evidence import decode
+def _files(memory: Memory) -> dict[str, set[str]]:
+    """The notes that cite each file, from the shard summaries; none from a refs value that does not read."""
+    files: dict[str, set[str]] = {}
+    for name in memory.config.shard_names:
+        for key, value in memory.summary(name).refs:
+            from lean_harness.memory.evidence.evidence import decode
 
-    try:
-        paths = {anchor.path for anchor in decode(refs, "refs")}
-    except LhError:
-        return []
-    return sorted(path for path in paths if path.isprintable())  # one line of the `files` list each
+            try:
+                paths = {anchor.path for anchor in decode(value, "refs")}
+            except LhError:
+                continue
+            for path in paths:
+                if path.isprintable():  # one line of the `files` list each
+                    files.setdefault(path, set()).add(f"{name}/{key}")
+    return files
