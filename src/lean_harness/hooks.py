@@ -110,36 +110,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"lh hook: unknown event {(args or [''])[0]!r}; use one of: {', '.join(HANDLERS)}\n")
         return 2
     raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    event = parse_event(raw)
     try:
-        text, kind = handler(event, os.environ, raw)
+        text, kind = handler(raw, os.environ)
     except OSError as error:
         # Exit 1 is a non-blocking error for the clients: the turn goes on, the user sees why.
         sys.stderr.write(f"lh hook {args[0]}: {printable(str(error))[:MAX_SHOWN]}\n")
         return 1
     if text:
-        sys.stdout.write(for_client(text, event, os.environ, kind))
+        sys.stdout.write(for_client(text, parse_event(raw), os.environ, kind))
     return 0
 
 
 def parse_event(raw: str) -> dict[str, str]:
-    """The string fields the hooks read from the client's JSON event.
-
-    Plain values are found by a string scan: importing json (it loads re) takes longer than a
-    bare interpreter's start on a busy machine, which would take the silent prompt hook out of
-    its 1.5x envelope (benchmarks/bench_hooks.py). Anything else goes through json."""
-    found: dict[str, str] = {}
-    for name in ("session_id", "cwd", "source", "timestamp"):
-        at = raw.find(f'"{name}"')
-        if at < 0:
-            continue
-        rest = raw[at + len(name) + 2 :].lstrip()
-        value = rest[1:].lstrip() if rest.startswith(":") else ""
-        end = value.find('"', 1)
-        if not value.startswith('"') or end < 0 or "\\" in value[:end]:
-            return {k: v if isinstance(v, str) else "" for k, v in _json_event(raw).items()}
-        found[name] = value[1:end]
-    return found
+    """The string fields of the client's JSON event; a field that is not a string reads as ""
+    (a Copilot timestamp counts by being there). A hook parses its event only when it may have
+    something to say: most tool calls are told apart from a look at the raw text."""
+    return {k: v if isinstance(v, str) else "" for k, v in _json_event(raw).items()}
 
 
 def _json_event(raw: str) -> dict[str, object]:
@@ -149,7 +135,6 @@ def _json_event(raw: str) -> dict[str, object]:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return {}
-    # A field that is not a string reads as "": a Copilot timestamp counts by being there.
     return data if isinstance(data, dict) else {}
 
 
@@ -182,51 +167,46 @@ def printable(text: str) -> str:
     return mask(text)
 
 
-def session_start(event: Mapping[str, str], env: Mapping[str, str], raw: str = "") -> tuple[str, str]:
+def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     """The memory as the agent should start with it (the module docs), masked, within bounds."""
+    event = parse_event(raw)
     project = find_project(event, env)
     if project is None:
         return "", ""
     index_path = os.path.join(project.memory_dir, INDEX_NAME)
     shown = project.shown(index_path)
-    refused = project.linked(index_path, *recall.files(project.cache_dir))
+    refused = project.linked(index_path, recall.path(project.cache_dir))
     if refused:
         return f"lean-harness: {refused} is a symbolic link; lh reads only real files, so memory is not shown.", ""
     if not os.path.isfile(index_path):
         return f'lean-harness: there is no {shown}; run "lh memory index" to write it.', ""
     found = recall.load(project.cache_dir, project.memory_dir)
-    if hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config) and found:
+    if found and hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config):
         with open(index_path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    else:
-        text = generate_index(project, index_path) or UNGENERATED.format(index=shown)
+            text = printable(handle.read())
+    else:  # generating INDEX.md writes the map again
+        text = printable(generate_index(project, index_path) or UNGENERATED.format(index=shown))
         found = recall.load(project.cache_dir, project.memory_dir)
-    tail = []
-    changed = cited_changed(project)
+    changed, tail = cited_changed(project), []
     if changed:
         tail += ["", CITED_CHANGED.format(files="1 file" if changed == 1 else f"{changed} files")]
-    if event.get("source") == "compact":
-        # What a client prints before compacting never reaches the agent; after it, this does.
+    if event.get("source") == "compact":  # what a client prints before compacting never reaches the agent
         tail += ["", COMPACTED]
-    room = recall.START_CHARS - sum(len(line) + 1 for line in tail) - 300
-    if found:
-        fits = found.total <= found.budget  # else only the notes to follow can be shown whole
-        found.notes = with_texts(project, [n for n in found.notes if fits or n.must])
-        body, notes, whole = recall.session_view(found, printable(text), room, shown)
-    else:
-        body, notes, whole = recall.cut_lines(printable(text), room, shown), [], False
-    head = PREFACE.format(index=(WHOLE if whole else MUST if notes else "{index}").format(index=shown))
+    room = recall.START_CHARS - len("\n".join(tail)) - len(PREFACE) - len(MUST) - 2 * MAX_SHOWN
+    body, notes, whole = recall.cut_lines(text, room, shown), list[recall.Note](), False
+    if found:  # the notes are read only when they can be shown whole
+        found.notes = with_texts(project, [n for n in found.notes if n.must or found.total <= found.budget])
+        body, notes, whole = recall.session_view(found, text, room, shown)
     session = event.get("session_id") or "default"
     try:  # a read-only checkout still gets its memory shown
-        hookstate.save(
-            hookstate.session_path(project.cache_dir, "seen", session), hookstate.scan(project.memory_dir), project.root
-        )
+        seen = hookstate.session_path(project.cache_dir, "seen", session)
+        hookstate.save(seen, hookstate.scan(project.memory_dir), project.root)
         hookstate.prune(project.cache_dir, SEEN_DAYS)
     except OSError:
         pass
-    if notes:
-        recall.hand(project.cache_dir, project.root, session, "session-start", notes)
-    return "\n".join([head, "", printable(body).rstrip("\n"), *tail]) + "\n", ""
+    recall.hand(project.cache_dir, project.root, session, "session-start", notes)
+    head = PREFACE.format(index=(WHOLE if whole else MUST if notes else "{index}").format(index=shown))
+    return "\n".join([head, "", body.rstrip("\n"), *tail]) + "\n", ""
 
 
 def generate_index(project: Project, index_path: str) -> str | None:
@@ -293,24 +273,19 @@ def cited_changed(project: Project) -> int:
     return min(since.changed, 10**6) if since else 0
 
 
-def prompt_submit(event: Mapping[str, str], env: Mapping[str, str], raw: str = "") -> tuple[str, str]:
+def prompt_submit(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     """The memory files changed on disk since the agent last saw them, and the notes that match the prompt."""
+    event = parse_event(raw)
     project = find_project(event, env)
-    if project is None or project.linked(*recall.files(project.cache_dir)):
+    if project is None or project.linked(recall.path(project.cache_dir)):
         return "", ""
     session = event.get("session_id") or "default"
-    parts = [changed_files(project, hookstate.session_path(project.cache_dir, "seen", session))]
-    prompt = event.get("prompt")
-    if prompt is None and '"prompt"' in raw:
-        prompt = str(_json_event(raw).get("prompt") or "")
-    words = recall.terms(prompt[:PROMPT_CHARS]) if prompt else []
+    changed = changed_files(project, hookstate.session_path(project.cache_dir, "seen", session))
+    words = recall.terms(event.get("prompt", "")[:PROMPT_CHARS])
     found = recall.load(project.cache_dir, project.memory_dir) if len(words) > 1 else None
-    if found:
-        notes = with_texts(project, recall.strong(found, words, recall.PROMPT, recall.PROMPT_NOTES))
-        parts.append(
-            handed(project, session, "prompt", recall.hand(project.cache_dir, project.root, session, "prompt", notes))
-        )
-    return "\n\n".join(part for part in parts if part), ""
+    notes = recall.strong(found, words, recall.PROMPT, 3) if found else []
+    notes = recall.hand(project.cache_dir, project.root, session, "prompt", with_texts(project, notes))
+    return "\n\n".join(part for part in (changed, handed("prompt", notes)) if part), ""
 
 
 def changed_files(project: Project, path: str) -> str:
@@ -338,87 +313,56 @@ def changed_files(project: Project, path: str) -> str:
     return message
 
 
-def tool_use(event: Mapping[str, str], env: Mapping[str, str], raw: str) -> tuple[str, str]:
-    """After a tool call: the notes citing the file it read or edited, or the note matching its failure."""
+def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
+    """After a tool call: the note matching the failure it reported, or the notes citing the file it touched."""
     failed = any(
         sign in raw for sign in ('"PostToolUseFailure"', '"failure"', "xit code", "xited with code", "xitCode")
     )
-    if not failed and not any(f'"{key}"' in raw for key in recall.PATH_KEYS) and "*** " not in raw:
+    if not failed and "*** " not in raw and not any(f'"{key}"' in raw for key in recall.PATH_KEYS):
         return "", ""  # neither a failure nor a file: the common case, read nothing more
-    project = find_project(event, env)
-    if project is None or project.linked(*recall.files(project.cache_dir)):
-        return "", ""
     data = _json_event(raw)
+    project = find_project({k: v for k, v in data.items() if isinstance(v, str)}, env)
+    found = (
+        None
+        if project is None or project.linked(recall.path(project.cache_dir))
+        else recall.load(project.cache_dir, project.memory_dir)
+    )
+    if project is None or found is None:
+        return "", ""
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
     session = str(data.get("session_id") or data.get("sessionId") or "default")
-    output = failure_output(data) if failed else ""
+    output = recall.failure_output(data) if failed else ""
     if output:
-        found = recall.load(project.cache_dir, project.memory_dir)
-        notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1) if found else []
-        notes = with_texts(project, notes)
-        fresh = recall.hand(project.cache_dir, project.root, session, "failure", notes)
-        return handed(project, session, "failure", fresh), kind
-    for path in touched(data, project.root):
-        names = recall.cited(project.cache_dir, project.memory_dir, path)
-        found = recall.load(project.cache_dir, project.memory_dir) if names else None
-        notes = with_texts(project, [note for note in found.notes if note.name in names] if found else [])
-        fresh = recall.hand(project.cache_dir, project.root, session, "file", notes)
-        if fresh:
-            return handed(project, session, "file", fresh, path), kind
+        notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1)
+        return handed(
+            "failure", recall.hand(project.cache_dir, project.root, session, "failure", with_texts(project, notes))
+        ), kind
+    for touched in recall.touched(data):
+        path = os.path.relpath(os.path.join(project.root, touched), project.root).replace(os.sep, "/")
+        names = found.files.get(path, [])
+        notes = with_texts(project, [note for note in found.notes if note.name in names])
+        notes = recall.hand(project.cache_dir, project.root, session, "file", notes)
+        if notes:
+            return handed("file", notes, path), kind
     return "", ""
 
 
-def handed(project: Project, session: str, kind: str, notes: Sequence[recall.Note], path: str = "") -> str:
-    """The notes handed over after an event, under one line saying why, masked, within a tool's bounds."""
+def handed(kind: str, notes: Sequence[recall.Note], path: str = "") -> str:
+    """The notes handed over after an event (their texts masked already), under a line that says why."""
     if not notes:
         return ""
-    room = recall.TOOL_CHARS * (len(notes) if kind == "prompt" else 1)
-    blocks = [recall.block(note, room // len(notes)) for note in notes]
-    return printable("\n\n".join([HANDED[kind].format(path=path[:MAX_SHOWN]), *blocks]))
-
-
-def failure_output(data: Mapping[str, object]) -> str:
-    """What a failed shell command printed, from each client's event; "" for a command that did not fail.
-
-    Claude Code: `PostToolUseFailure` with `error` ("Exit code N" first). Codex CLI: `PostToolUse` of
-    `Bash` whose `tool_response` says a non-zero exit code. Copilot CLI: a `toolResult` (or
-    `tool_response`) whose `resultType` is `failure`."""
-    if isinstance(data.get("error"), str):
-        return str(data["error"])
-    for name in ("tool_response", "toolResult", "tool_result"):
-        value = data.get(name)
-        if isinstance(value, dict):
-            code = value.get("exit_code", value.get("exitCode"))
-            if value.get("resultType") == "failure" or (type(code) is int and code != 0):
-                return " ".join(str(v) for v in value.values() if isinstance(v, str))
-        elif isinstance(value, str) and recall.exit_code(value[:200]):
-            return value
-    return ""
-
-
-def touched(data: Mapping[str, object], root: str) -> list[str]:
-    """The project files a tool call read or edited, relative to the root with forward slashes."""
-    found = []
-    for name in ("tool_input", "toolArgs", "tool_args"):
-        value = data.get(name)
-        if isinstance(value, str) and value.startswith("{"):
-            value = _json_event(value)
-        if isinstance(value, dict):
-            found += [v for k, v in value.items() if k in recall.PATH_KEYS and isinstance(v, str)]
-            patch = value.get("command") or value.get("input")  # Codex's apply_patch names its files in the patch
-            if isinstance(patch, str) and "*** " in patch:
-                found += recall.patched(patch)
-    paths = []
-    for path in found[:20]:
-        relative = os.path.relpath(os.path.join(root, path), root).replace(os.sep, "/")
-        if not relative.startswith("../") and relative not in paths:
-            paths.append(relative)
-    return paths
+    limit = recall.TOOL_CHARS * (1 if kind == "failure" else 2) // len(notes)
+    return "\n\n".join(
+        [HANDED[kind].format(path=printable(path)[:MAX_SHOWN])] + [recall.block(n, limit) for n in notes]
+    )
 
 
 def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.Note]:
-    """The notes with their text as their shard holds it now; one the shard does not hold is left out."""
+    """The notes with their text as their shard holds it now, masked; one the shard does not hold is left out."""
+    if not notes:
+        return []
     from lean_harness.memory.shard import ShardError, parse
+    from lean_harness.scanning.masking import mask_many
 
     texts: dict[str, str] = {}
     for name in sorted({note.shard for note in notes}):
@@ -429,9 +373,10 @@ def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.No
                     texts.update((f"{name}/{e.id}", e.text) for e in parse(handle.read(), path).entries)
         except (OSError, ValueError, ShardError):
             continue
-    for note in notes:
-        note.text = texts.get(note.name, "")
-    return [note for note in notes if note.text]
+    kept = [note for note in notes if texts.get(note.name)]
+    for note, text in zip(kept, mask_many([texts[note.name] for note in kept]), strict=True):
+        note.text = text
+    return kept
 
 
 def has_prose(path: str) -> bool:
@@ -451,16 +396,16 @@ def has_prose(path: str) -> bool:
         return False
 
 
-HANDLERS: dict[str, Callable[[Mapping[str, str], Mapping[str, str], str], tuple[str, str]]] = {
+HANDLERS: dict[str, Callable[[str, Mapping[str, str]], tuple[str, str]]] = {
     "session-start": session_start,
     "prompt-submit": prompt_submit,
     "tool-use": tool_use,
 }
 
 
-def find_project(event: Mapping[str, str], env: Mapping[str, str]) -> Project | None:
+def find_project(event: Mapping[str, object], env: Mapping[str, str]) -> Project | None:
     """The project at or above the session's folder that has a lean-harness config, or None."""
-    current = os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or os.getcwd())
+    current = os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or str(event.get("cwd") or "") or os.getcwd())
     while True:
         config = os.path.join(current, locations.CONFIG_PATH)
         if os.path.isfile(config):
