@@ -152,11 +152,8 @@ def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str], kind
 
     if "COPILOT_PLUGIN_ROOT" in env or "timestamp" in event:
         return json.dumps({"additionalContext": text.rstrip("\n")}) + "\n"
-    if kind:
-        return (
-            json.dumps({"hookSpecificOutput": {"hookEventName": kind, "additionalContext": text.rstrip("\n")}}) + "\n"
-        )
-    return text if text.endswith("\n") else text + "\n"
+    specific = {"hookEventName": kind, "additionalContext": text.rstrip("\n")}
+    return json.dumps({"hookSpecificOutput": specific}) + "\n" if kind else text.rstrip("\n") + "\n"
 
 
 def printable(text: str) -> str:

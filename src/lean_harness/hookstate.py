@@ -108,16 +108,12 @@ def session_path(cache_dir: str | os.PathLike[str], kind: str, session: str) -> 
 
 
 def prune(cache_dir: str | os.PathLike[str], days: int) -> None:
-    """Remove the session records older than `days` (`seen`, `handed`)."""
+    """Remove the session records older than `days` (`seen`, `handed`); OSError when a folder is missing."""
     import time
 
     cutoff = time.time() - days * 86400
     for kind in ("seen", "handed"):
-        try:
-            entries = list(os.scandir(os.path.join(folder(cache_dir), kind)))
-        except OSError:
-            continue
-        for entry in entries:
+        for entry in list(os.scandir(os.path.join(folder(cache_dir), kind))):
             try:
                 if entry.stat(follow_symlinks=False).st_mtime < cutoff:
                     os.unlink(entry.path)
@@ -132,14 +128,6 @@ def load_handed(path: str) -> dict[str, str]:
             return dict(line.split(" ", 1) for line in handle.read().splitlines() if line.count(" ") == 1)
     except (OSError, UnicodeDecodeError):
         return {}
-
-
-def save_handed(path: str, handed: Mapping[str, str], root: str | os.PathLike[str]) -> None:
-    """Remember what a session was handed; an unwritable record costs a repeat, nothing more."""
-    try:
-        save_lines(path, [f"{name} {key}" for name, key in sorted(handed.items())], root)
-    except OSError:
-        pass
 
 
 def generated(

@@ -227,7 +227,12 @@ def hand(cache_dir: str, root: str, session: str, kind: str, notes: Sequence[Not
     handed = hookstate.load_handed(record)
     fresh = [note for note in notes if handed.get(note.name) != note.key]
     if fresh:
-        hookstate.save_handed(record, {**handed, **{note.name: note.key for note in fresh}}, root)
+        try:  # an unwritable record costs a repeat, nothing more
+            hookstate.save_lines(
+                record, [f"{k} {v}" for k, v in sorted({**handed, **{n.name: n.key for n in fresh}}.items())], root
+            )
+        except OSError:
+            pass
         handed_over(root, kind, session, fresh)
     return fresh
 
