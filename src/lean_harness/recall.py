@@ -24,16 +24,17 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-FORMAT = "lh-recall/1"
+FORMAT = "lh-recall/2"  # a new `terms` rule is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
 READ_BYTES = 32 * 1024  # of a failure's output, the first and last this many characters are read
 CUT = "\n[… cut; whole entry: lh memory get {shard}]"
-# (rare words shared, share of the event's weight, share of the note's): a rare word is in at most
-# 1 entry in 20 (or in one); weights are the shared words' idf against all the event's or note's.
-FAILURE = (2, 0.0, 0.3)
-PROMPT = (2, 0.5, 0.2)
+# (rare words shared, share of the event's weight, share of the note's), two words shared at least:
+# a rare word is in at most 1 entry in 20 (or in one); a weight is a sum of idf. Chosen on
+# benchmarks/retrieval/heldout (prompts: even positions) and hand-made failure outputs (adr/0037).
+FAILURE = (2, 0.0, 0.2)
+PROMPT = (1, 0.4, 0.1)
 PATH_KEYS = ("file_path", "path", "filePath", "notebook_path")  # a tool call's file, in each client's words
 
 _STOP_TEXT = """about above after again against all also and any are because been before being below between
@@ -48,7 +49,7 @@ _STOP = frozenset(_STOP_TEXT.split())
 _SIGNS = (
     "error", "exception", "fail", "fatal", "cannot", "can't", "unable", "not found", "no such", "denied",
     "refused", "invalid", "missing", "undefined", "panic", "abort", "conflict", "timed out", "timeout",
-    "unexpected", "incompatible", "expected", "err!", "e   ", "killed", "segmentation",
+    "unexpected", "incompatible", "expected", "err!", "e   ", "kill", "segmentation", "oom", "too large",
 )  # fmt: skip
 _FRAMES = ("traceback (most recent", 'file "', "at ", "exit code", "process exited", "^", "~")
 _ROW = (str, str, str, str, bool, int, bool, list)
@@ -126,7 +127,8 @@ def is_row(row: object) -> bool:
 
 def terms(text: str) -> list[str]:
     """The words notes and events are matched on: lowercase, three characters or more (a version
-    number such as 9.2 from three), a plural's ending dropped, common words left out."""
+    number such as 9.2 from three), a plural's ending dropped, common words left out; a snake_case
+    name is matched whole and by its parts."""
     if not _compiled:
         import re
 
@@ -138,8 +140,7 @@ def terms(text: str) -> list[str]:
             word = word[:-2]
         elif len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
             word = word[:-1]
-        if len(word) >= 3 and word not in _STOP:
-            found.append(word)
+        found += [w for w in {word, *word.split("_")} if len(w) >= 3 and w not in _STOP]
     return found
 
 
@@ -159,7 +160,7 @@ def strong(found: Map, words: Iterable[str], rule: tuple[int, float, float], mos
     weight, ranked = sum(map(idf, query)), []
     for note in found.notes:
         shared = query & note.terms
-        if len(shared) < rule[0] or sum(holding[t] <= rare for t in shared) < rule[0]:
+        if len(shared) < 2 or sum(holding[t] <= rare for t in shared) < rule[0]:
             continue
         score = sum(map(idf, shared))
         if score >= rule[1] * weight and score >= rule[2] * sum(map(idf, note.terms)):
@@ -203,11 +204,12 @@ def touched(event: Mapping[str, object]) -> list[str]:
 
 
 def informative(output: str) -> str:
-    """The lines of a failure's output that say what went wrong (its last lines when none does)."""
+    """The lines of a failure's output that say what went wrong: all but stack frames and exit codes
+    of a short output, else those that say error, fatal, not found... (its last lines when none does)."""
     if len(output) > 2 * READ_BYTES:
         output = output[:READ_BYTES] + "\n" + output[-READ_BYTES:]
-    lines = [line.strip() for line in output.splitlines()]
-    kept = [line for line in lines if any(s in line.lower() for s in _SIGNS) and not line.lower().startswith(_FRAMES)]
+    lines = [line.strip() for line in output.splitlines() if not line.strip().lower().startswith(_FRAMES)]
+    kept = lines if len(lines) <= 20 else [line for line in lines if any(s in line.lower() for s in _SIGNS)]
     return "\n".join((kept or lines[-10:])[-40:])
 
 
