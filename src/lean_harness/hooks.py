@@ -280,9 +280,8 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     changed = changed_files(project, hookstate.session_path(project.cache_dir, "seen", session))
     words = recall.terms(event.get("prompt", "")[:PROMPT_CHARS])
     found = recall.load(project.cache_dir, project.memory_dir) if len(words) > 1 else None
-    notes = recall.strong(found, words, recall.PROMPT, 3) if found else []
-    notes = recall.hand(project.cache_dir, project.root, session, "prompt", with_texts(project, notes))
-    return "\n\n".join(part for part in (changed, handed("prompt", notes)) if part), ""
+    given = give(project, session, "prompt", recall.strong(found, words, recall.PROMPT, 3) if found else [])
+    return "\n\n".join(part for part in (changed, given) if part), ""
 
 
 def changed_files(project: Project, path: str) -> str:
@@ -318,40 +317,35 @@ def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     if not failed and "*** " not in raw and not any(f'"{key}"' in raw for key in recall.PATH_KEYS):
         return "", ""  # neither a failure nor a file: the common case, read nothing more
     data = _json_event(raw)
-    project = find_project({k: v for k, v in data.items() if isinstance(v, str)}, env)
-    found = (
-        None
-        if project is None or project.linked(recall.path(project.cache_dir))
-        else recall.load(project.cache_dir, project.memory_dir)
-    )
-    if project is None or found is None:
+    project = find_project(data, env)
+    if project is None or project.linked(recall.path(project.cache_dir)):
+        return "", ""
+    found = recall.load(project.cache_dir, project.memory_dir)
+    if found is None:
         return "", ""
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
     session = str(data.get("session_id") or data.get("sessionId") or "default")
     output = recall.failure_output(data) if failed else ""
     if output:
         notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1)
-        return handed(
-            "failure", recall.hand(project.cache_dir, project.root, session, "failure", with_texts(project, notes))
-        ), kind
+        return give(project, session, "failure", notes), kind
     for touched in recall.touched(data):
         path = os.path.relpath(os.path.join(project.root, touched), project.root).replace(os.sep, "/")
-        names = found.files.get(path, [])
-        notes = with_texts(project, [note for note in found.notes if note.name in names])
-        notes = recall.hand(project.cache_dir, project.root, session, "file", notes)
-        if notes:
-            return handed("file", notes, path), kind
+        given = give(project, session, "file", [n for n in found.notes if n.name in found.files.get(path, [])], path)
+        if given:
+            return given, kind
     return "", ""
 
 
-def handed(kind: str, notes: Sequence[recall.Note], path: str = "") -> str:
-    """The notes handed over after an event (their texts masked already), under a line that says why."""
+def give(project: Project, session: str, kind: str, notes: Sequence[recall.Note], path: str = "") -> str:
+    """The notes not yet handed over in this session, recorded as handed, with their texts masked,
+    under a line that says why; "" for none."""
+    notes = recall.hand(project.cache_dir, project.root, session, kind, with_texts(project, notes))
     if not notes:
         return ""
     limit = recall.TOOL_CHARS * (1 if kind == "failure" else 2) // len(notes)
-    return "\n\n".join(
-        [HANDED[kind].format(path=printable(path)[:MAX_SHOWN])] + [recall.block(n, limit) for n in notes]
-    )
+    why = HANDED[kind].format(path=printable(path)[:MAX_SHOWN])
+    return "\n\n".join([why, *(recall.block(note, limit) for note in notes)])
 
 
 def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.Note]:
