@@ -19,6 +19,7 @@ has loaded already, hookstate.py and recall.py; anything else only when there is
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -110,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"lh hook: unknown event {(args or [''])[0]!r}; use one of: {', '.join(HANDLERS)}\n")
         return 2
     raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    gc.disable()  # a hook lives for milliseconds: collecting the map's many small objects only slows it
     try:
         text, kind = handler(raw, os.environ)
     except OSError as error:

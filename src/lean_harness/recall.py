@@ -4,9 +4,9 @@ prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-m
 lh keeps a map of the memory for the hooks, `<cacheDir>/lh/recall/map.json`, written with INDEX.md
 (memory/recall_map.py): `{"format", "stamp", "budget", "total", "shards", "files", "entries"}`,
 indexTokenBudget, the memory's tokens, each shard's digest, the `shard/id` of the notes citing each
-file, and each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words from its
-masked text. The stamp is every memory file's `name:size:mtime:inode` (hookstate.scan, INDEX.md
-left out) as lh found them before reading. A map whose stamp is not the memory folder's now, or
+file, and each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words
+(space-separated) from its masked text. The stamp is every memory file's `name:size:mtime:inode`
+(hookstate.scan, INDEX.md left out) as lh found them before reading. A map whose stamp is not the memory folder's now, or
 whose values are not of their types, is not used: the hooks stay silent. A cache is a hint
 (adr/0030): the map only ranks; what is printed is the note's text as its shard holds it, masked.
 A note is handed over on a strong match (`FAILURE`, `PROMPT`), once a session; again only changed.
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-FORMAT = "lh-recall/2"  # a new `terms` rule is a new format: the map's words are made again
+FORMAT = "lh-recall/3"  # a new `terms` rule is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
@@ -52,19 +52,18 @@ _SIGNS = (
     "unexpected", "incompatible", "expected", "err!", "e   ", "kill", "segmentation", "oom", "too large",
 )  # fmt: skip
 _FRAMES = ("traceback (most recent", 'file "', "at ", "exit code", "process exited", "^", "~")
-_ROW = (str, str, str, str, bool, int, bool, list)
+_ROW = (str, str, str, str, bool, int, bool, str)
 _compiled: list[re.Pattern[str]] = []
 
 
 class Note:
     """One entry as the map holds it; `text` is read from its shard when it is printed."""
 
-    __slots__ = ("id", "key", "pinned", "row", "shard", "stale", "terms", "text", "tokens", "written")
+    __slots__ = ("id", "key", "pinned", "row", "shard", "stale", "text", "tokens", "written")
 
     def __init__(self, row: list[Any]) -> None:
         self.row, self.text = row, ""
         self.shard, self.id, self.key, self.written, self.pinned, self.tokens, self.stale = row[:7]
-        self.terms = frozenset(row[7])
 
     @property
     def name(self) -> str:
@@ -117,12 +116,7 @@ def load(cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] |
 
 def is_row(row: object) -> bool:
     """Whether a value is an entry's row of the map, every value of its type."""
-    return (
-        isinstance(row, list)
-        and len(row) == len(_ROW)
-        and all(type(v) is k for v, k in zip(row, _ROW, strict=True))
-        and all(type(t) is str for t in row[7])
-    )
+    return isinstance(row, list) and len(row) == len(_ROW) and all(map(isinstance, row, _ROW))
 
 
 def terms(text: str) -> list[str]:
@@ -147,23 +141,22 @@ def terms(text: str) -> list[str]:
 def strong(found: Map, words: Iterable[str], rule: tuple[int, float, float], most: int) -> list[Note]:
     """The notes that match `words` strongly by `rule`, best first, at most `most`."""
     import math
+    from collections import Counter
 
-    query, count, holding = set(words), len(found.notes), dict[str, int]()
-    for note in found.notes:
-        for term in note.terms:
-            holding[term] = holding.get(term, 0) + 1
-    rare = max(1, count // 20)
+    query, count, rare = set(words), len(found.notes), max(1, len(found.notes) // 20)
+    padded = [(f" {note.row[7]} ", note) for note in found.notes]
+    held = {t: sum(f" {t} " in text for text, _ in padded) for t in query}  # holding each query word
+    shares = [(note, {t for t in query if held[t] and f" {t} " in text}) for text, note in padded]
+    shares = [(n, s) for n, s in shares if len(s) >= 2 and sum(held[t] <= rare for t in s) >= rule[0]]
+    holding = Counter(" ".join(note.row[7] for note in found.notes).split()) if shares else Counter()
 
     def idf(term: str) -> float:
-        return math.log(1 + count / max(1, holding.get(term, 0)))
+        return math.log(1 + count / max(1, held[term] if term in held else holding[term]))
 
     weight, ranked = sum(map(idf, query)), []
-    for note in found.notes:
-        shared = query & note.terms
-        if len(shared) < 2 or sum(holding[t] <= rare for t in shared) < rule[0]:
-            continue
+    for note, shared in shares:
         score = sum(map(idf, shared))
-        if score >= rule[1] * weight and score >= rule[2] * sum(map(idf, note.terms)):
+        if score >= rule[1] * weight and score >= rule[2] * sum(map(idf, note.row[7].split())):
             ranked.append((-score, note.name, note))
     return [note for _, _, note in sorted(ranked, key=lambda r: r[:2])[:most]]
 

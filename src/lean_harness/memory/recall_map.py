@@ -53,7 +53,7 @@ def _rows(memory: Memory, last: recall.Map | None) -> tuple[dict[str, str], list
         text, _ = memory.read_shard(name)
         for entry in parse(text, memory.shown(memory.shard_path(name))).entries:
             key = hashlib.sha256((entry.raw or entry.text).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-            row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, (name, entry.id) in stale, []]
+            row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, (name, entry.id) in stale, ""]
             reused = kept.get((name, key))
             if reused is None:
                 new.append((row, entry))
@@ -62,7 +62,7 @@ def _rows(memory: Memory, last: recall.Map | None) -> tuple[dict[str, str], list
             rows.append(row)
     for (row, entry), text in zip(new, mask_many([entry.text for _, entry in new]), strict=True):
         row[5] = entry_cost(entry, memory.counter.counts)
-        row[7] = sorted(set(recall.terms(f"{text} {' '.join(entry.tags)}")))
+        row[7] = " ".join(sorted(set(recall.terms(f"{text} {' '.join(entry.tags)}"))))
     return digests, rows
 
 
