@@ -6,9 +6,10 @@ lh keeps a map of the memory for the hooks, `<cacheDir>/lh/recall/map.json`, wri
 indexTokenBudget, the memory's tokens, each shard's digest, the `shard/id` of the notes citing each
 file, and each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words
 (space-separated) from its masked text. The stamp is every memory file's `name:size:mtime:inode`
-(hookstate.scan, INDEX.md left out) as lh found them before reading. A map whose stamp is not the memory folder's now, or
-whose values are not of their types, is not used: the hooks stay silent. A cache is a hint
-(adr/0030): the map only ranks; what is printed is the note's text as its shard holds it, masked.
+(hookstate.scan, INDEX.md left out) as lh found them before reading. A map whose stamp is not the
+memory folder's now, or whose values are not of their types, is not used: the hooks stay silent.
+A cache is a hint (adr/0030): the map only ranks; what is printed is the note's text as its shard
+holds it, masked.
 A note is handed over on a strong match (`FAILURE`, `PROMPT`), once a session; again only changed.
 """
 
