@@ -10,10 +10,15 @@ loop, so a busy machine slows all of them:
 - session-start with INDEX.md as lh wrote it (the common case), and after a shard changed by
   hand (INDEX.md generated again in the hook, with lh's code);
 - prompt-submit with nothing changed, and with one shard changed by hand;
-- session-start as Copilot CLI runs it (its event has a timestamp; the text goes out as JSON).
+- session-start as Copilot CLI runs it (its event has a timestamp; the text goes out as JSON);
+- tool-use after a command that succeeded, after a read of a file no note cites, and
+  prompt-submit with a prompt that matches no note strongly: the silent paths (adr/0037);
+- tool-use after a failed command whose note is in the memory, after a read of a cited file, and
+  prompt-submit with a prompt that matches a note: the searching paths, each run in a new
+  session so that the note is handed over every time.
 
-Targets (medians): prompt-submit with nothing to say within 1.5x the bare interpreter (it runs
-on every turn); session-start within 3x (once a session).
+Targets (medians): the silent paths within 1.5x the bare interpreter (they run on every turn or
+tool call); session-start within 3x (once a session); the searching paths within 5x.
 Timed processes run with the bytecode cache on, kept in a temporary folder.
 """
 
@@ -37,7 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import bench_memory
 
 REPO = Path(__file__).resolve().parents[1]
-TARGETS = {"prompt-submit": 1.5, "session-start": 3.0}
+TARGETS = {"prompt-submit": 1.5, "session-start": 3.0, "tool-use, success": 1.5, "tool-use, uncited read": 1.5}
+TARGETS |= {"prompt-submit, no match": 1.5, "tool-use, failure": 5.0, "tool-use, cited read": 5.0}
+TARGETS |= {"prompt-submit, a match": 5.0}
+FAILURE = "Exit code 1\nE   ModuleNotFoundError: No module named 'flaky_widgets_plugin'\nERROR tests/test_w.py"
 
 
 def timed(argv: Sequence[str], cwd: Path, env: dict[str, str], stdin: str = "") -> float:
@@ -59,6 +67,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         root = work / "project"
         bench_memory.build(root, args.entries, lh)
+        (root / "app.py").write_text("print('app')\n", encoding="utf-8")
+        note = "ModuleNotFoundError flaky_widgets_plugin: install the dev extras with pip install -e .[dev]"
+        quirk = ["quirks", "--ref", "app.py", "app.py prints on import; keep it that way"]
+        for put_args in (["failures", note], quirk):
+            subprocess.run([str(lh), "memory", "put", *put_args], cwd=root, check=True, stdout=subprocess.DEVNULL)
         subprocess.run([str(lh), "memory", "index"], cwd=root, check=True, stdout=subprocess.DEVNULL)
         index = root / ".agents" / "memory" / "INDEX.md"
         past = time.time() - 10
@@ -86,8 +99,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "prompt-submit",
                 "prompt-submit changed",
                 "session-start, Copilot CLI",
+                "tool-use, success",
+                "tool-use, uncited read",
+                "prompt-submit, no match",
+                "tool-use, failure",
+                "tool-use, cited read",
+                "prompt-submit, a match",
             )
         }
+        tool = {"cwd": str(root), "hook_event_name": "PostToolUse"}
+        success = {**tool, "session_id": "bench", "tool_name": "Bash", "tool_response": {"stdout": "ok"}}
+        uncited = {**tool, "session_id": "bench", "tool_name": "Read", "tool_input": {"file_path": "README.md"}}
+        no_match = {"session_id": "bench", "cwd": str(root), "prompt": "rename the variable in the footer template"}
         copilot = json.dumps({"session_id": "bench", "cwd": str(root), "timestamp": "2026-01-01T00:00:00Z"})
         for _ in range(args.repeat):
             figures["bare"].append(timed(["python3", "-c", "pass"], root, env))
@@ -99,6 +122,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures["prompt-submit changed"].append(timed([*hook, "prompt-submit"], root, env, event))
             figures["session-start, a shard changed"].append(timed([*hook, "session-start"], root, env, event))
             subprocess.run([str(lh), "memory", "index"], cwd=root, check=True, stdout=subprocess.DEVNULL)
+            figures["tool-use, success"].append(timed([*hook, "tool-use"], root, env, json.dumps(success)))
+            figures["tool-use, uncited read"].append(timed([*hook, "tool-use"], root, env, json.dumps(uncited)))
+            figures["prompt-submit, no match"].append(timed([*hook, "prompt-submit"], root, env, json.dumps(no_match)))
+            session = f"s{len(figures['tool-use, failure'])}"
+            failed = {**tool, "session_id": session, "hook_event_name": "PostToolUseFailure", "error": FAILURE}
+            figures["tool-use, failure"].append(timed([*hook, "tool-use"], root, env, json.dumps(failed)))
+            cited = {**tool, "session_id": session, "tool_name": "Read", "tool_input": {"file_path": "app.py"}}
+            figures["tool-use, cited read"].append(timed([*hook, "tool-use"], root, env, json.dumps(cited)))
+            match = {"session_id": session, "cwd": str(root), "prompt": "ModuleNotFoundError for flaky_widgets_plugin"}
+            figures["prompt-submit, a match"].append(timed([*hook, "prompt-submit"], root, env, json.dumps(match)))
         bare = statistics.median(figures["bare"])
         print(f"Hooks on a {args.entries}-entry memory, {args.repeat} runs each, medians; python3 is {real}.\n")
         print("| figure | median | vs bare | target |")

@@ -147,7 +147,8 @@ def test_the_circle_search_finds_a_circle() -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("lean_harness.memory",),  # the core: shard, rules, tokens, summary, journal, index, handle...
     ("lean_harness.memory.evidence",),
-    ("lean_harness.memory.status", "lean_harness.memory.writes"),  # INDEX.md and the shards written
+    # INDEX.md, the shards written, and the hooks' map of them
+    ("lean_harness.memory.status", "lean_harness.memory.writes", "lean_harness.memory.recall_map"),
     ("lean_harness.memory.search", "lean_harness.memory.compaction"),
     ("lean_harness.memory.intake",),
     (  # the entry points

@@ -98,7 +98,7 @@ def check_hooks(plugin_root: str, tmp_path: Path, env: dict[str, str], read: Cal
     for args in (["init"], ["memory", "put", "quirks", "the CI box has no GPU"]):
         subprocess.run([sys.executable, "-m", "lean_harness", *args], cwd=project, check=True, capture_output=True)
     config = json.loads((Path(plugin_root) / "hooks" / "hooks.json").read_text("utf-8"))["hooks"]
-    assert set(config) == {"SessionStart", "UserPromptSubmit"}
+    assert set(config) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"}
     command = {event: groups[0]["hooks"][0]["command"] for event, groups in config.items()}
     event = {"session_id": "ci", "cwd": str(project)}
 
@@ -107,7 +107,8 @@ def check_hooks(plugin_root: str, tmp_path: Path, env: dict[str, str], read: Cal
 
     started = run("SessionStart", source="startup")
     index = (project / ".agents" / "memory" / "INDEX.md").read_text("utf-8")
-    assert started.startswith("Project memory (lean-harness): .agents/memory/INDEX.md follows.")
+    assert started.startswith("Project memory (lean-harness): every entry (the memory fits")
+    assert "\nthe CI box has no GPU\n" in started
     assert index.rstrip() in started
     assert run("UserPromptSubmit") == ""
     with (project / ".agents" / "memory" / "seed.md").open("a", encoding="utf-8") as handle:
@@ -135,7 +136,7 @@ def test_claude_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_p
     assert not ours[0].get("errors")
     details = client("claude", "plugin", "details", "lean-harness@lean-harness", cwd=tmp_path).stdout
     assert f"Skills ({SKILL_COUNT})" in details
-    assert "Hooks (2)  SessionStart, UserPromptSubmit" in details
+    assert "Hooks (4)  SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure" in details
     root = ours[0]["installPath"]
     check_hooks(root, tmp_path, {"CLAUDE_PROJECT_DIR": str(tmp_path / "project")}, plain)
 
@@ -185,6 +186,13 @@ def test_codex_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_pa
             None,
             10,
             "lean-harness: checking memory files for changes",
+            "untrusted",
+        ),
+        "postToolUse": (  # Codex has no PostToolUseFailure: a failed command comes as a PostToolUse
+            f"sh {launcher} tool-use",
+            "Read|Edit|Write|MultiEdit|NotebookEdit|Bash|apply_patch|view|edit|create",
+            10,
+            "lean-harness: looking for memory notes on this tool call",
             "untrusted",
         ),
     }

@@ -17,7 +17,7 @@ MANIFESTS = ("plugin.json", "marketplace.json")
 SKILLS = sorted(p.parent for p in (REPO / "skills").glob("*/SKILL.md"))
 NAME_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 SKILL_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
-HOOK_EVENTS = {"SessionStart", "UserPromptSubmit"}
+HOOK_EVENTS = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"}
 
 
 def manifest(name: str) -> dict[str, object]:

@@ -7,7 +7,9 @@ Markdown file of the memory folder:
 - `written`: the files as lh last wrote them, so the prompt hook does not report lh's own writes;
 - `index`: the memory files, the config and the evidence check as they were when lh last
   generated INDEX.md from them, so a session start knows the file on disk is lh's output
-  without regenerating it.
+  without regenerating it;
+- `handed/<session>`: lines of `shard/id key`, the entries the hooks handed the agent whole in
+  that session and the key of the text they handed (recall.py): an entry goes again only changed.
 
 A record is a hint: a stat that differs only costs a notice or a regeneration. The standard
 library only, and only modules the interpreter loads at start, since a hook runs on every turn
@@ -82,6 +84,11 @@ def load(path: str) -> dict[str, Stat] | None:
 
 
 def save(path: str, stats: Mapping[str, Stat], root: str | os.PathLike[str]) -> None:
+    """Replace a record of stats (see `save_lines`)."""
+    save_lines(path, [f"{name} {s[0]} {s[1]} {s[2]}" for name, s in sorted(stats.items())], root)
+
+
+def save_lines(path: str, lines: list[str], root: str | os.PathLike[str]) -> None:
     """Replace a record through lh's one atomic write, unsynced: the record is only a hint.
 
     Nothing is written when a folder on the way from the project `root` is a symbolic link
@@ -91,8 +98,36 @@ def save(path: str, stats: Mapping[str, Stat], root: str | os.PathLike[str]) -> 
     if first_link(os.path.dirname(path), root) is not None:
         return
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    data = "".join(f"{name} {s[0]} {s[1]} {s[2]}\n" for name, s in sorted(stats.items()))
-    write_atomic(path, data.encode("utf-8"), compare=False, durable=False)
+    write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"), compare=False, durable=False)
+
+
+def session_path(cache_dir: str | os.PathLike[str], kind: str, session: str) -> str:
+    """The record `kind` (`seen`, `handed`) of one session, its id made a safe file name."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:128].lstrip(".") or "default"
+    return os.path.join(folder(cache_dir), kind, safe)
+
+
+def prune(cache_dir: str | os.PathLike[str], days: int) -> None:
+    """Remove the session records older than `days` (`seen`, `handed`); OSError when a folder is missing."""
+    import time
+
+    cutoff = time.time() - days * 86400
+    for kind in ("seen", "handed"):
+        for entry in list(os.scandir(os.path.join(folder(cache_dir), kind))):
+            try:
+                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(entry.path)
+            except OSError:
+                pass  # gone already, or not ours
+
+
+def load_handed(path: str) -> dict[str, str]:
+    """The entries a session was handed (`shard/id` to the key of the text), {} when none."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return dict(line.split(" ", 1) for line in handle.read().splitlines() if line.count(" ") == 1)
+    except (OSError, UnicodeDecodeError):
+        return {}
 
 
 def generated(

@@ -25,7 +25,7 @@ INDEX_NAME = "INDEX.md"
 # Every name lh writes directly under <cacheDir>/lh: `lh deinit --purge` deletes these and nothing
 # else there, since a cache dir set in the config may be a folder the user keeps files in.
 CACHE_NAMES = (
-    *("search", "shards", "tokens", "ranks", "renames", "hooks"),
+    *("search", "shards", "tokens", "ranks", "renames", "hooks", "recall"),
     *("write.lock", "journal", "config.json", "scan-clean", "directive-clean", "evidence"),
 )
 MAX_SHARD_BYTES = 64 * 1024 * 1024

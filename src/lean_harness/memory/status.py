@@ -122,8 +122,16 @@ def write_index(memory: Memory) -> index_md.IndexText:
     rendered = render_index(memory)
     refuse_symlink(memory.index_path, memory.root)
     write_text(memory.index_path, rendered.text)
-    hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
+    recorded(memory)
     return rendered
+
+
+def recorded(memory: Memory) -> None:
+    """After INDEX.md was written or found as lh makes it: what the hooks keep (hookstate.py, recall.py)."""
+    from lean_harness.memory import recall_map
+
+    hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
+    recall_map.write(memory, totals(memory).tokens)
 
 
 Settle = Callable[..., tuple[str, ...]]  # archive.settle(memory, *, fix): live entries a digest already holds
@@ -162,7 +170,7 @@ def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResu
         rendered = render_index(memory)
         fresh = _index_matches(memory, rendered.text) and not duplicates
         changed = write_text(memory.index_path, rendered.text)
-        hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
+        recorded(memory)
         written = changed or bool(duplicates)
         clashes = id_clashes(memory)
     return IndexResult(

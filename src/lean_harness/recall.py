@@ -1,0 +1,261 @@
+"""What the hooks hand the agent unasked: the notes that meet a failed command, a file it opens or a
+prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-moment.md).
+
+lh keeps a map of the memory for the hooks, `<cacheDir>/lh/recall/map.json`, written with INDEX.md
+(memory/recall_map.py): `{"format", "stamp", "budget", "total", "shards", "files", "entries"}`,
+indexTokenBudget, the memory's tokens, each shard's digest, the `shard/id` of the notes citing each
+file, and each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words
+(space-separated) from its masked text. The stamp is every memory file's `name:size:mtime:inode`
+(hookstate.scan, INDEX.md left out) as lh found them before reading. A map whose stamp is not the
+memory folder's now, or whose values are not of their types, is not used: the hooks stay silent.
+A cache is a hint (adr/0030): the map only ranks; what is printed is the note's text as its shard
+holds it, masked.
+A note is handed over on a strong match (`FAILURE`, `PROMPT`), once a session; again only changed.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lean_harness import hookstate
+
+TYPE_CHECKING = False  # importing typing alone would double a hook's import time
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+FORMAT = "lh-recall/3"  # a new `terms` rule is a new format: the map's words are made again
+TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
+START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
+MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
+READ_BYTES = 32 * 1024  # of a failure's output, the first and last this many characters are read
+CUT = "\n[… cut; whole entry: lh memory get {shard}]"
+# (rare words shared, share of the event's weight, share of the note's), two words shared at least:
+# a rare word is in at most 1 entry in 20 (or in one); a weight is a sum of idf. Chosen on
+# benchmarks/retrieval/heldout (prompts: even positions) and hand-made failure outputs (adr/0037).
+FAILURE = (2, 0.0, 0.2)
+PROMPT = (1, 0.4, 0.1)
+PATH_KEYS = ("file_path", "path", "filePath", "notebook_path")  # a tool call's file, in each client's words
+
+_STOP_TEXT = """about above after again against all also and any are because been before being below between
+    both but can cannot could did does doing done down during each few for from further had has have
+    having here how into its itself just more most not now off once only other our out over own same
+    should some such than that the their them then there these they this those through too under
+    until very was were what when where which while who why will with would you your yes use used
+    using get got make want need like please let see try file line code error errors fail failed
+    failure exit status run running return returned call last recent most traceback"""
+_STOP = frozenset(_STOP_TEXT.split())
+# Lines of a failure's output that say what went wrong; stack frames and progress are not read.
+_SIGNS = (
+    "error", "exception", "fail", "fatal", "cannot", "can't", "unable", "not found", "no such", "denied",
+    "refused", "invalid", "missing", "undefined", "panic", "abort", "conflict", "timed out", "timeout",
+    "unexpected", "incompatible", "expected", "err!", "e   ", "kill", "segmentation", "oom", "too large",
+)  # fmt: skip
+_FRAMES = ("traceback (most recent", 'file "', "at ", "exit code", "process exited", "^", "~")
+_ROW = (str, str, str, str, bool, int, bool, str)
+_compiled: list[re.Pattern[str]] = []
+
+
+class Note:
+    """One entry as the map holds it; `text` is read from its shard when it is printed."""
+
+    __slots__ = ("id", "key", "pinned", "row", "shard", "stale", "text", "tokens", "written")
+
+    def __init__(self, row: list[Any]) -> None:
+        self.row, self.text = row, ""
+        self.shard, self.id, self.key, self.written, self.pinned, self.tokens, self.stale = row[:7]
+
+    @property
+    def name(self) -> str:
+        return f"{self.shard}/{self.id}"
+
+    @property
+    def must(self) -> bool:
+        """A note an agent must follow: a correction or a pinned note."""
+        return self.shard == "corrections" or bool(self.pinned)
+
+
+class Map:
+    """The map as loaded."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.notes = [Note(row) for row in data["entries"]]
+        self.budget: int = data["budget"]
+        self.total: int = data["total"]
+        self.shards: dict[str, str] = data["shards"]
+        self.files: dict[str, list[str]] = data["files"]
+
+
+def path(cache_dir: str | os.PathLike[str]) -> str:
+    return os.path.join(os.fspath(cache_dir), "lh", "recall", "map.json")
+
+
+def stamp(memory_dir: str | os.PathLike[str]) -> str:
+    """The memory files as they are now, in one line."""
+    found = hookstate.scan(memory_dir)
+    return " ".join(f"{n}:{s[0]}:{s[1]}:{s[2]}" for n, s in sorted(found.items()) if n != "INDEX.md")
+
+
+def load(cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] | None) -> Map | None:
+    """The map when its values are of their types and (with `memory_dir`) it describes the memory now."""
+    import json
+
+    try:
+        with open(path(cache_dir), encoding="utf-8") as handle:
+            data = json.loads(handle.read())
+        if data["format"] != FORMAT or (memory_dir is not None and data["stamp"] != stamp(memory_dir)):
+            return None
+        ints = type(data["budget"]) is int and type(data["total"]) is int
+        names = all(type(v) is str for v in data["shards"].values()) and all(
+            type(n) is str for v in data["files"].values() for n in v
+        )
+        return Map(data) if ints and names and all(is_row(row) for row in data["entries"]) else None
+    except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def is_row(row: object) -> bool:
+    """Whether a value is an entry's row of the map, every value of its type."""
+    return isinstance(row, list) and len(row) == len(_ROW) and all(map(isinstance, row, _ROW))
+
+
+def terms(text: str) -> list[str]:
+    """The words notes and events are matched on: lowercase, three characters or more (a version
+    number such as 9.2 from three), a plural's ending dropped, common words left out; a snake_case
+    name is matched whole and by its parts."""
+    if not _compiled:
+        import re
+
+        _compiled.append(re.compile(r"[0-9]+(?:\.[0-9]+)+|[a-z0-9_]*[a-z][a-z0-9_]*"))
+    found = []
+    for match in _compiled[0].findall(text.lower()):
+        word = match.strip("_")
+        if len(word) > 4 and word.endswith(("ches", "shes", "xes", "sses", "zes")):
+            word = word[:-2]
+        elif len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+        found += [w for w in {word, *word.split("_")} if len(w) >= 3 and w not in _STOP]
+    return found
+
+
+def strong(found: Map, words: Iterable[str], rule: tuple[int, float, float], most: int) -> list[Note]:
+    """The notes that match `words` strongly by `rule`, best first, at most `most`."""
+    import math
+    from collections import Counter
+
+    query, count, rare = set(words), len(found.notes), max(1, len(found.notes) // 20)
+    padded = [(f" {note.row[7]} ", note) for note in found.notes]
+    held = {t: sum(f" {t} " in text for text, _ in padded) for t in query}  # holding each query word
+    shares = [(note, {t for t in query if held[t] and f" {t} " in text}) for text, note in padded]
+    shares = [(n, s) for n, s in shares if len(s) >= 2 and sum(held[t] <= rare for t in s) >= rule[0]]
+    holding = Counter(" ".join(note.row[7] for note in found.notes).split()) if shares else Counter()
+
+    def idf(term: str) -> float:
+        return math.log(1 + count / max(1, held[term] if term in held else holding[term]))
+
+    weight, ranked = sum(map(idf, query)), []
+    for note, shared in shares:
+        score = sum(map(idf, shared))
+        if score >= rule[1] * weight and score >= rule[2] * sum(map(idf, note.row[7].split())):
+            ranked.append((-score, note.name, note))
+    return [note for _, _, note in sorted(ranked, key=lambda r: r[:2])[:most]]
+
+
+def failure_output(event: Mapping[str, object]) -> str:
+    """What a failed shell command printed, from each client's event; "" for one that did not fail.
+
+    Claude Code: `PostToolUseFailure`'s `error` ("Exit code N" first). Codex CLI: a `PostToolUse`
+    `tool_response` that starts by saying a non-zero exit code. Copilot CLI: a tool result whose
+    `resultType` is `failure`."""
+    if isinstance(event.get("error"), str):
+        return str(event["error"])
+    for name in ("tool_response", "toolResult"):
+        value = event.get(name)
+        if isinstance(value, dict):
+            code = value.get("exit_code", value.get("exitCode"))
+            if value.get("resultType") == "failure" or (type(code) is int and code != 0):
+                return " ".join(str(v) for v in value.values() if isinstance(v, str))
+        elif isinstance(value, str):
+            said = value[:200].lower().replace("exited with code", "exit code").partition("exit code")[2]
+            if said and said.lstrip(" :").split(None, 1)[0:1] not in ([], ["0"]):
+                return value
+    return ""
+
+
+def touched(event: Mapping[str, object]) -> list[str]:
+    """The files a tool call read or edited, as it names them (Codex's patches name them on `*** ` lines)."""
+    found: list[str] = []
+    for name in ("tool_input", "toolArgs"):
+        value = event.get(name)
+        if isinstance(value, dict):
+            found += [v for k, v in value.items() if k in PATH_KEYS and isinstance(v, str)]
+            patch = value.get("command") or value.get("input")
+            if isinstance(patch, str):
+                marks = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
+                found += [line.partition(": ")[2].strip() for line in patch.splitlines() if line.startswith(marks)]
+    return found[:20]
+
+
+def informative(output: str) -> str:
+    """The lines of a failure's output that say what went wrong: all but stack frames and exit codes
+    of a short output, else those that say error, fatal, not found... (its last lines when none does)."""
+    if len(output) > 2 * READ_BYTES:
+        output = output[:READ_BYTES] + "\n" + output[-READ_BYTES:]
+    lines = [line.strip() for line in output.splitlines() if not line.strip().lower().startswith(_FRAMES)]
+    kept = lines if len(lines) <= 20 else [line for line in lines if any(s in line.lower() for s in _SIGNS)]
+    return "\n".join((kept or lines[-10:])[-40:])
+
+
+def block(note: Note, limit: int) -> str:
+    """A note as the hooks print it: `[shard/id]`, its stale mark, its text, cut to `limit` characters."""
+    head = f"[{note.name}]" + (" (stale: it cites lines that changed)" if note.stale else "")
+    text = note.text.strip()
+    if len(head) + len(text) + 1 > limit:
+        cut = CUT.format(shard=note.shard)
+        text = text[: max(0, limit - len(head) - len(cut) - 1)].rstrip() + cut
+    return f"{head}\n{text}"
+
+
+def hand(cache_dir: str, root: str, session: str, kind: str, notes: Sequence[Note]) -> list[Note]:
+    """The notes not yet handed over in this session as they are now, recorded as handed."""
+    record = hookstate.session_path(cache_dir, "handed", session)
+    handed = hookstate.load_handed(record)
+    fresh = [note for note in notes if handed.get(note.name) != note.key]
+    if fresh:
+        try:  # an unwritable record costs a repeat, nothing more
+            hookstate.save_lines(
+                record, [f"{k} {v}" for k, v in sorted({**handed, **{n.name: n.key for n in fresh}}.items())], root
+            )
+        except OSError:
+            pass
+        handed_over(root, kind, session, fresh)
+    return fresh
+
+
+def handed_over(root: str, kind: str, session: str, notes: Sequence[Note]) -> None:
+    """Where the record of which notes reached the agent (usage) is to be kept: not wired yet."""
+
+
+def session_view(found: Map, index_text: str, room: int, where: str) -> tuple[str, list[Note], bool]:
+    """What a session start shows in `room` characters, the notes it shows, and whether it shows all:
+    every note then INDEX.md when the memory fits indexTokenBudget and the room; else the notes to
+    follow, newest first, within a share of the budget and half the room, then INDEX.md as far as it fits."""
+    everything = "\n\n".join(block(note, START_CHARS) for note in found.notes)
+    if found.notes and found.total <= found.budget and len(everything) + len(index_text) + 2 <= room:
+        return f"{everything}\n\n{index_text}", list(found.notes), True
+    shown, text, tokens = list[Note](), "", 0
+    for note in sorted((n for n in found.notes if n.must), key=lambda n: n.written, reverse=True):
+        more = block(note, TOOL_CHARS) + "\n\n"
+        if tokens + note.tokens > found.budget // MUST_SHARE or len(text + more) > room // 2:
+            break
+        shown, text, tokens = [*shown, note], text + more, tokens + note.tokens
+    return text + cut_lines(index_text, room - len(text), where), shown, False
+
+
+def cut_lines(text: str, room: int, where: str) -> str:
+    """`text` whole when it fits `room` characters, else its first lines that fit and a line saying so."""
+    if len(text) <= room:
+        return text
+    note = f"[… cut here to fit the hook's output; read the rest in {where}]"
+    return f"{text[: max(0, room - len(note) - 1)].rpartition(chr(10))[0]}\n{note}"
