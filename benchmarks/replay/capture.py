@@ -263,6 +263,13 @@ VERSION = {
 }
 
 
+def shown(text: str, home: str) -> str:
+    """Output with this machine's folders written as a developer's: the project, home and virtualenv."""
+    venv = os.path.dirname(os.path.dirname(shutil.which("python3") or "/usr/bin/python3"))
+    text = text.replace(home + "/project", SHOWN_ROOT).replace(home, "/home/dev")
+    return text.replace(venv + "/", "/home/dev/.venv/") if venv not in ("/usr", "/") else text
+
+
 def run(case: str) -> dict[str, Any] | None:
     """The recorded event of one case, or None when its tool is missing."""
     tool, files, setup, command = CASES[case]
@@ -298,14 +305,14 @@ def run(case: str) -> dict[str, Any] | None:
         done = subprocess.run(
             command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False
         )
-    output = (done.stdout + done.stderr).replace(home + "/project", SHOWN_ROOT).replace(home, "/home/dev")
+    output = shown(done.stdout + done.stderr, home)
     base = {"session_id": f"replay-{case}", "cwd": SHOWN_ROOT, "tool_name": "Bash", "tool_input": {"command": command}}
     if done.returncode:
         event = {"hook_event_name": "PostToolUseFailure", **base, "error": f"Exit code {done.returncode}\n{output}"}
     else:
-        response = {"stdout": done.stdout.replace(home + "/project", SHOWN_ROOT), "stderr": done.stderr}
+        response = {"stdout": shown(done.stdout, home), "stderr": shown(done.stderr, home)}
         event = {"hook_event_name": "PostToolUse", **base, "tool_response": {**response, "interrupted": False}}
-    named = (version.stdout + version.stderr).strip().splitlines() or [tool]
+    named = shown(version.stdout + version.stderr, home).strip().splitlines() or [tool]
     return {"id": case, "source": f"run here: {named[0]}", "event": event}
 
 

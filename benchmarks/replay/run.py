@@ -344,6 +344,17 @@ def locomo_set(
         yield Project(place, hooks, {}, notes), events
 
 
+def bare_ms() -> float:
+    """The median wall time of the interpreter lh-hook starts, doing nothing, as the hooks' floor."""
+    env = {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")}
+    times = []
+    for _ in range(21):
+        started = time.perf_counter()
+        subprocess.run(["sh", "-c", "python3 -S -c pass"], env=env, check=True)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
 def memories_of(
     name: str, base: Path, hooks: Path, args: argparse.Namespace
 ) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
@@ -373,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {hooks}/hooks/hooks.json registers no hook for {', '.join(missing)}", file=sys.stderr)
     recorded = recorded_events()
     count = counter()
+    print(f"hooks of {hooks}; a bare `python3 -S -c pass` takes {bare_ms():.0f} ms (median of 21), the hooks' floor")
     out = args.out.open("w", encoding="utf-8") if args.out else None
     for name in args.sets or ["designed", "heldout", "public", "locomo"]:
         with tempfile.TemporaryDirectory(prefix=f"replay-{name}-") as folder:
