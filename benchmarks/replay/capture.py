@@ -92,6 +92,49 @@ PY_PASSING = "def test_ok():\n    assert 1 + 1 == 2\n"
 PY_ASYNC = "async def test_fetch_prices():\n    assert 1\n"
 PY_ASYNC_INI = "[pytest]\n"
 
+PY_DUE = """from datetime import date, timedelta
+
+
+def due_date(issued):
+    return issued + timedelta(days=30)
+
+
+def test_invoice_due_date():
+    assert due_date(date(2026, 1, 31)) == date(2026, 2, 28)
+"""
+PY_RELATIVE = "from .models import Invoice\n\n\ndef send(invoice_id):\n    return Invoice(invoice_id)\n"
+PY_ORDER_SETTINGS = "FEATURES = {'export': False}\n"
+PY_ORDER_A = "import settings\n\n\ndef test_enable_export():\n    settings.FEATURES['export'] = True\n    assert settings.FEATURES['export']\n"
+PY_ORDER_B = "import settings\n\n\ndef test_export_is_off_by_default():\n    assert settings.FEATURES['export'] is False\n"
+PY_NAIVE = """from datetime import datetime, timezone
+
+expires_at = datetime(2026, 5, 1, tzinfo=timezone.utc)  # as the database returns it
+if datetime.utcnow() > expires_at:
+    print("expired")
+"""
+PY_MUTABLE = "def add_tag(tag, tags=[]):\n    tags.append(tag)\n    return tags\n"
+PY_SQLITE = """import sqlite3
+
+first = sqlite3.connect("jobs.db", isolation_level=None)
+first.execute("create table if not exists jobs (id integer primary key, state text)")
+first.execute("begin immediate")
+first.execute("insert into jobs (state) values ('queued')")
+second = sqlite3.connect("jobs.db", timeout=0.1)
+second.execute("insert into jobs (state) values ('queued')")
+"""
+PY_TLS_SERVER = """import http.server, ssl, threading, urllib.request
+
+server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain("cert.pem", "key.pem")
+server.socket = context.wrap_socket(server.socket, server_side=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+urllib.request.urlopen(f"https://localhost:{server.server_address[1]}/health")
+"""
+PY_UNTYPED = "def total(items):\n    return sum(items)\n"
+LOCK_V1 = {"name": "shop", "version": "1.0.0", "lockfileVersion": 1, "requires": True, "dependencies": {"left-pad": {"version": "1.3.0", "resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz", "integrity": "sha1-W4o6d2Xf4AEmHd6RVYnngvjJTR4="}}}
+PKG_DEP = {"name": "shop", "version": "1.0.0", "dependencies": {"left-pad": "1.3.0"}}
+
 GIT_BASE = ["git init -q -b main", "git add -A", "git commit -qm base"]
 
 # id: (tool, files, setup commands, command)
@@ -219,6 +262,31 @@ CASES: dict[str, tuple[str, dict[str, str], list[str], str]] = {
     ),
     "javac-cannot-find-symbol": ("javac", {"App.java": JAVA_SYMBOL}, [], "javac App.java"),
     "docker-no-daemon": ("docker", {"Dockerfile": "FROM python:3.12-slim\n"}, [], "docker build -t shop ."),
+    "pytest-month-arithmetic": ("pytest", {"test_invoice.py": PY_DUE}, [], "python3 -m pytest -q -p no:randomly"),
+    "python-relative-import": ("python", {"billing/tasks.py": PY_RELATIVE, "billing/models.py": ""}, [], "python3 billing/tasks.py"),
+    "pytest-order-dependent": (
+        "pytest",
+        {"settings.py": PY_ORDER_SETTINGS, "test_a_export.py": PY_ORDER_A, "test_b_defaults.py": PY_ORDER_B},
+        [],
+        "python3 -m pytest -q -p no:randomly",
+    ),
+    "python-naive-aware": ("python", {"expiry.py": PY_NAIVE}, [], "python3 expiry.py"),
+    "ruff-mutable-default": ("ruff", {"tags.py": PY_MUTABLE}, [], "ruff check --no-cache --select B006 tags.py"),
+    "python-sqlite-locked": ("python", {"enqueue.py": PY_SQLITE}, [], "python3 enqueue.py"),
+    "python-certificate-verify": (
+        "python",
+        {"check.py": PY_TLS_SERVER},
+        ["openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 -subj /CN=localhost"],
+        "python3 check.py",
+    ),
+    "sed-inplace-bsd-form": ("sed", {"version.txt": "1.0.0\n"}, [], "sed -i '' 's/1.0.0/1.0.1/' version.txt"),
+    "npm-ci-lockfile-v1": (
+        "npm",
+        {"package.json": json.dumps(PKG_DEP, indent=2), "package-lock.json": json.dumps(LOCK_V1, indent=2)},
+        [],
+        "npm ci --offline",
+    ),
+    "mypy-strict-untyped": ("mypy", {"cart.py": PY_UNTYPED}, [], "python3 -m mypy --strict --no-incremental cart.py"),
     # commands that succeed: what a post-tool-use hook must stay silent on
     "ok-pytest": ("pytest", {"test_ok.py": PY_PASSING}, [], "python3 -m pytest -q"),
     "ok-git-status": ("git", {"a.txt": "a\n"}, [*GIT_BASE, "echo b >> a.txt"], "git status --short"),
@@ -260,6 +328,9 @@ VERSION = {
     "javac": "javac -version",
     "docker": "docker --version",
     "sh": "true",
+    "sed": "sed --version",
+    "ruff": "ruff --version",
+    "mypy": "python3 -m mypy --version",
 }
 
 
