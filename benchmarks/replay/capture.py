@@ -104,8 +104,13 @@ def test_invoice_due_date():
 """
 PY_RELATIVE = "from .models import Invoice\n\n\ndef send(invoice_id):\n    return Invoice(invoice_id)\n"
 PY_ORDER_SETTINGS = "FEATURES = {'export': False}\n"
-PY_ORDER_A = "import settings\n\n\ndef test_enable_export():\n    settings.FEATURES['export'] = True\n    assert settings.FEATURES['export']\n"
-PY_ORDER_B = "import settings\n\n\ndef test_export_is_off_by_default():\n    assert settings.FEATURES['export'] is False\n"
+PY_ORDER_A = (
+    "import settings\n\n\ndef test_enable_export():\n"
+    "    settings.FEATURES['export'] = True\n    assert settings.FEATURES['export']\n"
+)
+PY_ORDER_B = (
+    "import settings\n\n\ndef test_export_is_off_by_default():\n    assert settings.FEATURES['export'] is False\n"
+)
 PY_NAIVE = """from datetime import datetime, timezone
 
 expires_at = datetime(2026, 5, 1, tzinfo=timezone.utc)  # as the database returns it
@@ -132,7 +137,19 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 urllib.request.urlopen(f"https://localhost:{server.server_address[1]}/health")
 """
 PY_UNTYPED = "def total(items):\n    return sum(items)\n"
-LOCK_V1 = {"name": "shop", "version": "1.0.0", "lockfileVersion": 1, "requires": True, "dependencies": {"left-pad": {"version": "1.3.0", "resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz", "integrity": "sha1-W4o6d2Xf4AEmHd6RVYnngvjJTR4="}}}
+LOCK_V1 = {
+    "name": "shop",
+    "version": "1.0.0",
+    "lockfileVersion": 1,
+    "requires": True,
+    "dependencies": {
+        "left-pad": {
+            "version": "1.3.0",
+            "resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz",
+            "integrity": "sha1-W4o6d2Xf4AEmHd6RVYnngvjJTR4=",
+        }
+    },
+}
 PKG_DEP = {"name": "shop", "version": "1.0.0", "dependencies": {"left-pad": "1.3.0"}}
 
 GIT_BASE = ["git init -q -b main", "git add -A", "git commit -qm base"]
@@ -263,7 +280,12 @@ CASES: dict[str, tuple[str, dict[str, str], list[str], str]] = {
     "javac-cannot-find-symbol": ("javac", {"App.java": JAVA_SYMBOL}, [], "javac App.java"),
     "docker-no-daemon": ("docker", {"Dockerfile": "FROM python:3.12-slim\n"}, [], "docker build -t shop ."),
     "pytest-month-arithmetic": ("pytest", {"test_invoice.py": PY_DUE}, [], "python3 -m pytest -q -p no:randomly"),
-    "python-relative-import": ("python", {"billing/tasks.py": PY_RELATIVE, "billing/models.py": ""}, [], "python3 billing/tasks.py"),
+    "python-relative-import": (
+        "python",
+        {"billing/tasks.py": PY_RELATIVE, "billing/models.py": ""},
+        [],
+        "python3 billing/tasks.py",
+    ),
     "pytest-order-dependent": (
         "pytest",
         {"settings.py": PY_ORDER_SETTINGS, "test_a_export.py": PY_ORDER_A, "test_b_defaults.py": PY_ORDER_B},

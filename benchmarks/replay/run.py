@@ -263,6 +263,22 @@ def table(name: str, results: list[dict[str, Any]], count: Any) -> list[str]:
     return lines
 
 
+def misses(results: list[dict[str, Any]]) -> list[str]:
+    """One line per event whose expected entry did not come, or that printed what it should not."""
+    lines = ["\nmisses (kind, event: expected -> handed over; what was printed):"]
+    for r in results:
+        lost = set(r["expect"]) - set(r["handed"])
+        wrong = set(r["handed"]) - set(r["expect"]) - set(r["ok"])
+        loud = not r["expect"] and r["stdout"].strip() and not r["handed"]
+        if lost or wrong or loud:
+            label = r.get("recorded") or r.get("read") or r.get("prompt")
+            said = " ".join(r["stdout"].split())[:160]
+            lines.append(
+                f"- {r['kind']}, {label}: {r['expect'] or '-'} -> {sorted(r['handed']) or '-'}; {said or 'silent'}"
+            )
+    return lines
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part / whole:.0%} ({part}/{whole})" if whole else "-"
 
@@ -376,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locomo", type=Path, help="LoCoMo's data/locomo10.zip")
     parser.add_argument("--conversations", type=int, default=2, help="LoCoMo conversations to replay (default 2)")
     parser.add_argument("--out", type=Path, help="write every event's result here as jsonl")
+    parser.add_argument("--misses", action="store_true", help="also list each miss and each wrong or noisy event")
     args = parser.parse_args(argv)
     hooks = args.hooks.resolve()
     registered = (hooks / "hooks" / "hooks.json").read_text("utf-8")
@@ -399,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
                         out.write(json.dumps({"set": name, **result}, ensure_ascii=False) + "\n")
             if results:
                 print("\n".join(table(f"{name}: {len(results)} events, {entries} entries", results, count)))
+            if results and args.misses:
+                print("\n".join(misses(results)))
     if out:
         out.close()
     return 0
