@@ -247,20 +247,45 @@ def table(name: str, results: list[dict[str, Any]], count: Any) -> list[str]:
         rows = [r for r in results if kind in ("all", r["kind"])]
         if not rows:
             continue
-        related = [r for r in rows if r["expect"]]
-        expected = sum(len(r["expect"]) for r in related)
-        found = sum(len(set(r["expect"]) & set(r["handed"])) for r in related)
-        given = sum(len(r["handed"]) for r in rows)
-        wrong = sum(len(set(r["handed"]) - set(r["expect"]) - set(r["ok"])) for r in rows)
-        quiet = [r for r in rows if not r["expect"]]
-        silent = sum(1 for r in quiet if not r["stdout"].strip())
+        got = figures(rows)
         tokens = sum(count.count(r["stdout"]) for r in rows if r["stdout"])
         lines.append(
-            f"| {kind} | {len(rows)} | {len(related)} | {_share(found, expected)} | {_share(wrong, given)}"
-            f" | {_share(silent, len(quiet))} | {100 * tokens / len(rows):.0f}"
+            f"| {kind} | {len(rows)} | {sum(1 for r in rows if r['expect'])} | {_share(*got['recall'])}"
+            f" | {_share(*got['wrong'])} | {_share(*got['silent'])} | {100 * tokens / len(rows):.0f}"
             f" | {statistics.median(r['ms'] for r in rows):.0f} |"
         )
     return lines
+
+
+def figures(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Counts of one group of events: expected entries found, handed-over ones that are wrong, silence."""
+    related = [r for r in rows if r["expect"]]
+    quiet = [r for r in rows if not r["expect"]]
+    given = sum(len(r["handed"]) for r in rows)
+    return {
+        "recall": (
+            sum(len(set(r["expect"]) & set(r["handed"])) for r in related),
+            sum(len(r["expect"]) for r in related),
+        ),
+        "wrong": (sum(len(set(r["handed"]) - set(r["expect"]) - set(r["ok"])) for r in rows), given),
+        "silent": (sum(1 for r in quiet if not r["stdout"].strip()), len(quiet)),
+    }
+
+
+def summary_row(name: str, results: list[dict[str, Any]], count: Any) -> str:
+    """One set in a line: the figures the targets are about."""
+    cells = []
+    for kind in ("failure", "read", "prompt"):
+        got = figures([r for r in results if r["kind"] == kind])
+        parts = [_share(*got["recall"])]
+        if kind == "prompt":
+            right, given = got["wrong"][1] - got["wrong"][0], got["wrong"][1]
+            parts.append(_share(right, given))
+        parts.append(_share(*got["silent"]))
+        cells.append(" / ".join(parts))
+    every = figures(results)
+    tokens = sum(count.count(r["stdout"]) for r in results if r["stdout"])
+    return f"| {name} | {' | '.join(cells)} | {_share(*every['wrong'])} | {100 * tokens / len(results):.0f} |"
 
 
 def misses(results: list[dict[str, Any]]) -> list[str]:
@@ -403,6 +428,12 @@ def main(argv: list[str] | None = None) -> int:
     count = counter()
     print(f"hooks of {hooks}; a bare `python3 -S -c pass` takes {bare_ms():.0f} ms (median of 21), the hooks' floor")
     out = args.out.open("w", encoding="utf-8") if args.out else None
+    summary = [
+        "\n### summary\n",
+        "| memory (events) | failures: recall / silent | reads: recall / silent"
+        " | prompts: recall / precision / silent | wrong | tokens / 100 events |",
+        "|---|---|---|---|---:|---:|",
+    ]
     for name in args.sets or ["designed", "heldout", "public", "locomo"]:
         with tempfile.TemporaryDirectory(prefix=f"replay-{name}-") as folder:
             memories = memories_of(name, Path(folder), hooks, args)
@@ -416,8 +447,11 @@ def main(argv: list[str] | None = None) -> int:
                         out.write(json.dumps({"set": name, **result}, ensure_ascii=False) + "\n")
             if results:
                 print("\n".join(table(f"{name}: {len(results)} events, {entries} entries", results, count)))
+            if results:
+                summary.append(summary_row(f"{name} ({len(results)})", results, count))
             if results and args.misses:
                 print("\n".join(misses(results)))
+    print("\n".join(summary))
     if out:
         out.close()
     return 0
