@@ -22,7 +22,9 @@ Sets (`sets/*.json`, events from `recorded.jsonl` and `issues.jsonl`):
 Prints, per set and event kind: events, events with a note, recall (share of the expected
 entries handed over), the share of handed-over entries that are irrelevant, the share of events
 without a note that stay silent (print nothing), tokens printed per 100 events (lean_harness's
-own count, cl100k_base) and the median hook time. Run it with a Python that has lean_harness's
+own count, cl100k_base) and the median hook time, then one summary line per set. `--query`
+answers each prompt and failure with `lh memory get --query` at the strict threshold (0.3, top 3)
+instead of the hooks, as a reference. Run it with a Python that has lean_harness's
 dependencies; ROOT is a source tree (default: this one).
 """
 
@@ -158,6 +160,16 @@ class Project:
             }
         return {**base, "hook_event_name": "UserPromptSubmit", "prompt": spec["prompt"]}
 
+    def run_query(self, event: dict[str, Any]) -> tuple[str, float, str]:
+        """The reference: `lh memory get --query` at the strict threshold, asked with a prompt's text
+        or a failure's output (its first 2,000 characters); silent on anything else."""
+        text = event.get("prompt") or event.get("error", "")[:2000]
+        if not text:
+            return "", 0.0, ""
+        started = time.perf_counter()
+        found = self.lh("memory", "get", "--query=" + text, "--min-score", "0.3", "--limit", "3")
+        return ("" if found.startswith("nothing matched") else found), (time.perf_counter() - started) * 1000, ""
+
     def run_hook(self, event: dict[str, Any]) -> tuple[str, float, str]:
         """What the hook printed, how long it took (ms), and its error output."""
         started = time.perf_counter()
@@ -219,12 +231,12 @@ def handed(text: str, ids: list[str]) -> set[str]:
 
 
 def replay(
-    project: Project, events: list[dict[str, Any]], recorded: dict[str, dict[str, Any]]
+    project: Project, events: list[dict[str, Any]], recorded: dict[str, dict[str, Any]], query: bool = False
 ) -> Iterator[dict[str, Any]]:
     """Each event with what its hook printed and which entries that handed over."""
     for number, spec in enumerate(events):
         event = project.event(spec, recorded, number)
-        stdout, ms, stderr = project.run_hook(event)
+        stdout, ms, stderr = project.run_query(event) if query else project.run_hook(event)
         text = shown_text(stdout)
         yield {**spec, "stdout": text, "ms": ms, "stderr": stderr[:300], "handed": sorted(handed(text, project.ids))}
 
@@ -418,6 +430,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=2, help="LoCoMo conversations to replay (default 2)")
     parser.add_argument("--out", type=Path, help="write every event's result here as jsonl")
     parser.add_argument("--misses", action="store_true", help="also list each miss and each wrong or noisy event")
+    parser.add_argument(
+        "--query", action="store_true", help="instead of the hooks, lh memory get --query --min-score 0.3 --limit 3"
+    )
     args = parser.parse_args(argv)
     hooks = args.hooks.resolve()
     registered = (hooks / "hooks" / "hooks.json").read_text("utf-8")
@@ -441,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
             entries = 0
             for project, events in memories:
                 entries += len(project.ids)
-                for result in replay(project, events, recorded):
+                for result in replay(project, events, recorded, args.query):
                     results.append(result)
                     if out:
                         out.write(json.dumps({"set": name, **result}, ensure_ascii=False) + "\n")
