@@ -262,6 +262,7 @@ def test_query_json(queried: Path) -> None:
                 "id": "b2",
                 "shard": "build",
                 "score": 0.6125,
+                "weak": False,
                 "tokens": 8,
                 "created": "2026-11-02T10:00:00Z",
                 "tags": [],
@@ -275,6 +276,7 @@ def test_query_json(queried: Path) -> None:
                 "id": "b1",
                 "shard": "build",
                 "score": 0.6125,
+                "weak": False,
                 "tokens": 9,
                 "created": "2026-11-01T10:00:00Z",
                 "tags": ["ci"],
@@ -405,11 +407,13 @@ def test_a_query_that_matches_nothing(queried: Path) -> None:
     assert done.stdout == "nothing matched: no entry holds any word of the query; try other words\n"
 
 
-def test_a_query_that_matches_only_weakly_names_the_closest(queried: Path) -> None:
+def test_a_query_that_matches_only_weakly_gets_the_entry_marked_weak(queried: Path) -> None:
     done = lh("memory", "get", "--query", "alpha zzzz qqqq", cwd=queried)
     assert (done.returncode, done.stderr) == (0, "")
     # idf(alpha) = ln(1 + 2.5 / 1.5) = 0.9808; an unknown word weighs ln(1 + 3.5 / 0.5) = 2.0794;
     # 0.9808 x 1.2251 / (0.9808 + 2 x 2.0794) = 0.23.
+    assert done.stdout == "[build/b1] score 0.23 (weak), 9 tokens, 2026-11-01 #ci\nalpha beta gamma\n"
+    done = lh("memory", "get", "--query", "alpha zzzz qqqq", "--min-score", "0.3", cwd=queried)
     assert done.stdout == (
         "nothing matched well: the closest entry, build/b1, scores 0.23, below --min-score 0.3"
         " (it holds: alpha); try other words, or --min-score 0\n"

@@ -52,6 +52,7 @@ def test_query_returns_whole_entries_best_first(memory: Path, capsys: pytest.Cap
         "id",
         "shard",
         "score",
+        "weak",
         "tokens",
         "created",
         "tags",
@@ -61,6 +62,7 @@ def test_query_returns_whole_entries_best_first(memory: Path, capsys: pytest.Cap
         "stale",
         "refs",
     }
+    assert first["weak"] is False
     assert first["matched"] == ["lock", "test", "hang", "windows"]
     assert (first["stale"], first["refs"]) == (False, [])
     assert data["total_tokens"] == sum(r["tokens"] for r in data["results"])  # type: ignore[attr-defined]
@@ -80,18 +82,54 @@ def test_nothing_matching_returns_an_empty_list_and_exit_0(memory: Path, capsys:
     assert capsys.readouterr().out == "nothing matched: no entry holds any word of the query; try other words\n"
 
 
-def test_a_weak_best_entry_is_named_when_nothing_passes_the_threshold(memory: Path) -> None:
+def test_a_weak_best_entry_is_given_and_marked_weak(memory: Path) -> None:
     result = lh("memory", "get", "--query", "proxy kubernetes terraform grafana ansible", cwd=memory)
     assert result.returncode == 0, result.stderr
     # "proxy" three times (once plain, twice as an identifier's part) in 9 words, 7.75 on average, in
     # body and title (0.5): tf 4.16, impact level 198 of 255; idf ln(10/3) x 198 / 255 x 2.2, over
     # that idf plus the rarest idf ln 10 for each of the four unknown words: 0.197
+    assert result.stdout.startswith("[quirks/proxy] score 0.20 (weak), ")
+    assert result.stdout.count("score") == 1  # the other entries hold none of the words
+    data = json.loads(
+        lh("memory", "get", "--query", "proxy kubernetes terraform grafana ansible", "--json", cwd=memory).stdout
+    )
+    assert [(r["id"], r["weak"]) for r in data["results"]] == [("proxy", True)]
+
+
+def test_a_set_min_score_leaves_out_weaker_entries_and_names_the_closest(memory: Path) -> None:
+    result = lh(
+        "memory", "get", "--query", "proxy kubernetes terraform grafana ansible", "--min-score", "0.3", cwd=memory
+    )
+    assert result.returncode == 0, result.stderr
     assert result.stdout == (
         "nothing matched well: the closest entry, quirks/proxy, scores 0.20, below --min-score 0.3"
         " (it holds: proxy); try other words, or --min-score 0\n"
     )
-    shown = lh("memory", "get", "--query", "proxy kubernetes terraform grafana ansible", "--min-score", "0", cwd=memory)
-    assert shown.stdout.startswith("[quirks/proxy] score 0.20, ")
+
+
+def test_a_reworded_question_gets_its_note_marked_weak_where_the_threshold_gave_nothing(project: Path) -> None:
+    notes = [
+        (
+            "failures",
+            "rabbit",
+            "Celery workers crash at startup with kombu.exceptions.OperationalError: [Errno 111]"
+            " Connection refused when the RabbitMQ container is not running; run docker compose up -d rabbitmq first.",
+        ),
+        ("quirks", "proxy", "The proxy strips cookies on redirects"),
+        ("conventions", "deploy", "The deploy script needs AWS_PROFILE set; otherwise it targets the default account"),
+    ]
+    for shard, key, text in notes:
+        assert lh("memory", "put", shard, text, "--id", key, cwd=project).returncode == 0
+    asked = "why is the message broker refusing connections on staging"
+    given = lh("memory", "get", "--query", asked, cwd=project)
+    assert given.stdout.startswith("[failures/rabbit] score 0.2")
+    assert " (weak), " in given.stdout.splitlines()[0]
+    data = json.loads(lh("memory", "get", "--query", asked, "--json", cwd=project).stdout)
+    assert [(r["id"], r["matched"], r["weak"]) for r in data["results"]] == [
+        ("rabbit", ["refusing", "connections"], True)
+    ]
+    strict = lh("memory", "get", "--query", asked, "--min-score", "0.3", cwd=project)
+    assert strict.stdout.startswith("nothing matched well: the closest entry, failures/rabbit, scores 0.2")
 
 
 def test_json_names_the_query_words_each_hit_holds(memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -208,6 +246,11 @@ def test_an_entry_found_only_through_associated_words_says_so(project: Path) -> 
     # ENOSPC once in 6 words (7.67 on average), body and title: impact level 149 of 255;
     # 0.2 x idf ln(8/7) x 149 / 255 x 2.2, over the idf of "disk", ln 1.6: 0.073
     assert result.stdout == (
+        "nothing matched: no entry holds any word of the query; the closest, insights/n2, holds only"
+        " words related to them (score 0.07); try other words, or --min-score 0\n"
+    )
+    strict = lh("memory", "get", "--query", "disk", "--shard", "insights", "--min-score", "0.3", cwd=project)
+    assert strict.stdout == (
         "nothing matched well: the closest entry, insights/n2, scores 0.07, below --min-score 0.3"
         " (it holds none of the query's words, only words related to them); try other words,"
         " or --min-score 0\n"
@@ -226,9 +269,8 @@ def test_an_entry_found_only_through_a_related_english_word_says_so(project: Pat
     # (once in 4 words, 3.5 on average, body and title at 0.5) x 2.2, over the rarest idf ln 6 that an
     # unknown word weighs: 0.091
     assert result.stdout == (
-        "nothing matched well: the closest entry, insights/n0, scores 0.09, below --min-score 0.3"
-        " (it holds none of the query's words, only words related to them); try other words,"
-        " or --min-score 0\n"
+        "nothing matched: no entry holds any word of the query; the closest, insights/n0, holds only"
+        " words related to them (score 0.09); try other words, or --min-score 0\n"
     )
     found = json.loads(lh("memory", "get", "--query", "shopper", "--json", "--min-score", "0", cwd=project).stdout)
     assert [(r["id"], r["matched"]) for r in found["results"]] == [("n0", [])]

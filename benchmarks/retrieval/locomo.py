@@ -11,7 +11,9 @@ R@1/R@5/R@10/MRR@10 per question category (1 multi-hop, 2 temporal, 3 open-domai
 5 adversarial: the turn that a question about something never said points at) for lh and for
 bm25s with and without a stemmer, as evaluate.py runs them. `--src` adds the lh of another source
 tree (run in a child process), for before/after figures on the same data. `--ablations` adds
-R@10 / MRR@10 over categories 1-4 for each row of evaluate.py's ablations.
+R@10 / MRR@10 over categories 1-4 for each row of evaluate.py's ablations. `--thresholds` prints
+only lh's R@10 over categories 1-4 as `lh memory get --query` answers by default (every entry that
+holds a word of the question), with `--min-score 0` and with `--min-score 0.3` (no bm25s needed).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evaluate import ABLATIONS, Ranker, bm25s_ranker, lh_ranker, metrics, search
+from evaluate import ABLATIONS, Ranker, bm25s_ranker, docs_of, lh_ranker, loaded, metrics, search, shard_files
 
 _EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -108,7 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("path", type=Path, help="LoCoMo's data/locomo10.zip, or the folder it unpacks to")
     parser.add_argument("--src", action="append", type=Path, default=[], help="another source tree's src folder")
     parser.add_argument("--ablations", action="store_true", help="also each ranking choice of evaluate.py")
+    parser.add_argument("--thresholds", action="store_true", help="only lh's R@10 at each answer threshold")
     args = parser.parse_args(argv)
+    if args.thresholds:
+        thresholds(args.path)
+        return 0
     found: dict[str, dict[str, list[tuple[list[dict[str, Any]], Ranker, dict[str, set[str]]]]]] = {}
     names = ["lh", *(f"lh ({source})" for source in args.src), "bm25s + stemmer", "bm25s"]
     entries = 0
@@ -146,6 +152,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ablations:
         ablations(args.path)
     return 0
+
+
+def thresholds(path: Path) -> None:
+    """R@10 over categories 1-4 as `lh memory get --query` keeps hits: by default, then at set scores."""
+    from lean_harness.memory.search import query
+
+    settings: list[tuple[str, float | None]] = [("default", None), ("--min-score 0", 0.0), ("--min-score 0.3", 0.3)]
+    recall = dict.fromkeys((label for label, _ in settings), 0.0)
+    asked = 0
+    for number, conversation in enumerate(conversations(path)):
+        questions, qrels = questions_of(conversation, number)
+        index = loaded(shard_files(docs_of(memory_of(conversation))))
+        for question in questions:
+            relevant = qrels[question["qid"]]
+            if question["set"] not in _ASKED or not relevant:
+                continue
+            asked += 1
+            for label, score in settings:
+                hits = query.kept(index.search(question["query"], limit=10, min_score=score or 0.0), score)
+                recall[label] += len(relevant.intersection(hit.id for hit in hits)) / len(relevant)
+    print(f"LoCoMo, categories 1-4 ({asked} questions): R@10 of lh memory get --query\n")
+    print("| answers kept | R@10 |\n|---|---:|")
+    for label, total in recall.items():
+        print(f"| {label} | {total / asked:.3f} |")
 
 
 def ablations(path: Path) -> None:

@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="X",
-        help="drop entries scoring below X (default 0.3; 1.0 is every query word matched once)",
+        help="keep entries scoring X or more (1.0 is every query word matched once), not those holding a query word",
     )
     parser.add_argument("--ids", action="store_true", help="print every entry's id (to update it with put --id)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
@@ -127,12 +127,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    from lean_harness.memory.search import query, search
+    from lean_harness.memory.search import query
     from lean_harness.scanning.masking import neutralise
 
     memory = open_memory()
     shards = [*([args.shard] if args.shard else []), *args.shards]
-    min_score = search.DEFAULT_MIN_SCORE if args.min_score is None else args.min_score
     answer = query.ask(
         memory,
         args.query,
@@ -140,7 +139,7 @@ def _query(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         shards=shards,
         tags=args.tags,
-        min_score=min_score,
+        min_score=args.min_score,
         headers=not args.json,  # printed as text, each entry's header line counts too
     )
     cited = _cited(memory, [(r.shard, r.id, r.refs) for r in answer.results])
@@ -157,6 +156,7 @@ def _query(args: argparse.Namespace) -> int:
                 "id": r.id,
                 "shard": r.shard,
                 "score": r.score,
+                "weak": r.weak,
                 "tokens": r.tokens,
                 "created": r.created,
                 "tags": list(r.tags),
@@ -175,7 +175,7 @@ def _query(args: argparse.Namespace) -> int:
     if answer.needs:
         print(f"nothing printed: the best entry takes {answer.needs} tokens cut to its header line; raise --max-tokens")
     elif not answer.results:
-        print(_nothing(answer.nearest, min_score) if answer.searched else EMPTY)
+        print(_nothing(answer.nearest, args.min_score) if answer.searched else EMPTY)
     for number, r in enumerate(answer.results):
         shown = memory.shown(memory.shard_path(r.shard))
         print(("\n" if number else "") + query.heading(r, shown) + _stale_mark(cited.get((r.shard, r.id))))
@@ -183,10 +183,15 @@ def _query(args: argparse.Namespace) -> int:
     return 0
 
 
-def _nothing(nearest: Hit | None, min_score: float) -> str:
+def _nothing(nearest: Hit | None, min_score: float | None) -> str:
     """The one line that says a query found nothing good enough, and what came closest."""
     if nearest is None:
         return "nothing matched: no entry holds any word of the query; try other words"
+    if min_score is None:
+        return (
+            f"nothing matched: no entry holds any word of the query; the closest, {nearest.shard}/{nearest.id},"
+            f" holds only words related to them (score {nearest.score:.2f}); try other words, or --min-score 0"
+        )
     holds = (
         f"it holds: {', '.join(nearest.matched)}"
         if nearest.matched

@@ -48,6 +48,11 @@ class Result:
     refs: str = ""  # the entry's refs attribute (memory/evidence.py)
     line: int = 0  # for loose prose (id ""), the line of the shard file it starts on
 
+    @property
+    def weak(self) -> bool:
+        """Below the strict threshold, which what is added unasked must reach (adr/0016)."""
+        return self.score < search.DEFAULT_MIN_SCORE
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:
@@ -56,7 +61,7 @@ class Answer:
     query: str
     results: tuple[Result, ...]
     total_tokens: int
-    nearest: search.Hit | None = None  # with no results: the best entry below the threshold, if any
+    nearest: search.Hit | None = None  # with no results: the best entry left out, if any
     searched: int = 0  # how many entries and blocks of prose the query was matched against
     needs: int = 0  # with no results: the tokens the best entry's header line needs, when over the budget
 
@@ -102,11 +107,12 @@ def ask(
     max_tokens: int = 1500,
     shards: Sequence[str] = (),
     tags: Sequence[str] = (),
-    min_score: float = search.DEFAULT_MIN_SCORE,
+    min_score: float | None = None,
     headers: bool = False,
 ) -> Answer:
     """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (with
-    `headers`, as `lh memory get --query` prints them: each with its header line)."""
+    `headers`, as `lh memory get --query` prints them: each with its header line). With no
+    `min_score`, those holding a word of `text`, however weakly; else those scoring `min_score`."""
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
@@ -122,10 +128,11 @@ def _answer(
     max_tokens: int,
     shards: Sequence[str],
     tags: Sequence[str],
-    min_score: float,
+    min_score: float | None,
     headers: bool,
 ) -> Answer:
-    hits = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score)
+    found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
+    hits = kept(found, min_score)
     results: list[Result] = []
     used = 0
     texts: dict[str, str] = {}
@@ -154,19 +161,24 @@ def _answer(
             break
         results.append(result)
         used += cost
-    nearest = None
-    if not results and min_score > 0:
-        below = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
-        nearest = below[0] if below else None
+    if not results and min_score:  # a threshold left them out: the best entry below it
+        found = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
+    nearest = found[0] if found and not results else None
     return Answer(text, tuple(results), used, nearest, len(index))
+
+
+def kept(hits: Sequence[search.Hit], min_score: float | None) -> list[search.Hit]:
+    """What an answer keeps of hits found at `min_score or 0.0`: with no `min_score`, those holding a query word."""
+    return [hit for hit in hits if hit.matched or min_score is not None]
 
 
 def heading(result: Result, shown: str) -> str:
     """The line printed above a result, less a stale mark; `shown` is its shard file as shown."""
+    score = f"score {result.score:.2f}" + (" (weak)" if result.weak else "")
     if not result.id:  # loose prose: named by file and line (memory/prose.py)
-        return f"[{shown}:{result.line}, not an entry] score {result.score:.2f}, {result.tokens} tokens"
+        return f"[{shown}:{result.line}, not an entry] {score}, {result.tokens} tokens"
     tags = "".join(f" #{t}" for t in result.tags)
-    return f"[{result.shard}/{result.id}] score {result.score:.2f}, {result.tokens} tokens, {result.created[:10]}{tags}"
+    return f"[{result.shard}/{result.id}] {score}, {result.tokens} tokens, {result.created[:10]}{tags}"
 
 
 def _printed(memory: Memory, result: Result, first: bool) -> int:

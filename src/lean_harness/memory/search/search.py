@@ -8,7 +8,8 @@ weight, the terms that most often share their entries in this memory, and the wo
 relates to them (`thesaurus.py`, adr/0024).
 
 A score is the entry's BM25F sum over the query's total idf weight: 1.0 is every query word found
-once in an entry of average length. `DEFAULT_MIN_SCORE` (0.3) cuts most off-topic queries.
+once in an entry of average length. `DEFAULT_MIN_SCORE` (0.3) cuts most off-topic queries: what is
+added unasked must reach it, and `lh memory get --query` marks an answer below it as weak.
 An index is a list of segments (segment.py), one per shard; impacts, document frequencies and
 associations are made from all of them when a query needs them, so it ranks as one index would.
 """
