@@ -15,7 +15,8 @@ Sets (`sets/*.json`, events from `recorded.jsonl` and `issues.jsonl`):
 - `heldout`: benchmarks/retrieval/heldout's 120 notes and 303 questions (its qrels), with the
   recorded commands labelled by reading the notes.
 - `public`: public memory folders, imported as they are; `--public DIR` holds one folder per
-  memory name (DIR/ActorForth/MEMORY.md), fetched from the repository and commit the set names.
+  memory name (DIR/ActorForth/MEMORY.md), fetched from the repository and commit the set names
+  (`git clone URL && git -C REPO archive COMMIT PATH | tar -x`, then move PATH's files there).
 - `locomo`: LoCoMo's conversations (`--locomo PATH` to data/locomo10.zip), each turn an entry;
   its questions as prompts and the recorded commands as unrelated events.
 

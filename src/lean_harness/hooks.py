@@ -351,10 +351,12 @@ def give(project: Project, session: str, kind: str, notes: Sequence[recall.Note]
 
 
 def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.Note]:
-    """The notes with their text as their shard holds it now, masked; one the shard does not hold is left out."""
+    """The notes with their text as their shard holds it now, masked; one the shard does not hold, or
+    whose text reads as a directive to the agent (withheld as INDEX.md withholds such a title), is left out."""
     if not notes:
         return []
     from lean_harness.memory.shard import ShardError, parse
+    from lean_harness.scanning import directives
     from lean_harness.scanning.masking import mask_many
 
     texts: dict[str, str] = {}
@@ -366,7 +368,7 @@ def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.No
                     texts.update((f"{name}/{e.id}", e.text) for e in parse(handle.read(), path).entries)
         except (OSError, ValueError, ShardError):
             continue
-    kept = [note for note in notes if texts.get(note.name)]
+    kept = [note for note in notes if texts.get(note.name) and not directives.scan(texts[note.name])]
     for note, text in zip(kept, mask_many([texts[note.name] for note in kept]), strict=True):
         note.text = text
     return kept

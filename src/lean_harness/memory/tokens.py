@@ -354,16 +354,8 @@ def pieces(text: str) -> list[str]:
 def _read_bucket(path: Path) -> dict[str, int]:
     table: dict[str, int] = {}
     try:
-        # Not through a planted link, and only a regular file: a pipe would never end.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return table
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > _BUCKET_BYTES:
-                return table
-            text = handle.read().decode("ascii")
+        data = _read_regular(path, _BUCKET_BYTES)  # not through a planted link, nor a pipe that never ends
+        text = data.decode("ascii") if data is not None else ""
     except (OSError, UnicodeDecodeError):
         return table
     # A line without its newline was cut short by a killed writer: its number may be partial.
