@@ -176,11 +176,18 @@ def session_start(event: Mapping[str, str], env: Mapping[str, str]) -> str:
         return f"lean-harness: {refused} is a symbolic link; lh reads only real files, so memory is not shown."
     if not os.path.isfile(index_path):
         return f'lean-harness: there is no {shown}; run "lh memory index" to write it.'
-    if hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config):
+    generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
+    if generated:
         with open(index_path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     else:
         text = generate_index(project, index_path) or UNGENERATED.format(index=shown)
+        generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
+    from lean_harness import usage  # the prompt hook, silent, never loads it
+
+    # The titles shown are those lh listed only when the file is lh's; else none are counted.
+    listed = hookstate.listed(project.cache_dir) if generated else []
+    usage.record(project.root, usage.LISTED, listed, event.get("session_id"))
     lines = [PREFACE.format(index=shown), "", printable(text).rstrip("\n")]
     changed = cited_changed(project)
     if changed:
@@ -209,16 +216,16 @@ def generate_index(project: Project, index_path: str) -> str | None:
     except ImportError:
         return _generated_by_lh(project, index_path)
     try:
-        text = render_index(open_memory(load(Path(project.root)))).text
+        rendered = render_index(open_memory(load(Path(project.root))))
         with open(index_path, encoding="utf-8") as handle:
-            same = handle.read() == text
+            same = handle.read() == rendered.text
     except ImportError:
         return _generated_by_lh(project, index_path)
     except (LhError, OSError, ValueError):
         return None
     if same:
-        hookstate.record_index(project.memory_dir, project.cache_dir, project.config)
-    return text
+        hookstate.record_index(project.memory_dir, project.cache_dir, project.config, rendered.listed)
+    return rendered.text
 
 
 def _generated_by_lh(project: Project, index_path: str) -> str | None:

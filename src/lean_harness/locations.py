@@ -82,3 +82,16 @@ def parsed(text: str) -> dict[str, str]:
     if not isinstance(memory, dict):
         return {}
     return {k: v for k in ("dir", "cacheDir") if isinstance(v := memory.get(k), str)}
+
+
+def records_usage(text: str) -> bool:
+    """memory.recordUsage of a config's text (default true); only a config that names it is parsed."""
+    if "recordUsage" not in text:
+        return True
+    import tomllib
+
+    try:
+        memory = tomllib.loads(text).get("memory")
+    except tomllib.TOMLDecodeError:
+        return False  # a config lh cannot read turns nothing on
+    return not isinstance(memory, dict) or memory.get("recordUsage") is not False

@@ -122,7 +122,9 @@ def write_index(memory: Memory) -> index_md.IndexText:
     rendered = render_index(memory)
     refuse_symlink(memory.index_path, memory.root)
     write_text(memory.index_path, rendered.text)
-    hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
+    hookstate.record_index(
+        memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, rendered.listed
+    )
     return rendered
 
 
@@ -162,7 +164,9 @@ def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResu
         rendered = render_index(memory)
         fresh = _index_matches(memory, rendered.text) and not duplicates
         changed = write_text(memory.index_path, rendered.text)
-        hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
+        hookstate.record_index(
+            memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, rendered.listed
+        )
         written = changed or bool(duplicates)
         clashes = id_clashes(memory)
     return IndexResult(

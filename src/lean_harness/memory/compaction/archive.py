@@ -35,6 +35,7 @@ from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
 from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
+from lean_harness.memory.stats import last_used
 from lean_harness.memory.status import render_index, totals
 from lean_harness.memory.summary import Summary, loose_costs, shard_digest, summarize
 
@@ -96,6 +97,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
             counts=memory.counter.counts,
             force=force,
             taken=functools.cache(lambda name: _archived_ids(memory, name)),
+            last_used=last_used(memory),
         )
         if dry_run or not plan.digests:
             return CompactResult(plan, (), memory.counter.label)
