@@ -67,8 +67,10 @@ def _record(root: str, kind: str, entries: list[tuple[str, str]], session: str |
         if not locations.records_usage(handle.read()) or first_link(path, root) is not None:
             return
     head = f'{{"t":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}","kind":"{_safe(kind) or "other"}"'
-    if session and _safe(session) == session and len(session) <= 64:
-        head += f',"session":"{session}"'
+    if session:
+        import zlib  # a tag of the session, never its id: a client may put anything there
+
+        head += f',"session":"{zlib.crc32(session.encode("utf-8", "replace")):08x}"'
     if query is not None:
         import hashlib
 
@@ -95,7 +97,7 @@ def _append(path: str, data: bytes) -> None:
         import fcntl
     except ImportError:  # Windows: appends stay whole; a fold may lose the lines of its moment
         fcntl = None  # type: ignore[assignment]
-    for _ in range(5):
+    for _ in range(100):  # each turn, a fold replaced the file: bounded, as folds are
         fd = os.open(path, _FLAGS, 0o600)
         try:
             if fcntl:
@@ -127,7 +129,7 @@ def fold(path: str) -> None:
             return
         with os.fdopen(os.dup(fd), "rb") as handle:
             totals, sessions = read_text(handle.read().decode("utf-8", "replace"))
-        kept = sorted(totals.items(), key=lambda item: item[1][2], reverse=True)
+        kept = sorted(totals.items(), key=lambda item: (item[1][2], item[1][0]), reverse=True)
         lines = [f'{{"kind":"sessions","n":{sessions}}}\n']
         for (shard, key), (uses, listed, last) in kept:
             lines.append(

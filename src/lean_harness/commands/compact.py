@@ -57,8 +57,8 @@ def print_plan(plan: Any) -> None:
             f"digest {digest.entry.id} in {digest.shard}: {count} entries from {digest.entry.attr('from')[:10]}"
             f" to {digest.entry.created[:10]}, {digest.tokens_before} -> {digest.tokens} tokens{dropped}"
         )
-        for source, why in list(zip(digest.sources, digest.reasons or [""] * count, strict=True))[:SHOWN_SOURCES]:
-            print(f"  {source.id} {source.created[:10]} {source.title}" + (f" ({why})" if why else ""))
+        for source, why in list(zip(digest.sources, digest.reasons, strict=True))[:SHOWN_SOURCES]:
+            print(f"  {source.id} {source.created[:10]} {source.title} ({why})")
         if count > SHOWN_SOURCES:
             print(f"  ... and {count - SHOWN_SOURCES} more (--json lists them all)")
     if not plan.digests:
@@ -154,8 +154,8 @@ def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
                 "repeated_lines_left_out": d.dropped,
                 "text": d.entry.text,
                 "sources": [
-                    {"id": e.id, "created": e.created, "title": e.title, "why": why or "first written"}
-                    for e, why in zip(d.sources, d.reasons or [""] * len(d.sources), strict=True)
+                    {"id": e.id, "created": e.created, "title": e.title, "why": why}
+                    for e, why in zip(d.sources, d.reasons, strict=True)
                 ],
             }
             for d in plan.digests

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from lean_harness.config import compaction_threshold
 from lean_harness.memory import view
@@ -70,7 +70,7 @@ class Digest:
     tokens_before: int
     tokens: int
     dropped: int  # source lines left out as true duplicates
-    reasons: tuple[str, ...] = ()  # with a usage record, why each source was chosen
+    reasons: tuple[str, ...] = field(default=(), compare=False)  # why each source was chosen, in order
 
 
 @dataclass(frozen=True)
@@ -226,14 +226,18 @@ def _candidates(shard: ShardInput, kept: set[int], last_used: Mapping[tuple[str,
 
 
 def _reasons(shard: ShardInput, digest: Digest, last_used: Mapping[tuple[str, str], str] | None) -> tuple[str, ...]:
-    """Why each of a digest's sources was chosen by use, as `--dry-run` says it; none without a record."""
+    """Why each of a digest's sources was chosen, as `--dry-run` says it."""
     named = _named(shard.entries)
-    if last_used is None:
-        return ()
-    dates = [last_used.get((shard.name, e.id), "")[:10] for e in digest.sources]
+    used = last_used or {}
     return tuple(
-        "superseded" if e.id in named else f"last used {when}" if when else "never used"
-        for e, when in zip(digest.sources, dates, strict=True)
+        "superseded"
+        if e.id in named
+        else "first written"
+        if last_used is None
+        else f"last used {used[shard.name, e.id][:10]}"
+        if (shard.name, e.id) in used
+        else "never used"
+        for e in digest.sources
     )
 
 
