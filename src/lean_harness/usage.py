@@ -1,25 +1,13 @@
 """The usage record: which memory entries reached the agent, and when (adr/0038-usage-record.md).
 
-`.agents/events.ndjson`, git-ignored by name (artifacts.ignored) and this machine's own. Every
-command and hook that hands entries to the agent appends one event, as JSON lines:
-
-    {"t":"2026-12-02T01:55:50Z","kind":"query","query":"3f9a0c2e8b7d6a51","shard":"failures","ids":["a1","b2"]}
-
-`kind` is `get` (a shard printed), `query` (`get --query`), `session-start` (the entries whose
-titles INDEX.md lists; a start listing none still writes a line) or a hook's own name for a note
-it hands over unasked. `session` is the client's session id when a hook knows one of an id's
-shape; `query` is 16 hex digits of the query's SHA-256: no query text and no entry text is ever
-written. An event's entries go one line per shard, split so no line reaches LINE_BYTES (POSIX's
-smallest PIPE_BUF); lines after an event's first carry `"more":1`. Each line is one write(2) on
-an O_APPEND descriptor held under a shared flock, so parallel writers neither interleave nor lose.
-
-Past LIMIT bytes, the writer that crosses it folds the file under an exclusive flock into totals,
-`{"kind":"total","shard","id","uses","listed","last"}` per entry and `{"kind":"sessions","n"}`,
-written atomically in its place (the entries used longest ago go first when the totals alone pass
-LIMIT / 2); a writer waiting on the old file sees the new one and writes there. `uses` counts
-every event but a session start, `listed` counts session starts, `last` is the last use.
-The record is a hint: a line that does not read is skipped, a link is never followed, and a
-failure to write it never stops a command or a hook. Standard library only, cheap to import.
+`.agents/events.ndjson`, git-ignored, this machine's own. One JSON line per event and shard:
+`{"t":"2026-12-02T01:55:50Z","kind":"query","session":"1c291ca3","query":"3f9a0c2e8b7d6a51",
+"shard":"failures","ids":["a1","b2"]}`: never a query's or an entry's text, only a hash of the
+query and a tag of the session. `kind` is `get`, `query`, `session-start` (the titles INDEX.md
+lists: counted as `listed`, not as uses) or a hook's name for a note it hands over; an event's
+later lines carry `"more":1`. Each line, under LINE_BYTES, is one write on an O_APPEND descriptor
+held under a shared flock. Past LIMIT bytes, the file is folded under an exclusive flock into
+`total` lines per entry and a `sessions` line, replaced atomically. Standard library only.
 """
 
 from __future__ import annotations
@@ -28,6 +16,11 @@ import os
 import time
 
 from lean_harness import locations
+
+try:
+    import fcntl
+except ImportError:  # Windows: appends stay whole, and a fold may lose the lines of its moment
+    fcntl = None  # type: ignore[assignment]
 
 TYPE_CHECKING = False  # importing typing alone would double a hook's import time
 if TYPE_CHECKING:
@@ -38,7 +31,6 @@ LIMIT = 256 * 1024
 LINE_BYTES = 512
 LISTED = "session-start"
 _MORE = ',"more":1'  # on an event's second and later lines
-_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 _FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 Use = tuple[int, int, str]  # uses, listed, last use ("" when none)
@@ -52,51 +44,39 @@ def record(
     query: str | None = None,
 ) -> None:
     """Append one event: `entries` as (shard, id) pairs; never raises, writes nothing when turned off."""
+    from lean_harness.files import first_link
+
+    path = os.path.join(root, PATH)
     try:
-        _record(os.fspath(root), kind, list(entries), session, query)
+        with open(os.path.join(root, locations.CONFIG_PATH), encoding="utf-8", errors="replace") as handle:
+            if not locations.records_usage(handle.read()) or first_link(path, root) is not None:
+                return
+        head = f'{{"t":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}","kind":"{kind}"'
+        if session:
+            import zlib  # a tag of the session, never its id: a client may put anything there
+
+            head += f',"session":"{zlib.crc32(session.encode("utf-8", "replace")):08x}"'
+        if query is not None:
+            import hashlib
+
+            head += f',"query":"{hashlib.sha256(query.encode("utf-8", "replace")).hexdigest()[:16]}"'
+        lines: list[str] = []
+        pairs = list(entries)  # ids and shard names hold no character JSON escapes (memory/shard.py)
+        for shard in dict.fromkeys(s for s, _ in pairs):
+            keys = list(dict.fromkeys(k for s, k in pairs if s == shard))
+            while keys:
+                line = f'{head}{_MORE if lines else ""},"shard":"{shard}","ids":["{keys.pop(0)}"'
+                while keys and len(line) + len(keys[0]) + 8 < LINE_BYTES:
+                    line += f',"{keys.pop(0)}"'
+                lines.append(line + "]")
+        for line in lines or [head]:
+            _append(path, (line + "}\n").encode("utf-8"))
     except (OSError, ValueError):
         pass  # a hint: an unwritable record costs a count, never a command
 
 
-def _record(root: str, kind: str, entries: list[tuple[str, str]], session: str | None, query: str | None) -> None:
-    from lean_harness.files import first_link
-
-    path = os.path.join(root, PATH)
-    config = os.path.join(root, locations.CONFIG_PATH)
-    with open(config, encoding="utf-8", errors="replace") as handle:
-        if not locations.records_usage(handle.read()) or first_link(path, root) is not None:
-            return
-    head = f'{{"t":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}","kind":"{_safe(kind) or "other"}"'
-    if session:
-        import zlib  # a tag of the session, never its id: a client may put anything there
-
-        head += f',"session":"{zlib.crc32(session.encode("utf-8", "replace")):08x}"'
-    if query is not None:
-        import hashlib
-
-        head += f',"query":"{hashlib.sha256(query.encode("utf-8", "replace")).hexdigest()[:16]}"'
-    lines: list[str] = []
-    for shard in dict.fromkeys(s for s, _ in entries):
-        keys = [k for k in dict.fromkeys(k for s, k in entries if s == shard) if _safe(k) == k]
-        while keys:
-            line = f'{head}{_MORE if lines else ""},"shard":"{_safe(shard)}","ids":["{keys.pop(0)}"'
-            while keys and len(line) + len(keys[0]) + 8 < LINE_BYTES:
-                line += f',"{keys.pop(0)}"'
-            lines.append(line + "]")
-    for line in lines or [head]:
-        _append(path, (line + "}\n").encode("ascii"))
-
-
-def _safe(text: str) -> str:
-    return "".join(c for c in text[:64] if c in _SAFE)
-
-
 def _append(path: str, data: bytes) -> None:
     """One write of one line, on the file now at `path` (not one a fold replaced meanwhile)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: appends stay whole; a fold may lose the lines of its moment
-        fcntl = None  # type: ignore[assignment]
     for _ in range(100):  # each turn, a fold replaced the file: bounded, as folds are
         fd = os.open(path, _FLAGS, 0o600)
         try:
@@ -108,39 +88,45 @@ def _append(path: str, data: bytes) -> None:
             size = os.fstat(fd).st_size
         finally:
             os.close(fd)
-        if size > LIMIT and fcntl:
+        if size > LIMIT:
             fold(path)
         return
 
 
 def fold(path: str) -> None:
     """Replace the events at `path` with per-entry totals, under an exclusive lock; skipped when another holds it."""
-    import fcntl
-
     from lean_harness.files import write_atomic
 
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if fcntl:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return  # another writer folds it now
         if os.fstat(fd).st_ino != os.lstat(path).st_ino:
             return
         with os.fdopen(os.dup(fd), "rb") as handle:
             totals, sessions = read_text(handle.read().decode("utf-8", "replace"))
-        kept = sorted(totals.items(), key=lambda item: (item[1][2], item[1][0]), reverse=True)
+        # The entries used last are kept: at most one per 400 bytes of LIMIT, half of it (a line is under 200).
+        kept = sorted(totals.items(), key=lambda item: (item[1][2], item[1][0]), reverse=True)[: LIMIT // 400]
         lines = [f'{{"kind":"sessions","n":{sessions}}}\n']
-        for (shard, key), (uses, listed, last) in kept:
-            lines.append(
-                f'{{"kind":"total","shard":"{shard}","id":"{key}","uses":{uses},"listed":{listed},"last":"{last}"}}\n'
-            )
-            if sum(map(len, lines)) > LIMIT // 2:
-                lines.pop()
-                break
-        write_atomic(path, "".join(lines).encode("ascii"), compare=False, durable=False, mode=0o600)
+        lines += [
+            f'{{"kind":"total","shard":"{shard}","id":"{key}","uses":{uses},"listed":{listed},"last":"{last}"}}\n'
+            for (shard, key), (uses, listed, last) in kept
+        ]
+        write_atomic(path, "".join(lines).encode("utf-8"), compare=False, durable=False, mode=0o600)
     finally:
         os.close(fd)
+
+
+def last_used(root: str | os.PathLike[str]) -> dict[tuple[str, str], str] | None:
+    """(shard, id) -> the last use of each entry ever used, for compaction; None without a readable record."""
+    try:
+        used, sessions = read(root)
+    except (OSError, ValueError):
+        return None
+    return {key: last for key, (uses, _, last) in used.items() if uses} if used or sessions else None
 
 
 def read(root: str | os.PathLike[str]) -> tuple[dict[tuple[str, str], Use], int]:

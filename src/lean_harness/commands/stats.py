@@ -1,4 +1,9 @@
-"""`lh memory stats`: which entries reached the agent, per entry and shard, from the usage record."""
+"""`lh memory stats`: how often each entry reached the agent, per entry and shard (usage.py).
+
+Uses count an entry's text handed over (get, a query, a hook's note); a title a session start
+listed counts apart as `listed`. Tokens are what `get` prints for the entry now; entries the
+record names that the memory no longer holds are left out.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,10 @@ import argparse
 import sys
 from typing import Any
 
+from lean_harness import usage
 from lean_harness.commands import emit, open_memory
 
 BAR = 10  # characters of a shard's bar
-MOST = 5  # most used entries named in the text view
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,62 +23,70 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_harness.memory.stats import stats
-    from lean_harness.usage import PATH
+    from lean_harness.memory import view
+    from lean_harness.memory.shard import parse
 
-    found = stats(open_memory())
-    entries = found.entries
-    shards: dict[str, list[Any]] = {}
-    for entry in entries:
-        shards.setdefault(entry.shard, []).append(entry)
-    rows = [
-        {
-            "name": name,
-            "entries": len(items),
-            "used": sum(1 for e in items if e.uses),
-            "used_share": round(sum(1 for e in items if e.uses) / len(items), 3),
-            "tokens": sum(e.tokens for e in items),
-            "unused_tokens": sum(e.tokens for e in items if not e.uses),
-        }
-        for name, items in shards.items()
-    ]
-    uses = sum(e.uses for e in entries)
-    pulled = sum(e.uses * e.tokens for e in entries)
+    memory = open_memory()
+    memory.check_dir()
+    problems = []
+    try:
+        used, sessions = usage.read(memory.root)
+    except (OSError, ValueError) as error:
+        used, sessions = {}, 0
+        problems.append(f"{usage.PATH} cannot be read ({error}); uses are not counted")
+    entries: list[dict[str, Any]] = []
+    shards: list[dict[str, Any]] = []
+    with memory.reading():
+        for name in memory.config.shard_names:
+            found = parse(memory.read_shard(name)[0], memory.shown(memory.shard_path(name))).entries
+            costs = view.costs([view.entry_block(e) for e in found], memory.counter.counts)
+            rows: list[dict[str, Any]] = []
+            for entry, tokens in zip(found, costs, strict=True):
+                uses, listed, last = used.get((name, entry.id), (0, 0, ""))
+                row: dict[str, Any] = {
+                    "id": entry.id,
+                    "shard": name,
+                    "uses": uses,
+                    "listed": listed,
+                    "last_used": last or None,
+                }
+                rows.append(row | {"tokens": tokens})
+            entries += rows
+            count = sum(1 for row in rows if row["uses"])
+            unused = sum(row["tokens"] for row in rows if not row["uses"])
+            if rows:
+                share = round(count / len(rows), 3)
+                shards.append(
+                    {"name": name, "entries": len(rows), "used": count, "used_share": share, "unused_tokens": unused}
+                )
+    uses = sum(row["uses"] for row in entries)
+    pulled = sum(row["uses"] * row["tokens"] for row in entries)
     totals = {
-        "memory_tokens": sum(e.tokens for e in entries),
-        "sessions": found.sessions,
+        "memory_tokens": sum(row["tokens"] for row in entries),
+        "sessions": sessions,
         "uses": uses,
-        "tokens_pulled": pulled,
-        "tokens_per_session": pulled // found.sessions if found.sessions else None,
+        "tokens_per_session": pulled // sessions if sessions else None,
         "tokens_per_use": pulled // uses if uses else None,
     }
-    problems = [found.problem] if found.problem else []
     if args.json:
-        keys = ("id", "shard", "uses", "listed", "last_used", "tokens")
-        listed = [{key: getattr(e, key) for key in keys} for e in entries]
         emit(
-            "memory stats", {"recorded": found.recorded, "entries": listed, "shards": rows, "totals": totals}, problems
+            "memory stats",
+            {"recorded": bool(used or sessions), "entries": entries, "shards": shards, "totals": totals},
+            problems,
         )
         return 0
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
-    if not found.recorded:
-        print(f"no usage recorded yet in {PATH} (memory.recordUsage; this machine only): every entry counts as unused")
-    width = max([len(row["name"]) for row in rows] + [5])
+    if not used and not sessions:
+        print(f"no usage recorded yet in {usage.PATH} (memory.recordUsage; this machine only)")
+    width = max([len(row["name"]) for row in shards] + [5])
     print(f"{'shard':<{width}}  {'used':<{BAR + 2}} {'entries':>9}  unused tokens")
-    for row in rows:
+    for row in shards:
         filled = round(BAR * row["used_share"])
         bar = "[" + "#" * filled + "." * (BAR - filled) + "]"
         print(f"{row['name']:<{width}}  {bar} {row['used']:>4}/{row['entries']:<4}  {row['unused_tokens']}")
-    per_session = totals["tokens_per_session"]
-    per_use = totals["tokens_per_use"]
     print(
-        f"memory: {totals['memory_tokens']} tokens; {found.sessions} sessions started; {uses} uses;"
-        f" pulled per session: {'-' if per_session is None else per_session} tokens;"
-        f" per use: {'-' if per_use is None else per_use} tokens"
+        f"memory: {totals['memory_tokens']} tokens; {sessions} sessions started, {uses} uses;"
+        f" tokens pulled per session {totals['tokens_per_session'] or 0}, per use {totals['tokens_per_use'] or 0}"
     )
-    for entry in sorted((e for e in entries if e.uses), key=lambda e: (-e.uses, e.shard, e.id))[:MOST]:
-        print(
-            f"  {entry.shard}/{entry.id}: {entry.uses} uses, last {(entry.last_used or '')[:10]}, {entry.tokens} tokens"
-        )
     return 0

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from lean_harness import usage
 from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import index as index_md
@@ -35,7 +36,6 @@ from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
 from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
-from lean_harness.memory.stats import last_used
 from lean_harness.memory.status import render_index, totals
 from lean_harness.memory.summary import Summary, loose_costs, shard_digest, summarize
 
@@ -97,7 +97,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
             counts=memory.counter.counts,
             force=force,
             taken=functools.cache(lambda name: _archived_ids(memory, name)),
-            last_used=last_used(memory),
+            last_used=usage.last_used(memory.root),
         )
         if dry_run or not plan.digests:
             return CompactResult(plan, (), memory.counter.label)
