@@ -85,9 +85,10 @@ def parsed(text: str) -> dict[str, str]:
 
 
 def records_usage(text: str) -> bool:
-    """memory.recordUsage of a config's text (default true); only a config that names it is parsed."""
-    if "recordUsage" not in text:
-        return True
+    """memory.recordUsage of a config's text (default true); tomllib reads only a config that sets it oddly."""
+    said = {line.strip(" \t\r").replace(" ", "") for line in text.split("\n") if "recordUsage" in line}
+    if said <= {"recordUsage=true", "recordUsage=false"}:
+        return "recordUsage=false" not in said
     import tomllib
 
     try:
