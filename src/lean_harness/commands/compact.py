@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
@@ -131,18 +132,8 @@ def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
         "whole_entries": plan.whole,
         "whole_tokens": plan.whole_tokens,
         "loose_tokens": plan.loose_tokens,
-        "largest": [{"shard": h.shard, "id": h.id, "tokens": h.tokens, "why": h.why} for h in plan.holders],
-        "shards": [
-            {
-                "name": s.name,
-                "entries_before": s.entries_before,
-                "entries_after": s.entries_after,
-                "tokens_before": s.tokens_before,
-                "tokens_after": s.tokens_after,
-                "protected": s.protected,
-            }
-            for s in plan.shards
-        ],
+        "largest": [asdict(h) for h in plan.holders],  # shard, id, tokens, why
+        "shards": [asdict(s) for s in plan.shards],  # name, entries and tokens before and after, protected
         "digests": [
             {
                 "id": d.entry.id,

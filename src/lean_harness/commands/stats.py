@@ -15,6 +15,7 @@ from lean_harness import usage
 from lean_harness.commands import emit, open_memory
 
 BAR = 10  # characters of a shard's bar
+KEYS = ("id", "shard", "uses", "listed", "last_used", "tokens")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +25,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import view
-    from lean_harness.memory.shard import parse
 
     memory = open_memory()
     memory.check_dir()
@@ -38,19 +38,12 @@ def run(args: argparse.Namespace) -> int:
     shards: list[dict[str, Any]] = []
     with memory.reading():
         for name in memory.config.shard_names:
-            found = parse(memory.read_shard(name)[0], memory.shown(memory.shard_path(name))).entries
+            found = memory.entries(name)
             costs = view.costs([view.entry_block(e) for e in found], memory.counter.counts)
             rows: list[dict[str, Any]] = []
             for entry, tokens in zip(found, costs, strict=True):
                 uses, listed, last = used.get((name, entry.id), (0, 0, ""))
-                row: dict[str, Any] = {
-                    "id": entry.id,
-                    "shard": name,
-                    "uses": uses,
-                    "listed": listed,
-                    "last_used": last or None,
-                }
-                rows.append(row | {"tokens": tokens})
+                rows.append(dict(zip(KEYS, (entry.id, name, uses, listed, last or None, tokens), strict=True)))
             entries += rows
             count = sum(1 for row in rows if row["uses"])
             unused = sum(row["tokens"] for row in rows if not row["uses"])
@@ -61,13 +54,9 @@ def run(args: argparse.Namespace) -> int:
                 )
     uses = sum(row["uses"] for row in entries)
     pulled = sum(row["uses"] * row["tokens"] for row in entries)
-    totals = {
-        "memory_tokens": sum(row["tokens"] for row in entries),
-        "sessions": sessions,
-        "uses": uses,
-        "tokens_per_session": pulled // sessions if sessions else None,
-        "tokens_per_use": pulled // uses if uses else None,
-    }
+    per_session, per_use = pulled // max(sessions, 1), pulled // max(uses, 1)
+    totals = {"memory_tokens": sum(row["tokens"] for row in entries), "sessions": sessions, "uses": uses}
+    totals |= {"tokens_per_session": per_session, "tokens_per_use": per_use}
     if args.json:
         emit(
             "memory stats",
@@ -82,11 +71,8 @@ def run(args: argparse.Namespace) -> int:
     width = max([len(row["name"]) for row in shards] + [5])
     print(f"{'shard':<{width}}  {'used':<{BAR + 2}} {'entries':>9}  unused tokens")
     for row in shards:
-        filled = round(BAR * row["used_share"])
-        bar = "[" + "#" * filled + "." * (BAR - filled) + "]"
+        bar = "[" + ("#" * round(BAR * row["used_share"])).ljust(BAR, ".") + "]"
         print(f"{row['name']:<{width}}  {bar} {row['used']:>4}/{row['entries']:<4}  {row['unused_tokens']}")
-    print(
-        f"memory: {totals['memory_tokens']} tokens; {sessions} sessions started, {uses} uses;"
-        f" tokens pulled per session {totals['tokens_per_session'] or 0}, per use {totals['tokens_per_use'] or 0}"
-    )
+    print(f"memory: {totals['memory_tokens']} tokens; {sessions} sessions started, {uses} uses;", end="")
+    print(f" tokens pulled per session {per_session}, per use {per_use}")
     return 0

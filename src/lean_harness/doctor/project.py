@@ -481,11 +481,8 @@ def usage_record(p: Project) -> Verdict:
     try:
         used, sessions = usage.read(p.root)
     except (OSError, ValueError) as error:
-        return listed(
-            [f"{usage.PATH} cannot be read ({error}); uses go uncounted and compaction orders by writing"],
-            f"delete {usage.PATH}: it only holds this machine's counts, and lh starts it again",
-            status="warn",
-        )
+        what = f"{usage.PATH} cannot be read ({error}); uses go uncounted and compaction orders by writing"
+        return listed([what], f"delete {usage.PATH}: it holds only this machine's counts", status="warn")
     return Verdict("ok", f"{usage.PATH}: {len(used)} entries used or listed, {sessions} sessions started")
 
 

@@ -227,18 +227,10 @@ def _candidates(shard: ShardInput, kept: set[int], last_used: Mapping[tuple[str,
 
 def _reasons(shard: ShardInput, digest: Digest, last_used: Mapping[tuple[str, str], str] | None) -> tuple[str, ...]:
     """Why each of a digest's sources was chosen, as `--dry-run` says it."""
-    named = _named(shard.entries)
-    used = last_used or {}
-    return tuple(
-        "superseded"
-        if e.id in named
-        else "first written"
-        if last_used is None
-        else f"last used {used[shard.name, e.id][:10]}"
-        if (shard.name, e.id) in used
-        else "never used"
-        for e in digest.sources
-    )
+    named, used = _named(shard.entries), last_used or {}
+    whys = {e.id: f"last used {used[shard.name, e.id][:10]}" for e in digest.sources if (shard.name, e.id) in used}
+    fallback = "first written" if last_used is None else "never used"
+    return tuple("superseded" if e.id in named else whys.get(e.id, fallback) for e in digest.sources)
 
 
 def _named(entries: Sequence[Entry]) -> set[str]:
