@@ -216,13 +216,12 @@ def plan(
 
 
 def _candidates(shard: ShardInput, kept: set[int], last_used: Mapping[tuple[str, str], str] | None) -> list[int]:
-    """Positions of the entries that may be merged: superseded first, then never used, least recently
-    used (with a usage record), then first written first."""
-    named = _named(shard.entries)
+    """Positions of the entries that may be merged: with a usage record, never used then least recently
+    used first, else first written first (`_order` puts the superseded before them)."""
     free = [i for i in by_writing(shard.entries) if i not in kept]
     if last_used is not None:
         free.sort(key=lambda i: last_used.get((shard.name, shard.entries[i].id), ""))
-    return [i for i in free if shard.entries[i].id in named] + [i for i in free if shard.entries[i].id not in named]
+    return free
 
 
 def _reasons(shard: ShardInput, digest: Digest, last_used: Mapping[tuple[str, str], str] | None) -> tuple[str, ...]:
