@@ -254,3 +254,12 @@ def test_with_a_record_never_used_entries_are_merged_first_then_the_least_recent
     used = [(keys[3], "last used 2026-01-01"), (keys[0], "last used 2026-01-02")]
     # The digest lists its sources in the order written: the two used longest ago among the unused six.
     assert chosen == [used[1], used[0], *never]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
+def test_a_fifo_in_the_records_place_blocks_nothing(repo: Path) -> None:
+    put(repo, "failures", "the retry loop hides a race")
+    os.mkfifo(repo / RECORD)
+    assert lh("memory", "get", "failures", cwd=repo).returncode == 0
+    assert "the retry loop hides a race" in session_start(repo, "s-1")
+    assert lh("memory", "stats", cwd=repo).returncode == 0

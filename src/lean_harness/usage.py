@@ -31,7 +31,9 @@ LIMIT = 256 * 1024
 LINE_BYTES = 512
 LISTED = "session-start"
 _MORE = ',"more":1'  # on an event's second and later lines
-_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# No link followed; a FIFO in the record's place neither blocks a reader nor a writer.
+_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_FLAGS = _READ & ~os.O_RDONLY | os.O_WRONLY | os.O_APPEND | os.O_CREAT
 
 Use = tuple[int, int, str]  # uses, listed, last use ("" when none)
 
@@ -97,7 +99,7 @@ def fold(path: str) -> None:
     """Replace the events at `path` with per-entry totals, under an exclusive lock; skipped when another holds it."""
     from lean_harness.files import write_atomic
 
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, _READ)
     try:
         try:
             if fcntl:
@@ -140,7 +142,7 @@ def read(root: str | os.PathLike[str]) -> tuple[dict[tuple[str, str], Use], int]
     if link is not None:
         raise OSError(f"{os.path.relpath(link, root)} is a symbolic link")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, _READ)
     except FileNotFoundError:
         return {}, 0
     with os.fdopen(fd, "rb") as handle:
