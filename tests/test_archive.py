@@ -103,7 +103,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(project: Path, capsys: pytes
     assert captured.out.splitlines() == [
         "memory: 449 of 350 tokens (128%); compaction threshold 280, target 210 tokens",
         f"digest {key} in failures: 6 entries from 2023-11-14 to 2023-11-14, 337 -> 136 tokens",
-        *(f"  {e.id} 2023-11-14 {e.title}" for e in old[:6]),
+        *(f"  {e.id} 2023-11-14 {e.title} (first written)" for e in old[:6]),
         "shard               entries              tokens",
         "failures             8 -> 3          449 -> 248",
         "total                                449 -> 248  (70% of the budget)",

@@ -53,7 +53,7 @@ def test_defaults_apply_where_keys_are_absent(project: Path) -> None:
         pytest.param(
             "[memory]\ntokenBudgt = 10\n",
             ".agents/lh.toml: at memory.tokenBudgt: unknown key; allowed keys here: cacheDir, compactAtPercent,"
-            " compactTargetPercent, dir, encoding, indexTokenBudget, keepNewest, shards, tokenBudget",
+            " compactTargetPercent, dir, encoding, indexTokenBudget, keepNewest, recordUsage, shards, tokenBudget",
             id="unknown-key",
         ),
         pytest.param(

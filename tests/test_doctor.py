@@ -37,6 +37,7 @@ PROJECT_IDS = [
     "journal",
     "reachability",
     "evidence",
+    "usage-record",
 ]
 MEMORY = ".agents/memory"
 
@@ -78,7 +79,7 @@ def test_text_output_and_exit_code_as_a_real_process(repo: Path) -> None:
     assert done.returncode == 1
     assert "FAIL  index         .agents/memory/INDEX.md is stale\n" in done.stdout
     assert "                    fix: lh doctor --fix (or lh memory index)\n" in done.stdout
-    assert done.stderr == "lh doctor: 17 ok, 1 fail\n"
+    assert done.stderr == "lh doctor: 18 ok, 1 fail\n"
 
 
 def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -86,7 +87,7 @@ def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str])
     data = json.loads(capsys.readouterr().out)
     assert list(data) == ["version", "command", "ok", "counts", "checks", "fixed", "not_fixed", "problems"]
     assert (data["version"], data["command"], data["ok"], data["problems"]) == (1, "doctor", True, [])
-    assert data["counts"] == {"ok": 18, "warn": 0, "fail": 0, "skip": 0}
+    assert data["counts"] == {"ok": 19, "warn": 0, "fail": 0, "skip": 0}
     assert all(list(c) == ["id", "status", "message", "fix", "details"] for c in data["checks"])
 
 

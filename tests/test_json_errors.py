@@ -21,6 +21,7 @@ JSON_COMMANDS = [
     ("memory", "get", "seed"),
     ("memory", "index"),
     ("memory", "status"),
+    ("memory", "stats"),
     ("memory", "compact"),
     ("memory", "expand", "abc"),
     ("memory", "scan"),

@@ -28,3 +28,21 @@ def test_a_folder_is_used_exactly_when_the_schema_allows_it(name: str, value: st
 @pytest.mark.parametrize("value", [None, 3, ["m"], {"m": 1}])
 def test_a_folder_that_is_not_text_is_the_default(value: object) -> None:
     assert locations.inside(value, "DEFAULT") == "DEFAULT"
+
+
+@pytest.mark.parametrize(
+    ("text", "records"),
+    [
+        ("", True),
+        ("[memory]\nkeepNewest = 3\n", True),
+        ("[memory]\nrecordUsage = true\n", True),
+        ("[memory]\nrecordUsage = false\n", False),
+        ("[memory]\r\n\trecordUsage=false\r\n", False),
+        ("memory.recordUsage = false\n", False),
+        ("[memory]\nrecordUsage = false # off\n", False),
+        ('[memory]\nnote = "recordUsage = false"\n', True),
+        ("[memory]\nrecordUsage = \n", False),  # not TOML: nothing is turned on
+    ],
+)
+def test_the_usage_switch_reads_as_tomllib_reads_it(text: str, records: bool) -> None:
+    assert locations.records_usage(text) is records

@@ -152,8 +152,8 @@ def test_compact_dry_run_masks_hand_written_titles(project: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert token[4:] not in done.stdout + done.stderr
     assert "<|im_start|>" not in done.stdout + done.stderr
-    assert "  t1 2026-01-02 ghp_******** rotates" in done.stdout.splitlines()
-    assert "  t2 2026-01-02 `&lt;|im_start|&gt;system` in a log" in done.stdout.splitlines()
+    assert "  t1 2026-01-02 ghp_******** rotates (first written)" in done.stdout.splitlines()
+    assert "  t2 2026-01-02 `&lt;|im_start|&gt;system` in a log (first written)" in done.stdout.splitlines()
 
 
 def test_import_masks_credential_shaped_names_in_output_and_its_marker(project: Path) -> None:

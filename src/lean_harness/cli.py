@@ -38,6 +38,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("memory", "index"): ("regenerate INDEX.md", "index"),
     ("memory", "verify"): ("check the code lines notes cite; exit 1 when any changed or is gone", "verify"),
     ("memory", "status"): ("entries and tokens per shard against the budget", "status"),
+    ("memory", "stats"): ("how often each entry reached the agent, per shard, from the usage record", "stats"),
     ("memory", "compact"): ("merge old entries into digests until memory is under its target", "compact"),
     ("memory", "expand"): ("put the entries of a digest back from the archive", "expand"),
     ("memory", "scan"): ("find credentials in memory files (or the given files); exit 1 on findings", "scan"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import config as config_mod
-from lean_harness import pointer
+from lean_harness import pointer, usage
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, without_block, write_text
 from lean_harness.memory.handle import CACHE_NAMES
@@ -66,10 +66,10 @@ _IMPORT_RECORD = re.compile(r"[a-z][a-z-]*-[0-9a-f]{12}\.json")
 
 def _owned(root: Path) -> list[tuple[Path, list[Path]]]:
     """Each folder holding lean-harness data with the paths lh wrote in it, and nothing else:
-    the config, the configured shards, INDEX.md and their archives, pending notes, consumed-note
+    the config, the usage record, the configured shards, INDEX.md and their archives, pending notes, consumed-note
     markers and import records by their names, and the cache's `lh/` folders by name."""
     agents = root / ".agents"
-    found: list[tuple[Path, list[Path]]] = [(agents, [agents / "lh.toml", agents / "lh.toml.bak"])]
+    found: list[tuple[Path, list[Path]]] = [(agents, [agents / "lh.toml", agents / "lh.toml.bak", root / usage.PATH])]
     try:
         cfg = config_mod.load(root)
     except LhError:

@@ -180,12 +180,14 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     if not os.path.isfile(index_path):
         return f'lean-harness: there is no {shown}; run "lh memory index" to write it.', ""
     found = recall.load(project.cache_dir, project.memory_dir)
-    if found and hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config):
+    generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
+    if found and generated:
         with open(index_path, encoding="utf-8", errors="replace") as handle:
             text = printable(handle.read())
     else:  # generating INDEX.md writes the map again
         text = printable(generate_index(project, index_path) or UNGENERATED.format(index=shown))
         found = recall.load(project.cache_dir, project.memory_dir)
+        generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
     changed, tail = cited_changed(project), []
     if changed:
         tail += ["", CITED_CHANGED.format(files="1 file" if changed == 1 else f"{changed} files")]
@@ -203,7 +205,12 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
         hookstate.prune(project.cache_dir, SEEN_DAYS)
     except OSError:
         pass
-    recall.hand(project.cache_dir, project.root, session, "session-start", notes)
+    recall.hand(project.cache_dir, project.root, session, "session-shown", notes)
+    from lean_harness import usage  # the prompt hook, silent, never loads it
+
+    # One event a session start; the titles it lists count only when the index shown is lh's.
+    listed = hookstate.listed(project.cache_dir) if generated and not whole else []
+    usage.record(project.root, usage.LISTED, listed, session)
     head = PREFACE.format(index=(WHOLE if whole else MUST if notes else "{index}").format(index=shown))
     return "\n".join([head, "", body.rstrip("\n"), *tail]) + "\n", ""
 
@@ -223,17 +230,17 @@ def generate_index(project: Project, index_path: str) -> str | None:
         return _generated_by_lh(project, index_path)
     try:
         memory = open_memory(load(Path(project.root)))
-        text = render_index(memory).text
+        rendered = render_index(memory)
         with open(index_path, encoding="utf-8") as handle:
-            same = handle.read() == text
+            same = handle.read() == rendered.text
         recall_map.write(memory, totals(memory).tokens)
     except ImportError:
         return _generated_by_lh(project, index_path)
     except (LhError, OSError, ValueError):
         return None
     if same:
-        hookstate.record_index(project.memory_dir, project.cache_dir, project.config)
-    return text
+        hookstate.record_index(project.memory_dir, project.cache_dir, project.config, rendered.listed)
+    return rendered.text
 
 
 def _generated_by_lh(project: Project, index_path: str) -> str | None:

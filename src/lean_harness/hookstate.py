@@ -7,7 +7,8 @@ Markdown file of the memory folder:
 - `written`: the files as lh last wrote them, so the prompt hook does not report lh's own writes;
 - `index`: the memory files, the config and the evidence check as they were when lh last
   generated INDEX.md from them, so a session start knows the file on disk is lh's output
-  without regenerating it;
+  without regenerating it; then a line `shard id` per title INDEX.md lists, in its order (the
+  entries a session start hands over, for the usage record: usage.py);
 - `handed/<session>`: lines of `shard/id key`, the entries the hooks handed the agent whole in
   that session and the key of the text they handed (recall.py): an entry goes again only changed.
 
@@ -22,7 +23,7 @@ import os
 
 TYPE_CHECKING = False  # importing typing alone would double a hook's import time
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from types import TracebackType
 
 Stat = tuple[int, int, int]
@@ -83,9 +84,9 @@ def load(path: str) -> dict[str, Stat] | None:
     return found
 
 
-def save(path: str, stats: Mapping[str, Stat], root: str | os.PathLike[str]) -> None:
-    """Replace a record of stats (see `save_lines`)."""
-    save_lines(path, [f"{name} {s[0]} {s[1]} {s[2]}" for name, s in sorted(stats.items())], root)
+def save(path: str, stats: Mapping[str, Stat], root: str | os.PathLike[str], more: Sequence[str] = ()) -> None:
+    """Replace a record of stats and `more` lines (see `save_lines`)."""
+    save_lines(path, [f"{name} {s[0]} {s[1]} {s[2]}" for name, s in sorted(stats.items())] + list(more), root)
 
 
 def save_lines(path: str, lines: list[str], root: str | os.PathLike[str]) -> None:
@@ -143,12 +144,16 @@ def generated(
 
 
 def record_index(
-    memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
+    memory_dir: str | os.PathLike[str],
+    cache_dir: str | os.PathLike[str],
+    config_path: str | os.PathLike[str],
+    listed: Sequence[tuple[str, str]],
 ) -> None:
-    """After lh wrote INDEX.md, or found it as it generates it: remember what it was made from."""
+    """After lh wrote INDEX.md, or found it as it generates it: remember what it was made from, and what it lists."""
     root = os.path.dirname(os.path.dirname(os.fspath(config_path)))  # the config is <root>/.agents/lh.toml
+    more = [f"{shard} {key}" for shard, key in listed]  # two words: never read as a stat line
     try:
-        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path), root)
+        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path), root, more)
     except OSError:
         pass  # the next session start regenerates it
 
@@ -158,6 +163,15 @@ def index_is_generated(
 ) -> bool:
     """Whether no memory file, config or evidence check changed since lh last generated INDEX.md."""
     return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path)
+
+
+def listed(cache_dir: str | os.PathLike[str]) -> list[tuple[str, str]]:
+    """The (shard, id) of each title INDEX.md listed when lh last generated it (`record_index`)."""
+    try:
+        with open(os.path.join(folder(cache_dir), "index"), encoding="utf-8") as handle:
+            return [(p[0], p[1]) for p in (line.split(" ") for line in handle.read().splitlines()) if len(p) == 2]
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 class lh_writes:

@@ -82,3 +82,17 @@ def parsed(text: str) -> dict[str, str]:
     if not isinstance(memory, dict):
         return {}
     return {k: v for k in ("dir", "cacheDir") if isinstance(v := memory.get(k), str)}
+
+
+def records_usage(text: str) -> bool:
+    """memory.recordUsage of a config's text (default true); tomllib reads only a config that sets it oddly."""
+    said = {line.strip(" \t\r").replace(" ", "") for line in text.split("\n") if "recordUsage" in line}
+    if said <= {"recordUsage=true", "recordUsage=false"}:
+        return "recordUsage=false" not in said
+    import tomllib
+
+    try:
+        memory = tomllib.loads(text).get("memory")
+    except tomllib.TOMLDecodeError:
+        return False  # a config lh cannot read turns nothing on
+    return not isinstance(memory, dict) or memory.get("recordUsage") is not False

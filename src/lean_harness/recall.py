@@ -234,7 +234,10 @@ def hand(cache_dir: str, root: str, session: str, kind: str, notes: Sequence[Not
 
 
 def handed_over(root: str, kind: str, session: str, notes: Sequence[Note]) -> None:
-    """Where the record of which notes reached the agent (usage) is to be kept: not wired yet."""
+    """Add the notes handed over to the usage record (usage.py)."""
+    from lean_harness import usage
+
+    usage.record(root, kind, [(note.name.partition("/")[0], note.name.partition("/")[2]) for note in notes], session)
 
 
 def session_view(found: Map, index_text: str, room: int, where: str) -> tuple[str, list[Note], bool]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
@@ -57,8 +58,8 @@ def print_plan(plan: Any) -> None:
             f"digest {digest.entry.id} in {digest.shard}: {count} entries from {digest.entry.attr('from')[:10]}"
             f" to {digest.entry.created[:10]}, {digest.tokens_before} -> {digest.tokens} tokens{dropped}"
         )
-        for source in digest.sources[:SHOWN_SOURCES]:
-            print(f"  {source.id} {source.created[:10]} {source.title}")
+        for source, why in list(zip(digest.sources, digest.reasons, strict=True))[:SHOWN_SOURCES]:
+            print(f"  {source.id} {source.created[:10]} {source.title} ({why})")
         if count > SHOWN_SOURCES:
             print(f"  ... and {count - SHOWN_SOURCES} more (--json lists them all)")
     if not plan.digests:
@@ -131,18 +132,8 @@ def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
         "whole_entries": plan.whole,
         "whole_tokens": plan.whole_tokens,
         "loose_tokens": plan.loose_tokens,
-        "largest": [{"shard": h.shard, "id": h.id, "tokens": h.tokens, "why": h.why} for h in plan.holders],
-        "shards": [
-            {
-                "name": s.name,
-                "entries_before": s.entries_before,
-                "entries_after": s.entries_after,
-                "tokens_before": s.tokens_before,
-                "tokens_after": s.tokens_after,
-                "protected": s.protected,
-            }
-            for s in plan.shards
-        ],
+        "largest": [asdict(h) for h in plan.holders],  # shard, id, tokens, why
+        "shards": [asdict(s) for s in plan.shards],  # name, entries and tokens before and after, protected
         "digests": [
             {
                 "id": d.entry.id,
@@ -153,7 +144,10 @@ def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
                 "tokens_after": d.tokens,
                 "repeated_lines_left_out": d.dropped,
                 "text": d.entry.text,
-                "sources": [{"id": e.id, "created": e.created, "title": e.title} for e in d.sources],
+                "sources": [
+                    {"id": e.id, "created": e.created, "title": e.title, "why": why}
+                    for e, why in zip(d.sources, d.reasons, strict=True)
+                ],
             }
             for d in plan.digests
         ],

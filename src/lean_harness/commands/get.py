@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from lean_harness import usage
 from lean_harness.commands import emit, open_memory, positive
 from lean_harness.errors import LhError
 
@@ -110,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         row["tokens"] = cost[entry.line]
     for row, item in zip(prose_rows, loose, strict=True):
         row["tokens"] = cost[item.line]
+    usage.record(memory.root, "get", [(name, entry.id) for entry in entries])
     if args.json:
         emit(
             "memory get",
@@ -142,6 +144,7 @@ def _query(args: argparse.Namespace) -> int:
         min_score=args.min_score,
         headers=not args.json,  # printed as text, each entry's header line counts too
     )
+    usage.record(memory.root, "query", [(r.shard, r.id) for r in answer.results if r.id], query=args.query)
     cited = _cited(memory, [(r.shard, r.id, r.refs) for r in answer.results])
     masked = [r for r in answer.results if r.masked]
     warnings = [

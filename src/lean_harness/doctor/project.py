@@ -474,6 +474,18 @@ def unlisted(p: Project, memory: Memory) -> Verdict:
     )
 
 
+def usage_record(p: Project) -> Verdict:
+    """The usage record reads, when there is one: a hint, so nothing is rebuilt from it (adr/0038)."""
+    from lean_harness import usage
+
+    try:
+        used, sessions = usage.read(p.root)
+    except (OSError, ValueError) as error:
+        what = f"{usage.PATH} cannot be read ({error}); uses go uncounted and compaction orders by writing"
+        return listed([what], f"delete {usage.PATH}: it holds only this machine's counts", status="warn")
+    return Verdict("ok", f"{usage.PATH}: {len(used)} entries used or listed, {sessions} sessions started")
+
+
 def _entries(count: int) -> str:
     return "1 entry" if count == 1 else f"{count} entries"
 
@@ -497,4 +509,5 @@ CHECKS: tuple[Check[Project], ...] = (
     journal,
     reachability,
     evidence,
+    usage_record,
 )

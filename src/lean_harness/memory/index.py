@@ -12,7 +12,7 @@ file (adr/0019).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lean_harness.config import compaction_threshold
 from lean_harness.memory.summary import Newest, Summary
@@ -29,6 +29,7 @@ class IndexText:
     text: str
     tokens: int
     titles: int
+    listed: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # (shard, id) of each title, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,7 @@ def render(
     section = "\n## Newest entries\n\n"
     used += count_tokens(section)
     chosen: list[str] = []
+    listed: list[tuple[str, str]] = []
     for shard, item in newest:
         # The whole line is escaped: its date comes from an `updated` attribute a hand edit can fill.
         line = neutralise(f"- {item.written[:10]} {shard}: {item.title}") + "\n"
@@ -106,12 +108,13 @@ def render(
         if used + cost > budget:
             break
         chosen.append(line)
+        listed.append((shard, item.id))
         used += cost
     while chosen:
         text = head + section + "".join(chosen)
         tokens = count_tokens(text)
         if tokens <= budget:
-            return IndexText(text, tokens, len(chosen))
+            return IndexText(text, tokens, len(chosen), tuple(listed[: len(chosen)]))
         chosen.pop()
     return IndexText(head, count_tokens(head), 0)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,15 +122,15 @@ def write_index(memory: Memory) -> index_md.IndexText:
     rendered = render_index(memory)
     refuse_symlink(memory.index_path, memory.root)
     write_text(memory.index_path, rendered.text)
-    recorded(memory)
+    recorded(memory, rendered.listed)
     return rendered
 
 
-def recorded(memory: Memory) -> None:
+def recorded(memory: Memory, listed: Sequence[tuple[str, str]]) -> None:
     """After INDEX.md was written or found as lh makes it: what the hooks keep (hookstate.py, recall.py)."""
     from lean_harness.memory import recall_map
 
-    hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH)
+    hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, listed)
     recall_map.write(memory, totals(memory).tokens)
 
 
@@ -170,7 +170,7 @@ def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResu
         rendered = render_index(memory)
         fresh = _index_matches(memory, rendered.text) and not duplicates
         changed = write_text(memory.index_path, rendered.text)
-        recorded(memory)
+        recorded(memory, rendered.listed)
         written = changed or bool(duplicates)
         clashes = id_clashes(memory)
     return IndexResult(

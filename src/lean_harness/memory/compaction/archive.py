@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from lean_harness import usage
 from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import index as index_md
@@ -96,6 +97,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
             counts=memory.counter.counts,
             force=force,
             taken=functools.cache(lambda name: _archived_ids(memory, name)),
+            last_used=usage.last_used(memory.root),
         )
         if dry_run or not plan.digests:
             return CompactResult(plan, (), memory.counter.label)

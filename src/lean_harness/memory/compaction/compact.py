@@ -12,7 +12,8 @@ union of their other attributes; its `created` is the newest source's last write
 Order of writing (`shard.by_writing`): last write time, then position in the shard.
 Never merged: the last `keep_newest` entries of each shard in that order (all of them when the
 shard holds no more) and entries tagged `pinned`. Merged first: superseded entries (named by
-another entry's `supersedes` attribute); then the first written. Largest shards go first; an
+another entry's `supersedes` attribute); then, given the usage record's last uses, the entries
+never used, then the least recently used (adr/0038); then the first written. Largest shards go first; an
 entry whose line would cost more than `LINE_SHARE` of it is left alone (one-line notes, mostly);
 a shard gives at most one digest per run, and only a group of two or more entries that saves
 tokens. Text outside entries (memory/prose.py) counts toward the total, as it does in INDEX.md,
@@ -22,8 +23,8 @@ but is never merged: `lh memory adopt` makes entries of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from lean_harness.config import compaction_threshold
 from lean_harness.memory import view
@@ -69,6 +70,7 @@ class Digest:
     tokens_before: int
     tokens: int
     dropped: int  # source lines left out as true duplicates
+    reasons: tuple[str, ...] = field(default=(), compare=False)  # why each source was chosen, in order
 
 
 @dataclass(frozen=True)
@@ -147,13 +149,17 @@ def plan(
     counts: Counts,
     force: bool = False,
     taken: Callable[[str], set[str]] | None = None,
+    last_used: Mapping[tuple[str, str], str] | None = None,
 ) -> Plan:
-    """The compaction of `shards` down to `target_percent` of `budget` (only when due, or forced)."""
+    """The compaction of `shards` down to `target_percent` of `budget` (only when due, or forced).
+
+    `last_used` ((shard, id) -> the last use of each entry ever used) orders entries by use;
+    None (no usage record) orders them by writing alone."""
     threshold = compaction_threshold(budget, at_percent)
     target = budget * target_percent // 100
     total = sum(sum(s.tokens) + s.loose for s in shards)
     kept = {s.name: protected(s.entries, keep_newest) for s in shards}
-    candidates = {s.name: _candidates(s, kept[s.name]) for s in shards}
+    candidates = {s.name: _candidates(s, kept[s.name], last_used) for s in shards}
     groups: dict[str, _Group] = {s.name: _Group(s, counts) for s in shards}
     digests: dict[str, Digest] = {}
     whole: set[tuple[str, int]] = set()
@@ -187,7 +193,7 @@ def plan(
         after = tokens - (digest.tokens_before - digest.tokens if digest else 0)
         entries_after = len(shard.entries) - merged + (1 if digest else 0)
         rows.append(ShardPlan(shard.name, len(shard.entries), entries_after, tokens, after, len(kept[shard.name])))
-    chosen = tuple(digests[s.name] for s in shards if s.name in digests)
+    chosen = tuple(replace(d, reasons=_reasons(s, d, last_used)) for s in shards if (d := digests.get(s.name)))
     total_after = total - sum(d.tokens_before - d.tokens for d in chosen)
     protected_tokens = sum(s.tokens[i] for s in shards for i in kept[s.name])
     whole_tokens = sum(s.tokens[i] for s in shards for i in range(len(s.entries)) if (s.name, i) in whole)
@@ -209,11 +215,21 @@ def plan(
     )
 
 
-def _candidates(shard: ShardInput, kept: set[int]) -> list[int]:
-    """Positions of the entries that may be merged, superseded first, then first written first."""
-    named = _named(shard.entries)
+def _candidates(shard: ShardInput, kept: set[int], last_used: Mapping[tuple[str, str], str] | None) -> list[int]:
+    """Positions of the entries that may be merged: with a usage record, never used then least recently
+    used first, else first written first (`_order` puts the superseded before them)."""
     free = [i for i in by_writing(shard.entries) if i not in kept]
-    return [i for i in free if shard.entries[i].id in named] + [i for i in free if shard.entries[i].id not in named]
+    if last_used is not None:
+        free.sort(key=lambda i: last_used.get((shard.name, shard.entries[i].id), ""))
+    return free
+
+
+def _reasons(shard: ShardInput, digest: Digest, last_used: Mapping[tuple[str, str], str] | None) -> tuple[str, ...]:
+    """Why each of a digest's sources was chosen, as `--dry-run` says it."""
+    named, used = _named(shard.entries), last_used or {}
+    whys = {e.id: f"last used {used[shard.name, e.id][:10]}" for e in digest.sources if (shard.name, e.id) in used}
+    fallback = "first written" if last_used is None else "never used"
+    return tuple("superseded" if e.id in named else whys.get(e.id, fallback) for e in digest.sources)
 
 
 def _named(entries: Sequence[Entry]) -> set[str]:
