@@ -130,18 +130,19 @@ def pairs(items: Sequence[Item]) -> list[Finding]:
 
 def _contradiction(a: list[str], b: list[str]) -> str:
     """Why two texts on one subject disagree, or ""."""
+    theirs = _slots(b)
     for key, value in _slots(a).items():
-        other = _slots(b).get(key)
-        if other is not None and not other & value:
-            return f"{key[1]}: {' '.join(sorted(value))} against {' '.join(sorted(other))}"
+        said = theirs.get(key)
+        if said is not None and not said & value:
+            return f"{key[1]}: {' '.join(sorted(value))} against {' '.join(sorted(said))}"
     for yes, no in _POLES:
         if (yes & set(a) and no & set(b) and not no & set(a)) or (yes & set(b) and no & set(a) and not no & set(b)):
             return f"one says {'/'.join(sorted(yes))}, the other {'/'.join(sorted(no))}"
     denied = [_negated(words) for words in (a, b)]
-    for one, other, words in ((0, 1, b), (1, 0, a)):
-        said = (denied[one] - denied[other]) & {t for w in words for t in tokenize(w)}
-        if said:
-            return f"one negates what the other states ({', '.join(sorted(said))})"
+    for one, two, words in ((0, 1, b), (1, 0, a)):
+        negated = (denied[one] - denied[two]) & {t for w in words for t in tokenize(w)}
+        if negated:
+            return f"one negates what the other states ({', '.join(sorted(negated))})"
     return ""
 
 
