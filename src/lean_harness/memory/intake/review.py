@@ -68,8 +68,8 @@ def review(memory: Memory) -> tuple[Finding, ...]:
         for name in memory.config.shard_names:
             for e in memory.entries(name):
                 live[e.id] = Item(name, e.id, e.title, e.text, e.created), e.attr("supersedes") or ""
-        items = [item for item, _ in live.values()]
-        found = pairs(items)
+        waiting = notes(memory)
+        found = pairs([*(item for item, _ in live.values()), *waiting])  # a note may repeat an entry
         for item, named in live.values():
             for key in sorted(set(named.replace(",", " ").split()) & set(live)):
                 found.append(Finding("superseded", (live[key][0], item), f"{item.id} names {key} as superseded"))
@@ -82,7 +82,7 @@ def review(memory: Memory) -> tuple[Finding, ...]:
                 why = cited.problem or "; ".join(f"{f.anchor.path}: {f.status}" for f in cited.findings if f.stale)
                 found.append(Finding("stale", (live[cited.id][0],), why))
         hookstate.record_review(memory.config.cache_dir, len(found), memory.root)  # for the session start
-        found += [Finding("pending", (note,), f"pending for {age(note.created)}") for note in notes(memory)]
+        found += [Finding("pending", (note,), f"pending for {age(note.created)}") for note in waiting]
     return tuple(found)
 
 
