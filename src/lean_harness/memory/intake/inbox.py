@@ -378,6 +378,7 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
                     f' {snapshot_id(notes)}); nothing was written. Run "lh memory consolidate --plan" again'
                 )
             _retire([note for note in snapshot(memory) if note.sha256 in done], consumed, folder(memory))
+            write_index(memory)  # its pending count, when a kill stopped the first apply before it
             return tuple((n, live[n][c.text]) for n, c, *_ in made)  # applied before: nothing to write
         missing = sorted({note.path.name for note in notes} - named)
         unknown = sorted(named - {note.path.name for note in notes})
