@@ -182,6 +182,8 @@ def session_start(event: Mapping[str, str], env: Mapping[str, str]) -> str:
     else:
         text = generate_index(project, index_path) or UNGENERATED.format(index=shown)
     lines = [PREFACE.format(index=shown), "", printable(text).rstrip("\n")]
+    pending = hookstate.pending_line(project.memory_dir, project.cache_dir)
+    lines += ["", pending] if pending else []
     changed = cited_changed(project)
     if changed:
         files = "1 file" if changed == 1 else f"{changed} files"
