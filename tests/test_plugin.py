@@ -90,7 +90,8 @@ def test_the_four_skills_are_there() -> None:
 def test_the_consolidate_command_is_only_started_by_the_user() -> None:
     fields, body = frontmatter(REPO / "commands" / "consolidate.md")
     assert fields["disable-model-invocation"] == "true"
-    assert "lh memory consolidate --plan --review --json" in body and "lh memory consolidate --apply" in body
+    assert "lh memory consolidate --plan --review --json" in body
+    assert "lh memory consolidate --apply" in body
     hooks = (REPO / "hooks" / "hooks.json").read_text()
     assert "consolidate" not in hooks
 
