@@ -166,18 +166,15 @@ def age(stamp: str) -> float:
     import time
 
     try:
-        return max(0.0, time.time() - (time.mktime(time.strptime(stamp[:15], "%Y%m%dT%H%M%S")) - time.timezone))
+        return max(0.0, time.time() - time.mktime(time.strptime(stamp[:15], "%Y%m%dT%H%M%S")) + time.timezone)
     except ValueError:
         return 0.0
 
 
 def said_age(seconds: float) -> str:
     """An age in its largest whole unit: "3 days", "1 hour", "less than a minute"."""
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            count = int(seconds // size)
-            return f"{count} {unit}{'s' if count > 1 else ''}"
-    return "less than a minute"
+    unit, size = next(((u, s) for u, s in (("day", 86400), ("hour", 3600), ("minute", 60)) if seconds >= s), ("", 0))
+    return f"{int(seconds // size)} {unit}{'s' if seconds >= 2 * size else ''}" if size else "less than a minute"
 
 
 def pending_line(memory_dir: str, cache_dir: str) -> str:

@@ -223,26 +223,9 @@ def _shard(memory: Memory, name: str) -> Shard:
 def _merged(shard: Shard, digest: planner.Digest) -> Shard:
     """The shard with the digest in place of its first source and the other sources removed."""
     lines = {e.line for e in digest.sources}
-    places = {i for i, b in enumerate(shard.blocks) if isinstance(b, Entry) and b.line in lines}
-    first = min(places)
-    blocks: list[str | Entry] = []
-    skip_blank = False
-    for number, block in enumerate(shard.blocks):
-        if skip_blank and isinstance(block, str) and _blank(block):
-            skip_blank = False
-            continue
-        skip_blank = False
-        if number == first:
-            blocks.append(digest.entry)
-        elif number in places:
-            # Drop the blank line that separated the removed entry from its neighbour.
-            if len(blocks) > 1 and isinstance(blocks[-1], str) and _blank(blocks[-1]):
-                blocks.pop()
-            else:
-                skip_blank = True
-        else:
-            blocks.append(block)
-    return Shard(tuple(blocks), shard.newline)
+    first = min(lines)
+    blocks = tuple(digest.entry if isinstance(b, Entry) and b.line == first else b for b in shard.blocks)
+    return _without(Shard(blocks, shard.newline), lines - {first})
 
 
 def _blank(text: str) -> bool:
@@ -524,32 +507,27 @@ def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
         shown = memory.shown(memory.shard_path(name))
         shard = parse(text, shown)
         held = _held(memory, name, [e.id for e in shard.entries if planner.is_digest(e)])
+        for key, link in successors.items():
+            if link.successor in live and key not in held:
+                held[key] = (link.successor, link.entry, link.where)
         drop: set[int] = set()
         for entry in shard.entries:
-            prior = successors.get(entry.id)
-            if entry.id not in held and prior is not None and prior.successor in live:
-                if entry.text != prior.entry.text or entry.tags != prior.entry.tags:
-                    raise Conflict(
-                        f"{shown}:{entry.line}: entry {entry.id} is superseded by {prior.successor} ({prior.where}:"
-                        f"{prior.entry.line}) and is here again with other content; one side of a merge superseded"
-                        " it, the other changed it: delete the version you do not want, then run"
-                        ' "lh memory index"'
-                    )
-                drop.add(entry.line)
-                notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, superseded by {prior.successor}")
-                continue
             if entry.id not in held:
                 continue
             key, kept, where = held[entry.id]
+            digest = entry.id not in successors or successors[entry.id].successor != key
+            verb, did = ("merged into digest", "compacted") if digest else ("superseded by", "superseded")
             if entry.text != kept.text or entry.tags != kept.tags:
+                keep = (
+                    " (to keep this one, delete it from the archive group and the digest's sources)" if digest else ""
+                )
                 raise Conflict(
-                    f"{shown}:{entry.line}: entry {entry.id} is merged into digest {key} ({where}:{kept.line}) and is"
-                    " here again with other content; one side of a merge compacted it, the other changed it: delete"
-                    " the version you do not want (to keep this one, delete it from the archive group and the"
-                    ' digest\'s sources), then run "lh memory index"'
+                    f"{shown}:{entry.line}: entry {entry.id} is {verb} {key} ({where}:{kept.line}) and is here again"
+                    f" with other content; one side of a merge {did} it, the other changed it: delete the version you"
+                    f' do not want{keep}, then run "lh memory index"'
                 )
             drop.add(entry.line)
-            notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, merged into digest {key} ({where})")
+            notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, {verb} {key} ({where})")
         if drop and fix:
             write_text(memory.shard_path(name), render(_without(shard, drop), close_id=True))
             memory.forget_summary(name)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from lean_harness import hookstate
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.search.search import STOPWORDS, tokenize
+from lean_harness.memory.shard import title_of
 
 MIN_SHARED = 3
 SAME_SUBJECT = 0.3  # Dice of content terms for a contradiction
@@ -82,12 +83,12 @@ def review(memory: Memory) -> tuple[Finding, ...]:
                 why = cited.problem or "; ".join(f"{f.anchor.path}: {f.status}" for f in cited.findings if f.stale)
                 found.append(Finding("stale", (live[cited.id][0],), why))
         hookstate.record_review(memory.config.cache_dir, len(found), memory.root)  # for the session start
-        found += [Finding("pending", (note,), f"pending for {age(note.created)}") for note in waiting]
+        found += [Finding("pending", (n,), f"pending for {hookstate.said_age(hookstate.age(n.id))}") for n in waiting]
     return tuple(found)
 
 
 def notes(memory: Memory) -> list[Item]:
-    """The pending notes as items: shard "" or the one they name, id the file name, created its time."""
+    """The pending notes as items: shard "" or the one they name, id and created the file name."""
     from lean_harness.memory.intake import inbox
 
     found = []
@@ -95,7 +96,7 @@ def notes(memory: Memory) -> list[Item]:
         text = note.data.decode("utf-8", "replace")
         body = text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text
         shard = re.search(r"^shard: *(\S+)", text, re.MULTILINE) if text.startswith("---\n") else None
-        found.append(Item(shard.group(1) if shard else "", note.path.name, _title(body), body, _stamp(note.path.name)))
+        found.append(Item(shard.group(1) if shard else "", note.path.name, title_of(body), body, note.path.name))
     return found
 
 
@@ -171,24 +172,3 @@ def _terms(text: str) -> set[str]:
 
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD_RE.findall(text.replace("’", "'"))]
-
-
-def _title(text: str) -> str:
-    from lean_harness.memory.shard import title_of
-
-    return title_of(text)
-
-
-def _stamp(name: str) -> str:
-    # A note's name starts with its UTC time (memory/intake/inbox.py): 20261201T101500.123456789Z-...
-    match = re.match(r"(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)", name)
-    return "{}-{}-{}T{}:{}:{}Z".format(*match.groups()) if match else ""
-
-
-def _seconds(created: str) -> float:
-    return hookstate.age(created.replace("-", "").replace(":", "")[:15])
-
-
-def age(created: str) -> str:
-    """How long ago a UTC time was, in the largest whole unit."""
-    return hookstate.said_age(_seconds(created))
