@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory consolidate`."""
     parser.add_argument("--dry-run", action="store_true", help="say what would happen and write nothing")
     parser.add_argument(
-        "--plan", action="store_true", help="show the pending notes and their snapshot id for a receipt"
+        "--plan", action="store_true", help="print the pending notes and their snapshot id as JSON, for a receipt"
     )
     parser.add_argument("--review", action="store_true", help="with --plan: add the findings of lh memory review")
     parser.add_argument("--apply", metavar="RECEIPT", help="check a receipt (a JSON file, - for stdin), then write it")
@@ -60,16 +60,7 @@ def _plan(args: argparse.Namespace, memory: Any) -> int:
     snapshot, rows = inbox.plan(memory)
     notes = [{"id": n.path.name, "shard": shard, "text": text, "sha256": n.sha256} for n, shard, text in rows]
     findings = [payload(f) for f in review(memory) if f.kind != "pending"] if args.review else []
-    if args.json:
-        emit("memory consolidate", {"snapshot": snapshot, "notes": notes, "findings": findings})
-        return 0
-    print(f"snapshot {snapshot}: {len(notes)} pending note(s)")
-    for note in notes:
-        print(f"- {note['id']} ({note['shard']}): {note['text'].splitlines()[0] if note['text'] else ''}")
-    for finding in findings:
-        print(
-            f"{finding['kind']}: {' | '.join(e['shard'] + '/' + e['id'] for e in finding['entries'])}: {finding['why']}"
-        )
+    emit("memory consolidate", {"snapshot": snapshot, "notes": notes, "findings": findings})  # for an agent: JSON
     return 0
 
 

@@ -46,7 +46,6 @@ class Item:
     id: str
     title: str
     text: str
-    created: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +67,7 @@ def review(memory: Memory) -> tuple[Finding, ...]:
         live: dict[str, tuple[Item, str]] = {}
         for name in memory.config.shard_names:
             for e in memory.entries(name):
-                live[e.id] = Item(name, e.id, e.title, e.text, e.created), e.attr("supersedes") or ""
+                live[e.id] = Item(name, e.id, e.title, e.text), e.attr("supersedes") or ""
         waiting = notes(memory)
         found = pairs([*(item for item, _ in live.values()), *waiting])  # a note may repeat an entry
         for item, named in live.values():
@@ -88,7 +87,7 @@ def review(memory: Memory) -> tuple[Finding, ...]:
 
 
 def notes(memory: Memory) -> list[Item]:
-    """The pending notes as items: shard "" or the one they name, id and created the file name."""
+    """The pending notes as items: shard "" or the one they name, id the file name (it starts with its time)."""
     from lean_harness.memory.intake import inbox
 
     found = []
@@ -96,7 +95,7 @@ def notes(memory: Memory) -> list[Item]:
         text = note.data.decode("utf-8", "replace")
         body = text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text
         shard = re.search(r"^shard: *(\S+)", text, re.MULTILINE) if text.startswith("---\n") else None
-        found.append(Item(shard.group(1) if shard else "", note.path.name, title_of(body), body, note.path.name))
+        found.append(Item(shard.group(1) if shard else "", note.path.name, title_of(body), body))
     return found
 
 
