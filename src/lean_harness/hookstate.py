@@ -180,8 +180,11 @@ def said_age(seconds: float) -> str:
 def pending_line(memory_dir: str, cache_dir: str) -> str:
     """The session start's line on the inbox: how many notes wait, the oldest's age and the last
     review's findings; "" when none wait. Read from the folder listing and one record, nothing parsed."""
-    try:
-        names = sorted(n for n in os.listdir(os.path.join(memory_dir, ".pending")) if n.endswith(".md") and n[0] != ".")
+    inbox = os.path.join(memory_dir, ".pending")
+    try:  # a linked inbox is not listed: lh reads only real folders (adr/0030)
+        names = (
+            [] if os.path.islink(inbox) else sorted(n for n in os.listdir(inbox) if n.endswith(".md") and n[0] != ".")
+        )
     except OSError:
         return ""
     if not names:

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.no_refs and args.refs:
         raise LhError("--no-refs drops the references and --ref sets them; give one of them")
     refs = [] if args.no_refs else args.refs
-    store = writes.put
+    store, args.supersedes = writes.put, list(dict.fromkeys(args.supersedes))
     if args.supersedes:
         from lean_harness.memory.compaction import archive
 
