@@ -104,7 +104,7 @@ def pairs(items: Sequence[Item]) -> list[Finding]:
     terms = [_terms(item.text) for item in items]
     counts = Counter(t for found in terms for t in found)
     common = {t for t, n in counts.items() if n > max(10, len(items) // 10)}
-    words = [_words(item.text) for item in items]
+    said = [(set(words), _slots(words), _negated(words)) for words in (_words(item.text) for item in items)]
     heads = [frozenset(_terms(item.title)) for item in items]
     holders: dict[str, list[int]] = {}
     for number, found in enumerate(terms):
@@ -119,7 +119,7 @@ def pairs(items: Sequence[Item]) -> list[Finding]:
             dice = 2 * shared / (mine + theirs)
             if shared < MIN_SHARED or dice < SAME_SUBJECT:
                 continue
-            why = _contradiction(words[a], words[b])
+            why = _contradiction(said[a], said[b], terms[a], terms[b])
             kind = "contradiction" if why else ""
             if not why and (dice >= SAME_TEXT or (heads[a] == heads[b] and len(heads[a]) >= 2)):
                 kind, why = "duplicate", f"{shared} content words in common (overlap {dice:.2f})"
@@ -128,21 +128,24 @@ def pairs(items: Sequence[Item]) -> list[Finding]:
     return found_pairs
 
 
-def _contradiction(a: list[str], b: list[str]) -> str:
+Said = tuple[set[str], dict[tuple[str, str], set[str]], set[str]]  # words, numbers by word, terms negated
+
+
+def _contradiction(a: Said, b: Said, states_a: set[str], states_b: set[str]) -> str:
     """Why two texts on one subject disagree, or ""."""
-    theirs = _slots(b)
-    for key, value in _slots(a).items():
-        said = theirs.get(key)
-        if said is not None and not said & value:
-            return f"{key[1]}: {' '.join(sorted(value))} against {' '.join(sorted(said))}"
+    (words_a, slots_a, no_a), (words_b, slots_b, no_b) = a, b
+    for key, value in slots_a.items():
+        other = slots_b.get(key)
+        if other is not None and not other & value:
+            return f"{key[1]}: {' '.join(sorted(value))} against {' '.join(sorted(other))}"
     for yes, no in _POLES:
-        if (yes & set(a) and no & set(b) and not no & set(a)) or (yes & set(b) and no & set(a) and not no & set(b)):
+        if (yes & words_a and no & words_b and not no & words_a) or (
+            yes & words_b and no & words_a and not no & words_b
+        ):
             return f"one says {'/'.join(sorted(yes))}, the other {'/'.join(sorted(no))}"
-    denied = [_negated(words) for words in (a, b)]
-    for one, two, words in ((0, 1, b), (1, 0, a)):
-        negated = (denied[one] - denied[two]) & {t for w in words for t in tokenize(w)}
-        if negated:
-            return f"one negates what the other states ({', '.join(sorted(negated))})"
+    for negated, states in ((no_a - no_b, states_b), (no_b - no_a, states_a)):
+        if negated & states:
+            return f"one negates what the other states ({', '.join(sorted(negated & states))})"
     return ""
 
 
