@@ -307,7 +307,6 @@ def supersede(
     names = memory.config.shard_names
     shards = {name: _shard(memory, name) for name in names}
     live = {e.id for shard in shards.values() for e in shard.entries}
-    new = {e.id for _, e in additions}
     gone: dict[str, str] = {}
     for head, keys in heads:
         for key in keys:
@@ -316,7 +315,7 @@ def supersede(
                     f'entry {key} is in no shard; nothing was written. "lh memory get SHARD" lists the ids'
                     ' (a superseded entry is in the archive: "lh memory expand ID --print" shows its successor)'
                 )
-            if gone.get(key, head) != head or key in new:
+            if gone.get(key, head) != head:
                 raise LhError(f"entry {key} cannot be superseded by {head} and by {gone[key]}; nothing was written")
             gone[key] = head
     loop = sorted(set(gone) & {head for head, _ in heads})
