@@ -28,6 +28,7 @@ JSON_COMMANDS = [
     ("memory", "import", "notes.jsonl"),
     ("memory", "note", "x"),
     ("memory", "consolidate"),
+    ("memory", "review"),
     ("memory", "adopt"),
     ("memory", "verify"),
 ]
