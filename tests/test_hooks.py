@@ -78,6 +78,24 @@ def test_session_start_prints_a_small_memory_whole_then_the_index(project: Path)
     assert hook("session-start", project) == f"{WHOLE}\n\n{note}\n\n{index.rstrip()}\n"
 
 
+def test_session_start_says_how_many_notes_wait_how_old_the_oldest_is_and_what_review_found(project: Path) -> None:
+    assert main(["memory", "put", "seed", "Always squash merge pull requests into main"]) == 0
+    assert main(["memory", "put", "conventions", "Never squash merge pull requests into main"]) == 0
+    assert "pending note" not in hook("session-start", project)  # no note waits: no line
+    inbox = project / MEMORY / ".pending"
+    inbox.mkdir()
+    (inbox / "20200101T000000.000000000Z-1-abcd0123.md").write_text("an old note\n")
+    (inbox / "29990101T000000.000000000Z-1-abcd0123.md").write_text("a new one\n")
+    last = hook("session-start", project).rstrip("\n").rsplit("\n", 1)[1]
+    assert last.startswith("lean-harness: 2 pending notes, the oldest ")
+    assert last.endswith(' days old ("lh memory review"; consolidate when the user asks)')
+    assert main(["memory", "review"]) == 0
+    last = hook("session-start", project).rstrip("\n").rsplit("\n", 1)[1]
+    assert last.endswith(
+        ' days old; the last review found 1 to look at ("lh memory review"; consolidate when the user asks)'
+    )
+
+
 def test_session_start_masks_a_credential_pasted_into_the_index_by_hand(project: Path) -> None:
     secret = aws_key_id()
     path = project / MEMORY / "INDEX.md"

@@ -29,6 +29,7 @@ JSON_COMMANDS = [
     ("memory", "import", "notes.jsonl"),
     ("memory", "note", "x"),
     ("memory", "consolidate"),
+    ("memory", "review"),
     ("memory", "adopt"),
     ("memory", "verify"),
 ]

@@ -83,8 +83,17 @@ def frontmatter(path: Path) -> tuple[dict[str, str], str]:
     return fields, body
 
 
-def test_the_three_skills_are_there() -> None:
-    assert [p.name for p in SKILLS] == ["lh-doctor", "memory-compaction", "project-memory"]
+def test_the_four_skills_are_there() -> None:
+    assert [p.name for p in SKILLS] == ["lh-doctor", "memory-compaction", "memory-consolidation", "project-memory"]
+
+
+def test_the_consolidate_command_is_only_started_by_the_user() -> None:
+    fields, body = frontmatter(REPO / "commands" / "consolidate.md")
+    assert fields["disable-model-invocation"] == "true"
+    assert "lh memory consolidate --plan --review --json" in body
+    assert "lh memory consolidate --apply" in body
+    hooks = (REPO / "hooks" / "hooks.json").read_text()
+    assert "consolidate" not in hooks
 
 
 @pytest.mark.parametrize("folder", SKILLS, ids=lambda p: p.name)

@@ -47,6 +47,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("memory", "export"): ("write every entry with its metadata as jsonl", "export"),
     ("memory", "note"): ("drop a note in the pending inbox, without waiting for other writers", "note"),
     ("memory", "consolidate"): ("merge the pending notes into the shards", "consolidate"),
+    ("memory", "review"): ("list likely contradictions, duplicates, superseded, stale and pending notes", "review"),
     ("memory", "adopt"): ("make the prose written outside entries entries, text unchanged", "adopt"),
 }
 

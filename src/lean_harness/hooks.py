@@ -188,7 +188,8 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
         text = printable(generate_index(project, index_path) or UNGENERATED.format(index=shown))
         found = recall.load(project.cache_dir, project.memory_dir)
         generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
-    changed, tail = cited_changed(project), []
+    pending = hookstate.pending_line(project.memory_dir, project.cache_dir)
+    changed, tail = cited_changed(project), (["", pending] if pending else [])
     if changed:
         tail += ["", CITED_CHANGED.format(files="1 file" if changed == 1 else f"{changed} files")]
     if event.get("source") == "compact":  # what a client prints before compacting never reaches the agent

@@ -197,3 +197,51 @@ class lh_writes:
                 save(self.path, {**(load(self.path) or {}), **changed}, self.root)
             except OSError:
                 pass  # an unwritable cache costs the agent a spurious notice, nothing more
+
+
+REVIEW_NAME = "review"  # how many findings the last `lh memory review` had, for the session start
+
+
+def record_review(cache_dir: str | os.PathLike[str], findings: int, root: str | os.PathLike[str]) -> None:
+    """Remember how many findings a review had (memory/intake/review.py); a hint, as every record."""
+    try:
+        save(os.path.join(folder(cache_dir), REVIEW_NAME), {"findings": (findings, 0, 0)}, root)
+    except OSError:
+        pass
+
+
+def age(stamp: str) -> float:
+    """Seconds since a UTC time written 20261201T101500 (a pending note's name starts so), 0 if it is not one."""
+    import time
+
+    try:
+        return max(0.0, time.time() - time.mktime(time.strptime(stamp[:15], "%Y%m%dT%H%M%S")) + time.timezone)
+    except ValueError:
+        return 0.0
+
+
+def said_age(seconds: float) -> str:
+    """An age in its largest whole unit: "3 days", "1 hour", "less than a minute"."""
+    unit, size = next(((u, s) for u, s in (("day", 86400), ("hour", 3600), ("minute", 60)) if seconds >= s), ("", 0))
+    return f"{int(seconds // size)} {unit}{'s' if seconds >= 2 * size else ''}" if size else "less than a minute"
+
+
+def pending_line(memory_dir: str, cache_dir: str) -> str:
+    """The session start's line on the inbox: how many notes wait, the oldest's age and the last
+    review's findings; "" when none wait. Read from the folder listing and one record, nothing parsed."""
+    inbox = os.path.join(memory_dir, ".pending")
+    try:  # a linked inbox is not listed: lh reads only real folders (adr/0030)
+        names = (
+            [] if os.path.islink(inbox) else sorted(n for n in os.listdir(inbox) if n.endswith(".md") and n[0] != ".")
+        )
+    except OSError:
+        return ""
+    if not names:
+        return ""
+    found = (load(os.path.join(folder(cache_dir), REVIEW_NAME)) or {}).get("findings")
+    review = f"; the last review found {found[0]} to look at" if found else ""
+    notes = "1 pending note" if len(names) == 1 else f"{len(names)} pending notes"
+    return (
+        f"lean-harness: {notes}, the oldest {said_age(age(names[0]))} old{review}"
+        ' ("lh memory review"; consolidate when the user asks)'
+    )

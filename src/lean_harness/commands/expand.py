@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory expand`."""
-    parser.add_argument("digest", metavar="DIGEST_ID", help="the id of a digest written by lh memory compact")
+    parser.add_argument(
+        "digest",
+        metavar="DIGEST_ID",
+        help="the id of a digest written by lh memory compact (with --print, or of a superseded entry)",
+    )
     parser.add_argument("--print", action="store_true", help="print the entries it stands for and write nothing")
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
@@ -58,7 +63,11 @@ def _print(args: argparse.Namespace) -> int:
     from lean_harness.memory.compaction import archive
     from lean_harness.memory.leaks import mask_entry
 
-    shown = archive.show(open_memory(), args.digest)
+    memory = open_memory()
+    chain = archive.history(memory, args.digest)
+    if chain:
+        return _print_chain(args, chain)
+    shown = archive.show(memory, args.digest)
     rows = []
     warnings = []
     for entry in shown.entries:
@@ -83,5 +92,25 @@ def _print(args: argparse.Namespace) -> int:
     for entry, text in rows:
         tags = "".join(f" #{t}" for t in entry.tags)
         print(f"\n[{entry.id}] {entry.created}{tags}")
+        print(text)
+    return 0
+
+
+def _print_chain(args: argparse.Namespace, chain: Any) -> int:
+    """The supersession chain of an entry, oldest first, credentials masked; nothing is written."""
+    from lean_harness.memory.leaks import mask_entry
+
+    rows = [(link, mask_entry(link.entry)[0]) for link in chain]
+    if args.json:
+        entries = [
+            {"id": k.entry.id, "shard": k.shard, "created": k.entry.created, "text": text, "superseded_by": k.successor}
+            for k, text in rows
+        ]
+        emit("memory expand", {"chain": entries, "written": []})
+        return 0
+    print(f"entry {args.digest} is one of {len(rows)} in a chain of supersessions, oldest first:")
+    for link, text in rows:
+        state = f"superseded by {link.successor} ({link.where})" if link.successor else f"live in {link.shard}"
+        print(f"\n[{link.entry.id}] {link.entry.created} {state}")
         print(text)
     return 0

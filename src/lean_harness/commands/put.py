@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import TYPE_CHECKING
 
@@ -49,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="store despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
     )
+    parser.add_argument(
+        "--supersedes",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="move entry ID (any shard) to the archive, pointing to this one (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
@@ -72,7 +80,12 @@ def run(args: argparse.Namespace) -> int:
     if args.no_refs and args.refs:
         raise LhError("--no-refs drops the references and --ref sets them; give one of them")
     refs = [] if args.no_refs else args.refs
-    result = writes.put(
+    store, args.supersedes = writes.put, list(dict.fromkeys(args.supersedes))
+    if args.supersedes:
+        from lean_harness.memory.compaction import archive
+
+        store = functools.partial(archive.put, supersedes=args.supersedes)
+    result = store(
         memory,
         args.shard,
         read_text_arg(args.text),
@@ -99,10 +112,13 @@ def run(args: argparse.Namespace) -> int:
                 "compaction_due": totals.compaction_due,
                 "next_compaction_merges": next_merge,
                 "encoding": result.label,
+                "superseded": args.supersedes,
             },
         )
     else:
         print_put(result)
+        if args.supersedes:
+            print(f"superseded {', '.join(args.supersedes)}: moved to the archive (lh memory expand ID --print)")
         if next_merge:
             shown = ", ".join(next_merge[:5]) + (f" and {len(next_merge) - 5} more" if len(next_merge) > 5 else "")
             print(f"next compaction would merge {len(next_merge)} entries: {shown}", file=sys.stderr)

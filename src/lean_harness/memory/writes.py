@@ -74,6 +74,33 @@ def put(
     references, anchored at the files as they are now; they replace an updated entry's
     references, which None keeps (memory/evidence/evidence.py).
     """
+    name, checked, cites = prepare(memory, shard, text, tags, key, allow, allow_directives, refs, scan)
+    with memory.writing():
+        for other in memory.config.shard_names:
+            memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
+        try:
+            return _put(memory, name, checked, key, cites, tags is None)
+        except journal.Changed:
+            # The shard changed since it was read, or without its stat showing it: summarize it
+            # from its bytes, then try once more.
+            memory.cache.forget(name)
+            memory.forget_summaries()
+        return _put(memory, name, checked, key, cites, tags is None)
+
+
+def prepare(
+    memory: Memory,
+    shard: str,
+    text: str,
+    tags: Sequence[str] | None = None,
+    key: str | None = None,
+    allow: Sequence[str] = (),
+    allow_directives: Sequence[str] = (),
+    refs: Sequence[str] | None = None,
+    scan: bool = True,
+) -> tuple[str, rules.Checked, str | None]:
+    """The shard's name, the entry checked by memory/rules.py (refused when it holds a credential or
+    a directive) and its references anchored, before any lock is taken."""
     name = memory.check_shard(shard)
     where = f"shard {name}"
     checked = rules.require(
@@ -87,17 +114,14 @@ def put(
         from lean_harness.memory.evidence import evidence  # only a note that cites files needs it
 
         cites = evidence.encode(evidence.anchor(memory.root, s, allow=checked.allow) for s in refs)
-    with memory.writing():
-        for other in memory.config.shard_names:
-            memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
-        try:
-            return _put(memory, name, checked, key, cites, tags is None)
-        except journal.Changed:
-            # The shard changed since it was read, or without its stat showing it: summarize it
-            # from its bytes, then try once more.
-            memory.cache.forget(name)
-            memory.forget_summaries()
-        return _put(memory, name, checked, key, cites, tags is None)
+    return name, checked, cites
+
+
+def extra_of(checked: rules.Checked, cites: str | None) -> tuple[tuple[str, str], ...]:
+    """The header attributes a new entry records: the scanner rules it may trip, its references."""
+    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
+    extra += (("allow-directive", ",".join(checked.directives)),) if checked.directives else ()
+    return extra + ((("refs", cites),) if cites else ())
 
 
 _EMPTY = shard_digest(b"")
@@ -152,10 +176,7 @@ def _put(
     body, clean_tags, allowed, directives = checked.text, checked.tags, checked.allow, checked.directives
     stored = _Stored(memory, name)
     shown = memory.shown(stored.path)
-    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(allowed)),) if allowed else ()
-    extra += (("allow-directive", ",".join(directives)),) if directives else ()
-    if cites:
-        extra += (("refs", cites),)
+    extra = extra_of(checked, cites)
     if key is None:
         for entry_id in _ids_with_text(stored.ids, text_key(body)):
             found = locate(stored.text, entry_id, shown)

@@ -17,35 +17,54 @@ and reads as Markdown::
 
 Both moves write the shard, the archive and INDEX.md in one journalled commit
 (`memory/journal.py`), and both scan what they write for credentials (adr/0012-compaction.md).
+
+An entry superseded by a newer one (`lh memory put --supersedes`, a consolidation receipt) moves
+here too, in a group that names its successor, `<!-- lh:archive superseded-by="ID" -->`, in the
+same commit as the entry that replaces it (adr/0039-supersede-review-receipts.md).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lean_harness import usage
+from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal, rules, view
+from lean_harness.memory import journal, rules, view, writes
 from lean_harness.memory.compaction import compact as planner
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
-from lean_harness.memory.shard import Conflict, Entry, Shard, parse, render, render_entry, without_duplicates
+from lean_harness.memory.shard import (
+    Conflict,
+    Entry,
+    Shard,
+    append_entries,
+    derive_id,
+    parse,
+    render,
+    render_entry,
+    text_hash,
+    without_duplicates,
+)
 from lean_harness.memory.status import render_index, totals
 from lean_harness.memory.summary import Summary, loose_costs, shard_digest, summarize
 
 HEAD = (
     "# {shard}: archive\n\nEntries `lh memory compact` merged into digests, kept here verbatim:"
-    " `lh memory expand DIGEST_ID` puts them back. Not loaded into sessions, not counted against"
-    " the token budget.\n"
+    " `lh memory expand DIGEST_ID` puts them back; entries superseded by newer ones, which"
+    " `lh memory expand ID --print` shows. Not loaded into sessions, not counted against the token budget.\n"
 )
 _OPEN = '<!-- lh:archive digest="{key}" -->'
 _CLOSE = '<!-- /lh:archive digest="{key}" -->'
+_SUCCESSOR_RE = re.compile(r'^<!-- lh:archive superseded-by="([^"]+)" -->\r?$', re.MULTILINE)
 _SECRET_HINT = 'Remove the credential from that entry, or add allow-secret="{rule}" to its header if it is not a secret'
 _DIRECTIVE_HINT = 'Remove it from that entry, or add allow-directive="{rule}" to its header if it only quotes such text'
 
@@ -206,26 +225,9 @@ def _shard(memory: Memory, name: str) -> Shard:
 def _merged(shard: Shard, digest: planner.Digest) -> Shard:
     """The shard with the digest in place of its first source and the other sources removed."""
     lines = {e.line for e in digest.sources}
-    places = {i for i, b in enumerate(shard.blocks) if isinstance(b, Entry) and b.line in lines}
-    first = min(places)
-    blocks: list[str | Entry] = []
-    skip_blank = False
-    for number, block in enumerate(shard.blocks):
-        if skip_blank and isinstance(block, str) and _blank(block):
-            skip_blank = False
-            continue
-        skip_blank = False
-        if number == first:
-            blocks.append(digest.entry)
-        elif number in places:
-            # Drop the blank line that separated the removed entry from its neighbour.
-            if len(blocks) > 1 and isinstance(blocks[-1], str) and _blank(blocks[-1]):
-                blocks.pop()
-            else:
-                skip_blank = True
-        else:
-            blocks.append(block)
-    return Shard(tuple(blocks), shard.newline)
+    first = min(lines)
+    blocks = tuple(digest.entry if isinstance(b, Entry) and b.line == first else b for b in shard.blocks)
+    return _without(Shard(blocks, shard.newline), lines - {first})
 
 
 def _blank(text: str) -> bool:
@@ -238,8 +240,10 @@ def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None
     return data, summary, ids
 
 
-def _commit(memory: Memory, changes: dict[str, tuple[bytes | None, Summary | None, str]]) -> tuple[str, ...]:
-    """Write the changed shards and archives and INDEX.md in one journalled commit."""
+def _commit(
+    memory: Memory, changes: dict[str, tuple[bytes | None, Summary | None, str]], records: Mapping[Path, bytes] = {}
+) -> tuple[str, ...]:
+    """Write the changed shards and archives, `records` and INDEX.md in one journalled commit."""
     folder = memory.config.memory_dir
     files: dict[str, bytes | None] = {}
     for name, (data, summary, _) in changes.items():
@@ -250,7 +254,7 @@ def _commit(memory: Memory, changes: dict[str, tuple[bytes | None, Summary | Non
             files[name] = data
     index = render_index(memory).text.encode("utf-8")
     files[memory.index_path.name] = index
-    paths = {folder / name: data for name, data in files.items()}
+    paths = {folder / name: data for name, data in files.items()} | dict(records)
     for path in paths:
         refuse_symlink(path, memory.root)
     unchanged = [p for p, data in paths.items() if data is not None and _holds(p, data)]
@@ -286,8 +290,129 @@ def _archived_ids(memory: Memory, name: str) -> set[str]:
     return set(re.findall(r'(?:id|digest)="([^"]*)"', text))
 
 
-def _group(key: str, raws: list[str]) -> str:
-    return _OPEN.format(key=key) + "\n" + "\n".join(raws) + _CLOSE.format(key=key) + "\n"
+def _group(key: str, raws: list[str], kind: str = "digest") -> str:
+    return f'<!-- lh:archive {kind}="{key}" -->\n' + "\n".join(raws) + f'<!-- /lh:archive {kind}="{key}" -->\n'
+
+
+def supersede(
+    memory: Memory,
+    additions: Sequence[tuple[str, Entry]],
+    heads: Sequence[tuple[str, Sequence[str]]],
+    records: Mapping[Path, bytes] = {},
+) -> tuple[str, ...]:
+    """Add `additions`, move each entry a head supersedes into its shard's archive under a pointer to
+    the head, and write `records` (consumed-note markers), in one journalled commit.
+
+    The caller holds `memory.writing()` and checked each new entry with memory/rules.py; a head is a
+    live or added entry. An id that is not live, or a supersession that would loop, raises with
+    nothing written."""
+    names = memory.config.shard_names
+    shards = {name: _shard(memory, name) for name in names}
+    live = {e.id for shard in shards.values() for e in shard.entries}
+    gone: dict[str, str] = {}
+    for head, keys in heads:
+        for key in keys:
+            if key not in live:
+                raise LhError(
+                    f'entry {key} is in no shard; nothing was written. "lh memory get SHARD" lists the ids'
+                    ' (a superseded entry is in the archive: "lh memory expand ID --print" shows its successor)'
+                )
+            if gone.get(key, head) != head:
+                raise LhError(f"entry {key} cannot be superseded by {head} and by {gone[key]}; nothing was written")
+            gone[key] = head
+    loop = sorted(set(gone) & {head for head, _ in heads})
+    if loop:
+        raise LhError(f"entry {loop[0]} would supersede itself, a cycle; nothing was written")
+    changes: dict[str, tuple[bytes | None, Summary | None, str]] = {}
+    for name, shard in shards.items():
+        out = [e for e in shard.entries if e.id in gone]
+        added = [e for where, e in additions if where == name]
+        if not out and not added:
+            continue
+        kept = _without(shard, {e.line for e in out})
+        text = append_entries(render(kept, close_id=True), added, shard.newline)
+        changes[name] = _shard_change(memory, name, parse(text, memory.shown(memory.shard_path(name))))
+        if out:
+            groups = [
+                _group(h, [e.raw or render_entry(e) for e in out if gone[e.id] == h], "superseded-by")
+                for h in sorted({gone[e.id] for e in out})
+            ]
+            archived = "\n".join([_archive_text(memory, name), *groups])
+            changes[planner.archive_path(name)] = (archived.encode("utf-8"), None, "")
+    return _commit(memory, changes, records) if changes or records else ()
+
+
+def put(memory: Memory, shard: str, text: str, *, supersedes: Sequence[str], **options: Any) -> writes.PutResult:
+    """Store `text` in `shard` as the entry that supersedes each of `supersedes` (ids in any shard):
+    the entry with that text already in the shard, else a new one (`options` as writes.put's)."""
+    name, checked, cites = writes.prepare(memory, shard, text, **options)
+    key = options.get("key")
+    with memory.writing():
+        taken = {e.id for other in memory.config.shard_names for e in memory.entries(other)}
+        same = [e for e in memory.entries(name) if e.text == checked.text]
+        if key in taken and not same:
+            raise LhError(f"entry {key} exists; --supersedes stores a new entry: choose another --id")
+        extra = (("sha", text_hash(checked.text)),) * bool(key) + writes.extra_of(checked, cites)
+        key = key or derive_id(name, checked.text, taken | _archived_ids(memory, name))
+        entry = same[0] if same else Entry(key, now_utc(), checked.text, checked.tags, extra)
+        supersede(memory, [] if same else [(name, entry)], [(entry.id, supersedes)])
+        cost, tokens = view.entry_cost(entry, memory.counter.counts), memory.summary(name).tokens
+        action = "unchanged" if same else "added"
+        return writes.PutResult(entry.id, name, action, cost, tokens, totals(memory), memory.counter.label)
+
+
+@dataclass(frozen=True)
+class Link:
+    """An entry in a supersession chain: where it is, and the entry that superseded it ("" for the head)."""
+
+    shard: str
+    entry: Entry
+    successor: str
+    where: str
+
+
+def superseded(memory: Memory) -> list[Link]:
+    """Every entry the archives keep as superseded, with its successor."""
+    found: list[Link] = []
+    for name in memory.config.shard_names:
+        path = memory.config.memory_dir / planner.archive_path(name)
+        if not path.exists():
+            continue
+        text, shown = _archive_text(memory, name), memory.shown(path)
+        entries = parse(text, shown).entries
+        for match in _SUCCESSOR_RE.finditer(text):
+            close = text.find(f'<!-- /lh:archive superseded-by="{match.group(1)}" -->', match.end())
+            first, last = text.count("\n", 0, match.start()) + 1, text.count("\n", 0, close % (len(text) + 1)) + 1
+            found += [Link(name, e, match.group(1), shown) for e in entries if first < e.line < last]
+    return found
+
+
+def history(memory: Memory, key: str) -> tuple[Link, ...]:
+    """The chain `key` is in: the entries superseded on the way to its head, oldest first, then the
+    head when it is live; empty when `key` takes part in no supersession."""
+    memory.check_dir()
+    with memory.reading():
+        links = superseded(memory)
+        after = {link.entry.id: link.successor for link in links}
+        head, seen = key, {key}
+        while after.get(head, head) not in seen:  # a loop made by hand stops where it closes
+            head = after[head]
+            seen.add(head)
+        chain: list[tuple[int, Link]] = []  # (steps from the head, link): older ones are further
+        wanted = [(head, 0)]
+        while wanted:
+            node, steps = wanted.pop()
+            for link in links:
+                if link.successor == node and link not in [k for _, k in chain]:
+                    chain.append((steps + 1, link))
+                    wanted.append((link.entry.id, steps + 1))
+        chain.sort(key=lambda item: (-item[0], item[1].entry.created, item[1].entry.id))
+        for name in memory.config.shard_names if chain else ():
+            shown = memory.shown(memory.shard_path(name))
+            found = locate(memory.read_shard(name)[0], head, shown)
+            if found is not None:
+                return (*(k for _, k in chain), Link(name, found[2], "", shown))
+    return tuple(k for _, k in chain)
 
 
 def _group_at(text: str, key: str, shown: str) -> tuple[tuple[int, int] | None, tuple[Entry, ...]]:
@@ -360,9 +485,21 @@ def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
     live digest's archive group is a copy the merge brought back, and the digest wins: with `fix`
     the live copy is removed, and each is named. Other text or tags is two versions of one entry,
     and one entry in two live digests is two compactions of it: both are a Conflict naming the
-    places, and nothing is written.
+    places, and nothing is written. A superseded entry with a live successor follows the same rule,
+    and one superseded by two live entries (two branches) is a Conflict too.
     """
     notes: list[str] = []
+    live = {e.id for name in memory.config.shard_names for e in memory.entries(name)}
+    successors: dict[str, Link] = {}
+    for link in superseded(memory):
+        other = successors.setdefault(link.entry.id, link)
+        if link.successor in live and other.successor in live and other.successor != link.successor:
+            raise Conflict(
+                f"{link.where}:{link.entry.line}: entry {link.entry.id} is superseded by {link.successor} and by"
+                f" {other.successor} (line {other.entry.line}); both sides of a merge superseded it: keep one, as"
+                f' "lh memory put SHARD TEXT --supersedes {other.successor}" with the text of {link.successor} does,'
+                ' then run "lh memory index"'
+            )
     for name in memory.config.shard_names:
         path = memory.config.memory_dir / planner.archive_path(name)
         if not path.exists():
@@ -371,20 +508,27 @@ def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
         shown = memory.shown(memory.shard_path(name))
         shard = parse(text, shown)
         held = _held(memory, name, [e.id for e in shard.entries if planner.is_digest(e)])
+        for key, link in successors.items():
+            if link.successor in live and key not in held:
+                held[key] = (link.successor, link.entry, link.where)
         drop: set[int] = set()
         for entry in shard.entries:
             if entry.id not in held:
                 continue
             key, kept, where = held[entry.id]
+            digest = entry.id not in successors or successors[entry.id].successor != key
+            verb, did = ("merged into digest", "compacted") if digest else ("superseded by", "superseded")
             if entry.text != kept.text or entry.tags != kept.tags:
+                keep = (
+                    " (to keep this one, delete it from the archive group and the digest's sources)" if digest else ""
+                )
                 raise Conflict(
-                    f"{shown}:{entry.line}: entry {entry.id} is merged into digest {key} ({where}:{kept.line}) and is"
-                    " here again with other content; one side of a merge compacted it, the other changed it: delete"
-                    " the version you do not want (to keep this one, delete it from the archive group and the"
-                    ' digest\'s sources), then run "lh memory index"'
+                    f"{shown}:{entry.line}: entry {entry.id} is {verb} {key} ({where}:{kept.line}) and is here again"
+                    f" with other content; one side of a merge {did} it, the other changed it: delete the version you"
+                    f' do not want{keep}, then run "lh memory index"'
                 )
             drop.add(entry.line)
-            notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, merged into digest {key} ({where})")
+            notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, {verb} {key} ({where})")
         if drop and fix:
             write_text(memory.shard_path(name), render(_without(shard, drop), close_id=True))
             memory.forget_summary(name)

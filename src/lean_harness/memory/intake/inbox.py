@@ -14,6 +14,12 @@ the inbox under a new name and is consolidated next time; an unchanged one is de
 marker with it. A crash at any point leaves either the notes as they were, with no entry of
 theirs written, or entries whose notes are all marked, which keeps each from being consolidated
 twice, even when a compaction merged its entry meanwhile (adr/0014-import-and-inbox.md).
+
+With an agent in the loop (adr/0039-supersede-review-receipts.md), `plan` shows the notes and the
+id of their snapshot (a hash of names and SHA-256s); the agent writes a receipt saying which entries
+the notes become, which entries those supersede and which notes it dropped; `apply` checks all of
+it against the inbox as it is now and the entry rules, then writes the entries, the supersessions
+and the markers in the same one commit, and retires the notes as `consolidate` does.
 """
 
 from __future__ import annotations
@@ -22,14 +28,14 @@ import hashlib
 import os
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink, stage, sync_dir
-from lean_harness.memory import rules
+from lean_harness.memory import rules, writes
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.intake.formats import frontmatter
 from lean_harness.memory.intake.formats.records import TIME_HINT, utc_time
@@ -308,3 +314,93 @@ def _recover(consumed_dir: Path, inbox: Path) -> None:
         if hashlib.sha256(data).hexdigest() not in marked:
             _place(inbox, data)
         parked.unlink()
+
+
+def snapshot_id(notes: Sequence[Pending]) -> str:
+    """The id of a snapshot: a hash of its notes' names and SHA-256s."""
+    listing = "".join(f"{note.path.name} {note.sha256}\n" for note in notes)
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()[:16]
+
+
+def plan(memory: Memory) -> tuple[str, list[tuple[Pending, str, str]]]:
+    """The snapshot id and each pending note not yet consolidated, with its shard and its text."""
+    from lean_harness.memory.intake.importing import default_shard
+
+    memory.check_dir()
+    names = memory.config.shard_names
+    with memory.reading():
+        done = _markers(folder(memory) / CONSUMED)
+        notes = [note for note in snapshot(memory) if note.sha256 not in done]
+    rows = []
+    for note in notes:
+        entry, shard, _ = _entry(note, memory.shown(note.path), names, default_shard(names), set())
+        rows.append(
+            (note, shard or default_shard(names), entry.text if entry else note.data.decode("utf-8", "replace"))
+        )
+    return snapshot_id(notes), rows
+
+
+def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tuple[str, str], ...]:
+    """Write what a receipt says the snapshot's notes become, after checking all of it; returns the
+    (shard, id) of each entry it names. A receipt applied before changes nothing."""
+    from lean_harness.memory.compaction import archive
+
+    entries, dropped = receipt.get("entries"), receipt.get("dropped", [])
+    if not (isinstance(entries, list) and isinstance(dropped, list) and isinstance(receipt.get("snapshot"), str)):
+        raise LhError(f"{where}: a receipt is an object with snapshot, entries and dropped; nothing was written")
+    made = []
+    for number, item in enumerate(entries, start=1):
+        fields = item if isinstance(item, dict) else {}
+        sources, tags, supersedes = (fields.get(key, []) for key in ("from", "tags", "supersedes"))
+        lists = (sources, tags, supersedes)
+        if not all(isinstance(fields.get(k), str) for k in ("shard", "text")) or not all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists
+        ):
+            raise LhError(
+                f"{where}: entry {number} needs shard and text, and from, tags, supersedes as lists of strings"
+            )
+        name, checked, cites = writes.prepare(memory, fields["shard"], fields["text"], tags, refs=fields.get("refs"))
+        made.append((name, checked, cites, sources, supersedes))
+    reasons = {d.get("id"): d.get("reason") for d in dropped if isinstance(d, dict)}
+    if len(reasons) != len(dropped) or not all(isinstance(r, str) and r for r in reasons.values()):
+        raise LhError(f'{where}: each of dropped is {{"id": NOTE, "reason": WHY}}; nothing was written')
+    consumed = folder(memory) / CONSUMED
+    with memory.writing():
+        _recover(consumed, folder(memory))
+        done = _markers(consumed)
+        notes = [note for note in snapshot(memory) if note.sha256 not in done]
+        live = {name: {e.text: e.id for e in memory.entries(name)} for name in memory.config.shard_names}
+        named = {*reasons, *(key for *_, sources, _ in made for key in sources)}
+        if snapshot_id(notes) != receipt["snapshot"]:
+            if named & {note.path.name for note in notes} or any(c.text not in live[n] for n, c, *_ in made):
+                raise LhError(
+                    f"{where}: the pending notes changed since snapshot {receipt['snapshot']} (now"
+                    f' {snapshot_id(notes)}); nothing was written. Run "lh memory consolidate --plan" again'
+                )
+            _retire([note for note in snapshot(memory) if note.sha256 in done], consumed, folder(memory))
+            write_index(memory)  # its pending count, when a kill stopped the first apply before it
+            return tuple((n, live[n][c.text]) for n, c, *_ in made)  # applied before: nothing to write
+        missing = sorted({note.path.name for note in notes} - named)
+        unknown = sorted(named - {note.path.name for note in notes})
+        if missing or unknown:
+            what = (
+                f"note {missing[0]} is in no entry's from and not dropped"
+                if missing
+                else f"{unknown[0]} is no note of the snapshot"
+            )
+            raise LhError(f"{where}: {what}; nothing was written")
+        taken = {key for ids in live.values() for key in ids.values()}
+        additions: list[tuple[str, Entry]] = []
+        heads = []
+        for name, checked, cites, _, supersedes in made:
+            key = live[name].get(checked.text) or derive_id(name, checked.text, taken)
+            if checked.text not in live[name]:
+                taken.add(key)
+                live[name][checked.text] = key
+                extra = writes.extra_of(checked, cites)
+                additions.append((name, Entry(key, now_utc(), checked.text, checked.tags, extra)))
+            heads.append((key, supersedes))
+        archive.supersede(memory, additions, heads, {consumed / note.sha256: b"" for note in notes})
+        _retire(notes, consumed, folder(memory))
+        write_index(memory)
+    return tuple((name, live[name][checked.text]) for name, checked, *_ in made)

@@ -197,6 +197,11 @@ def _analyze(text: str, stemmed: bool = True) -> list[tuple[str, bool]]:
 _CHUNKS: dict[bool, dict[str, tuple[tuple[str, bool], ...]]] = {True: {}, False: {}}
 
 
+def tokenize(text: str) -> list[str]:
+    """Index terms of a text: stemmed words, whole identifiers and their parts, no stopwords."""
+    return [term for term, _ in _analyze(text)]
+
+
 def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool]]:
     if not chunk:
         return []
