@@ -70,8 +70,12 @@ def read_source_text(path: Path, shown: str, reading: Reading, relative: str) ->
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        reading.problems.append(Problem(shown, line, f"not valid UTF-8 (byte {error.start}); re-save it as UTF-8"))
-        return None
+        if error.reason != "unexpected end of data":
+            reading.problems.append(Problem(shown, line, f"not valid UTF-8 (byte {error.start}); re-save it as UTF-8"))
+            return None
+        # A file cut inside its last character (as a size limit cuts it) is read without that character.
+        reading.warnings.append(f"{shown}:{line}: ends inside a UTF-8 character; read without it")
+        text = data[: error.start].decode("utf-8")
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
