@@ -57,7 +57,7 @@ def measure(folder: Path, fmt: str) -> tuple[int, int, bool, bool]:
         result = lh("memory", "import", str(folder), "--format", fmt, "--json", cwd=project)
         traceback = "Traceback (most recent call last)" in result.stderr
         try:
-            added = [o for o in json.loads(result.stdout)["data"]["outcomes"] if o["action"] == "added"]
+            added = [o for o in json.loads(result.stdout)["outcomes"] if o["action"] == "added"]
         except (ValueError, KeyError, TypeError):
             added = []
         counted = found = 0

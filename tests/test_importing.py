@@ -39,7 +39,7 @@ def github_token(seed: int = 3) -> str:
 def stored(root: Path) -> dict[str, tuple[str, Entry]]:
     """Every entry in the memory by id, with its shard."""
     found: dict[str, tuple[str, Entry]] = {}
-    for path in sorted((root / MEMORY).glob("*.md")):
+    for path in sorted([*(root / MEMORY).glob("*.md"), *(root / f"{MEMORY}.local").glob("*.md")]):
         if path.name != "INDEX.md":
             found.update({e.id: (path.stem, e) for e in parse(path.read_text("utf-8")).entries})
     return found
@@ -79,7 +79,7 @@ def test_memory_md_types_go_to_their_shards_with_the_description_first(project: 
     assert run_import(str(sources / "memory-md")) == 0
     entries = stored(project)
     assert {key: shard for key, (shard, _) in entries.items()} == {
-        "user_role": "conventions",
+        "user_role": "personal",
         "prefer-uv": "corrections",
         "dashboards": "seed",
     }
@@ -162,7 +162,7 @@ def test_broken_jsonl_records_are_each_reported_and_the_good_ones_imported(
         f"not imported: {where}:4: unknown field 'tag'; fields are id, shard, text, tags, created, updated,"
         " allow_secret, allow_directive, refs",
         f"not imported: {where}:5: shard 'nowhere' is not in memory.shards (seed, failures, corrections, insights,"
-        " conventions, quirks); use one of them",
+        " conventions, quirks, personal); use one of them",
         f"not imported: {where}:6: id 'ok-one' is also at {where}:1 with other content; an id is unique in a source",
         f"not imported: {where}:7: tag 'two words' is not allowed; use letters, digits and . _ : / + - (at most 48"
         " characters, starting with a letter or digit)",
@@ -297,7 +297,7 @@ def test_dry_run_says_what_would_happen_and_writes_nothing(
     assert capsys.readouterr().out == (
         "would add corrections/prefer-uv (../sources/memory-md/feedback_uv.md)\n"
         "would add seed/dashboards (../sources/memory-md/reference_dashboards.md)\n"
-        "would add conventions/user_role (../sources/memory-md/user_role.md)\n"
+        "would add personal/user_role (../sources/memory-md/user_role.md)\n"
         "dry run: memory-md ../sources/memory-md: 3 record(s); 3 would add, 0 already imported, 0 conflict(s),"
         " 0 refused; nothing was written\n"
     )
@@ -320,7 +320,7 @@ def test_export_then_import_into_an_empty_memory_gives_the_same_entries(
     for source in ("memory-md", "notes-tree", "layered", "jsonl/entries.jsonl"):
         assert run_import(str(sources / source)) == 0
     assert main(["memory", "put", "quirks", "with an allowance", "--tag", "x"]) == 0
-    exported = lh("memory", "export", "--output", str(tmp_path / "all.jsonl"), cwd=project)
+    exported = lh("memory", "export", "--personal", "--output", str(tmp_path / "all.jsonl"), cwd=project)
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout == f"exported 13 entries to {(tmp_path / 'all.jsonl').as_posix()}\n"
     other = tmp_path / "other"
@@ -333,7 +333,7 @@ def test_export_then_import_into_an_empty_memory_gives_the_same_entries(
         return {k: (s, e.created, e.tags, e.text) for k, (s, e) in stored(root).items()}
 
     assert shape(other) == shape(project)
-    again = lh("memory", "export", cwd=other)
+    again = lh("memory", "export", "--personal", cwd=other)
     assert again.stdout.encode() == (tmp_path / "all.jsonl").read_bytes()
 
 
@@ -342,7 +342,7 @@ def test_export_then_import_into_an_empty_memory_gives_the_same_entries(
 # give one id; the hash is of the name, or of the file's path in the folder.
 CLAUDE_FOLDERS = {
     "typed": {
-        "user_role": "conventions",
+        "user_role": "personal",
         "Integration-tests-hit-a-real-database": "corrections",
         "Merge-freeze": "seed",
         "Pipeline-bugs-tracker": "seed",
@@ -352,7 +352,7 @@ CLAUDE_FOLDERS = {
         "Flaky-websocket-test": "seed",
         "Staging-credentials-location": "seed",
     },
-    "extra-keys": {"release-checklist": "seed", "logging-format": "conventions"},
+    "extra-keys": {"release-checklist": "seed", "logging-format": "personal"},
     "plain-topics": {"MEMORY-Build": "insights", "debugging": "insights", "api-conventions": "insights"},
     "subfolders": {
         "MEMORY-Memory": "insights",
@@ -362,7 +362,7 @@ CLAUDE_FOLDERS = {
         "error-handling": "corrections",
     },
     "memory-only": {"MEMORY-Environment": "insights", "MEMORY-Gotchas": "insights", "MEMORY-Preferences": "insights"},
-    "non-latin": {"0e776c7fc5d0": "seed", "b759f8390db5": "corrections", "5cabfb19c54e": "conventions"},
+    "non-latin": {"0e776c7fc5d0": "seed", "b759f8390db5": "corrections", "5cabfb19c54e": "personal"},
     "quoting": {"deploy": "seed", "style": "corrections", "ports": "seed"},
     "stray-files": {"caching": "seed", "README": "insights"},
     "collisions": {

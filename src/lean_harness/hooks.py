@@ -182,6 +182,10 @@ def session_start(event: Mapping[str, str], env: Mapping[str, str]) -> str:
     else:
         text = generate_index(project, index_path) or UNGENERATED.format(index=shown)
     lines = [PREFACE.format(index=shown), "", printable(text).rstrip("\n")]
+    from lean_harness.personal import section  # the owner's own entries, never in INDEX.md (adr/0040)
+
+    personal = section(project.memory_dir)
+    lines += ["", printable(personal)] if personal else []
     changed = cited_changed(project)
     if changed:
         files = "1 file" if changed == 1 else f"{changed} files"

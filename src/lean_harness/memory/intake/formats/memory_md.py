@@ -39,7 +39,7 @@ from lean_harness.memory.intake.formats.records import Reading, Record, key_from
 INDEXES = ("memory.md", "index.md")  # at any depth: an index whose own prose is read by sections
 # Types as agents write them, lower-cased, to shards; `user` is the user's own (adr/0040).
 TYPES = {
-    **{"user": "conventions", "feedback": "corrections", "project": "seed", "reference": "seed"},
+    **{"user": "personal", "feedback": "corrections", "project": "seed", "reference": "seed"},
     **{"decision": "conventions", "convention": "conventions", "context": "seed", "technical": "insights"},
     **{"handoff": "insights", "investigation": "insights", "proposal": "insights", "specification": "seed"},
     "architecture": "seed",

@@ -1,0 +1,102 @@
+"""The personal scope: shards in `.agents/memory.local/` that git ignores and INDEX.md never lists."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lean_harness.cli import main
+from support import lh
+
+REPO = Path(__file__).resolve().parents[1]
+ROLE = "---\nname: my role\ndescription: Staff SRE who reads diffs on a phone\ntype: user\n---\nPrefers zsh.\n"
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo(project: Path, tmp_path: Path) -> Path:
+    """An initialised project in git with a user memory imported from a Claude Code style folder."""
+    git(project, "init", "-q")
+    source = tmp_path / "found"
+    source.mkdir()
+    (source / "user_role.md").write_text(ROLE, "utf-8")
+    (source / "build.md").write_text("---\nname: build\ntype: project\n---\nRun make to build.\n", "utf-8")
+    assert main(["memory", "import", str(source)]) == 0
+    return project
+
+
+def test_an_imported_user_memory_is_never_staged_and_a_query_finds_it(repo: Path) -> None:
+    git(repo, "add", "-A")
+    staged = git(repo, "diff", "--cached", "--name-only").split()
+    assert ".agents/memory/seed.md" in staged
+    assert [name for name in staged if "memory.local" in name] == []
+    assert (repo / ".agents/memory.local/personal.md").read_text("utf-8").count("Staff SRE") == 1
+    found = lh("memory", "get", "--query", "SRE phone", cwd=repo)
+    assert found.stdout.splitlines()[0].startswith("[personal/my-role] score ")
+    assert "Staff SRE" not in (repo / ".agents/memory/INDEX.md").read_text("utf-8")
+    assert "personal" not in (repo / ".agents/memory/INDEX.md").read_text("utf-8")
+
+
+def test_put_writes_there_and_status_shows_where(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    index = (repo / ".agents/memory/INDEX.md").read_bytes()
+    assert main(["memory", "put", "personal", "Answers in Swedish when asked in Swedish"]) == 0
+    assert (repo / ".agents/memory/INDEX.md").read_bytes() == index  # nothing shared changed
+    capsys.readouterr()
+    assert main(["memory", "status", "--json"]) == 0
+    rows = {s["name"]: s for s in json.loads(capsys.readouterr().out)["shards"]}
+    assert (rows["personal"]["path"], rows["personal"]["entries"]) == (".agents/memory.local/personal.md", 2)
+    assert main(["memory", "index", "--check"]) == 0
+
+
+def test_export_leaves_it_out_unless_asked(repo: Path) -> None:
+    shared = [json.loads(line)["shard"] for line in lh("memory", "export", cwd=repo).stdout.splitlines()]
+    every = [json.loads(line)["shard"] for line in lh("memory", "export", "--personal", cwd=repo).stdout.splitlines()]
+    assert (shared, every) == (["seed"], ["seed", "personal"])
+
+
+def test_doctor_fails_when_git_does_not_ignore_it(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ignore = repo / ".gitignore"
+    ignore.write_text(ignore.read_text("utf-8").replace(".agents/memory.local/\n", ""), "utf-8")
+    capsys.readouterr()
+    assert main(["doctor", "--json"]) == 1
+    check = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["id"] == "git-ignore")
+    assert (
+        check["message"] == "the personal memory is not ignored by git (tried .agents/memory.local/lh-doctor-probe.md)"
+    )
+
+
+def test_session_start_shows_the_owner_their_entries(repo: Path) -> None:
+    payload = json.dumps({"session_id": "s-1", "cwd": str(repo), "hook_event_name": "SessionStart"})
+    done = subprocess.run(
+        [sys.executable, "-S", str(REPO / "hooks" / "run.py"), "session-start"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env={**os.environ, "CLAUDE_PLUGIN_ROOT": str(REPO)},
+        check=True,
+    )
+    assert done.stdout.endswith(
+        "\n\nPersonal memory (in memory.local/, which git ignores; yours only):\n"
+        "- [personal/my-role] Staff SRE who reads diffs on a phone\n"
+    )
+
+
+def test_a_shard_in_both_scopes_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = project / ".agents/lh.toml"
+    config.write_text(
+        config.read_text("utf-8").replace("[memory.personalShards]\npersonal =", "[memory.personalShards]\nseed =")
+    )
+    capsys.readouterr()
+    assert main(["memory", "status"]) == 2
+    assert capsys.readouterr().err == (
+        ".agents/lh.toml: at memory.personalShards: seed is also in memory.shards; give it another name\n"
+    )
