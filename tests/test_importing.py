@@ -839,9 +839,21 @@ SHAPES = [
     ),
     pytest.param(
         {"a.md": "---\nname: cut\n---\ntext cut in a character caf\u00e9".encode()[:-1]},
-        [("insights", "cut", "text cut in a character caf")],
-        ["a.md:4: ends inside a UTF-8 character; read without it"],
+        [("insights", "cut", "text cut in a character caf\ufffd")],
+        ["a.md:4: a UTF-8 character cut short (byte 45); read as U+FFFD"],
         id="truncated-utf-8",
+    ),
+    pytest.param(
+        {"a.md": "# 笔记\n\n第一行\n".encode() + "截断".encode()[:-1] + "\n第三行\n".encode()},
+        [("insights", "a", "第三行")],
+        ["a.md:4: a UTF-8 character cut short (byte 23); read as U+FFFD"],
+        id="utf-8-cut-inside-a-line",
+    ),
+    pytest.param(
+        {"log.md": "".join(f"## Day {n}\n\n{'observed the cache miss ' * 80}day{n}\n\n" for n in range(20))},
+        [("insights", f"log-Day-{n}", f"## Day {n}") for n in range(20)],
+        [],
+        id="a-long-file-is-read-by-sections",
     ),
     pytest.param(
         {"部署.md": "---\nname: 部署流程\ndescription: 先构建再发布\n---\n正文\n"},

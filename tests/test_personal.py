@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lean_harness.cli import main
-from support import lh
+from support import killed_at, lh
 
 REPO = Path(__file__).resolve().parents[1]
 ROLE = "---\nname: my role\ndescription: Staff SRE who reads diffs on a phone\ntype: user\n---\nPrefers zsh.\n"
@@ -100,3 +100,47 @@ def test_a_shard_in_both_scopes_is_refused(project: Path, capsys: pytest.Capture
     assert capsys.readouterr().err == (
         ".agents/lh.toml: at memory.personalShards: seed is also in memory.shards; give it another name\n"
     )
+
+
+# Runs lh, killing it as it renames its first file into either memory folder: after the journal is written.
+AFTER_COMMIT_POINT = """
+import os, signal, sys, runpy
+replace = os.replace
+def killing(source, target, *args, **kwargs):
+    if "/.agents/memory" in str(target).replace(os.sep, "/"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return replace(source, target, *args, **kwargs)
+os.replace = killing
+sys.argv = ["lh", *sys.argv[1:]]
+runpy.run_module("lean_harness", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGKILL needs POSIX")
+def test_an_import_killed_after_its_commit_point_is_finished_in_both_scopes(project: Path, tmp_path: Path) -> None:
+    source = tmp_path / "found"
+    source.mkdir()
+    (source / "user_role.md").write_text(ROLE, "utf-8")
+    (source / "build.md").write_text("---\nname: build\ntype: project\n---\nRun make to build.\n", "utf-8")
+    assert killed_at(0, project, AFTER_COMMIT_POINT, "memory", "import", str(source)) == -9
+    assert (project / ".agents/.cache/lh/journal").exists()
+    assert lh("memory", "status", cwd=project).returncode == 0  # a reader replays the journal first
+    assert "Staff SRE" in (project / ".agents/memory.local/personal.md").read_text("utf-8")
+    assert "Run make to build." in (project / ".agents/memory/seed.md").read_text("utf-8")
+    assert not (project / ".agents/.cache/lh/journal").exists()
+    again = lh("memory", "import", str(source), cwd=project)
+    marker = next((project / ".agents/memory/.imports").glob("memory-md-*.json")).name
+    assert again.stdout == (
+        f"memory-md {source.as_posix()}: 2 record(s); 0 added, 2 already imported, 0 conflict(s), 0 refused;"
+        f" recorded in .agents/memory/.imports/{marker}\n"
+    )
+
+
+def test_a_stale_personal_entry_leaves_index_md_as_it_was(repo: Path) -> None:
+    (repo / "app.py").write_text("first = 1\nsecond = 2\n", "utf-8")
+    assert main(["memory", "put", "personal", "I keep app.py short", "--ref", "app.py#L1"]) == 0
+    index = (repo / ".agents/memory/INDEX.md").read_bytes()
+    (repo / "app.py").write_text("changed = 1\nsecond = 2\n", "utf-8")
+    assert main(["memory", "index"]) == 0
+    assert (repo / ".agents/memory/INDEX.md").read_bytes() == index
+    assert "[stale: app.py#L1" in lh("memory", "get", "personal", cwd=repo).stdout

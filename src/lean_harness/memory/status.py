@@ -103,12 +103,12 @@ def render_index(memory: Memory) -> index_md.IndexText:
 
 
 def stale_count(memory: Memory) -> int:
-    """How many entries cite lines that changed or files that are gone (memory/evidence/stale.py)."""
+    """How many committed entries cite lines that changed or files that are gone (memory/evidence/stale.py)."""
     if not any(memory.summary(name).refs for name in memory.config.shard_names):
         return 0
     from lean_harness.memory.evidence import stale
 
-    return len(stale.report(memory).stale)
+    return sum(cited.shard not in memory.config.personal for cited in stale.report(memory).stale)
 
 
 def _count_pending(folder: Path) -> int:

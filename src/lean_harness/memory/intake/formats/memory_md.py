@@ -16,7 +16,8 @@ the default shard, with a warning.
 
 Every Markdown file under the folder is read, linked from an index or not, so nothing is left
 behind; other files are named in a warning. A MEMORY.md or index.md, at any depth, is an index:
-each of its sections that holds more than links to files is a memory of its own.
+each of its sections that holds more than links to files is a memory of its own; so is each
+section of a file over LONG bytes without frontmatter.
 
 The id comes from the name, else the file's path ('/' becomes '.'); a name that keeps no ASCII
 falls back to the path, and a path that keeps none to a hash of it (records.key_from). Files
@@ -37,6 +38,7 @@ from lean_harness.memory.intake.formats import frontmatter
 from lean_harness.memory.intake.formats.records import Reading, Record, key_from, read_source_text, utc_time
 
 INDEXES = ("memory.md", "index.md")  # at any depth: an index whose own prose is read by sections
+LONG = 32 * 1024  # a file this long is a log of many memories (Codex's raw_memories.md): read by sections
 # Types as agents write them, lower-cased, to shards; `user` is the user's own (adr/0040).
 TYPES = {
     **{"user": "personal", "feedback": "corrections", "project": "seed", "reference": "seed"},
@@ -65,7 +67,7 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
     ignored: dict[str, list[str]] = defaultdict(list)
     for path in files:
         name = path.relative_to(folder).as_posix()
-        if path.name.lower() in INDEXES:
+        if path.name.lower() in INDEXES or (path.stat().st_size > LONG and path.read_bytes()[:3] != b"---"):
             text = read_source_text(path, f"{shown}/{name}", reading, name)
             found += _sections(text or "", name, relative, shown, reading)
             continue
