@@ -91,10 +91,8 @@ def test_session_start_shows_the_owner_their_entries(repo: Path) -> None:
 
 
 def test_a_shard_in_both_scopes_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = project / ".agents/lh.toml"
-    config.write_text(
-        config.read_text("utf-8").replace("[memory.personalShards]\npersonal =", "[memory.personalShards]\nseed =")
-    )
+    with (project / ".agents/lh.toml").open("a", encoding="utf-8") as handle:
+        handle.write('\n[memory.personalShards]\nseed = "mine"\n')
     capsys.readouterr()
     assert main(["memory", "status"]) == 2
     assert capsys.readouterr().err == (

@@ -118,7 +118,9 @@ def _run(root: Path, force: bool) -> InitResult:
             write_text(backup, config_path.read_text("utf-8", errors="replace"))
             updated.append(display(backup, root))
         (updated if config_path.exists() else created).append(display(config_path, root))
-        write_text(config_path, config_mod.render(config_mod.DEFAULTS))
+        # The personal scope's default stays out of the file, which an older lh then still reads.
+        shared = {k: v for k, v in config_mod.DEFAULTS["memory"].items() if k != "personalShards"}
+        write_text(config_path, config_mod.render({**config_mod.DEFAULTS, "memory": shared}))
         cfg = config_mod.load(root)
     created += create_shards(cfg)
     memory = handle.open_memory(cfg)
