@@ -32,7 +32,9 @@ def test_defaults_apply_where_keys_are_absent(project: Path) -> None:
     cfg = load(project)
     assert cfg.token_budget == 5000
     assert cfg.compact_at_percent == 80
-    assert cfg.shard_names == ("seed", "failures", "corrections", "insights", "conventions", "quirks")
+    assert cfg.shard_names == ("seed", "failures", "corrections", "insights", "conventions", "quirks", "personal")
+    assert cfg.personal == ("personal",)
+    assert cfg.shard_path("personal") == project / ".agents" / "memory.local" / "personal.md"
     assert cfg.ignored == (".cache/", "events.ndjson", "board.md")
     assert cfg.memory_dir == project / ".agents/memory"
 
@@ -53,7 +55,8 @@ def test_defaults_apply_where_keys_are_absent(project: Path) -> None:
         pytest.param(
             "[memory]\ntokenBudgt = 10\n",
             ".agents/lh.toml: at memory.tokenBudgt: unknown key; allowed keys here: cacheDir, compactAtPercent,"
-            " compactTargetPercent, dir, encoding, indexTokenBudget, keepNewest, recordUsage, shards, tokenBudget",
+            " compactTargetPercent, dir, encoding, indexTokenBudget, keepNewest, personalShards, recordUsage,"
+            " shards, tokenBudget",
             id="unknown-key",
         ),
         pytest.param(

@@ -78,15 +78,20 @@ def test_purge_needs_yes_without_a_terminal_and_then_deletes_the_memory_wherever
     assert main(["config", "set", "memory.dir", "notes/memory"]) == 0
     (project / "notes").mkdir()
     (project / ".agents" / "memory").rename(project / "notes" / "memory")
+    (project / ".agents" / "memory.local").rename(project / "notes" / "memory.local")
     before = snapshot(project)
     refused = lh("deinit", "--purge", cwd=project)
     assert (refused.returncode, refused.stdout) == (2, "")
     assert refused.stderr == (
-        "--purge deletes .agents/, notes/memory/ and every memory entry in it; add --yes to confirm\n"
+        "--purge deletes .agents/, notes/memory.local/, notes/memory/ and every memory entry in it; add --yes"
+        " to confirm\n"
     )
     assert snapshot(project) == before
     done = lh("deinit", "--purge", "--yes", cwd=project)
-    assert done.stdout == "deleted .gitignore\ndeleted .gitattributes\ndeleted .agents/\ndeleted notes/memory/\n"
+    assert done.stdout == (
+        "deleted .gitignore\ndeleted .gitattributes\ndeleted .agents/\ndeleted notes/memory.local/\n"
+        "deleted notes/memory/\n"
+    )
     assert sorted(p.name for p in project.iterdir()) == ["notes"]
     assert lh("deinit", "--purge", "--yes", cwd=project).stdout == "no lean-harness block here; nothing changed\n"
 
@@ -108,6 +113,7 @@ def test_purge_takes_only_lh_files_from_a_memory_dir_the_user_shares(project: Pa
     assert main(["config", "set", "memory.dir", "docs"]) == 0
     assert main(["config", "set", "memory.cacheDir", "build/cache"]) == 0
     (project / ".agents" / "memory").rename(project / "docs")
+    (project / ".agents" / "memory.local").rename(project / "docs.local")
     (project / "docs" / "guide.md").write_text("# Our guide\n", encoding="utf-8")
     (project / "build").mkdir(exist_ok=True)
     assert main(["memory", "put", "seed", "the build needs make"]) == 0
@@ -115,7 +121,7 @@ def test_purge_takes_only_lh_files_from_a_memory_dir_the_user_shares(project: Pa
     done = lh("deinit", "--purge", "--yes", cwd=project)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
-        "deleted .gitignore\ndeleted .gitattributes\ndeleted .agents/\n"
+        "deleted .gitignore\ndeleted .gitattributes\ndeleted .agents/\ndeleted docs.local/\n"
         "deleted lean-harness's files from docs/; kept the folder for the other files in it\n"
         "deleted lean-harness's files from build/cache/; kept the folder for the other files in it\n"
     )
@@ -152,6 +158,7 @@ def test_purge_leaves_every_file_lh_did_not_write_in_the_folders_it_shares(proje
     assert main(["config", "set", "memory.dir", "docs"]) == 0
     assert main(["config", "set", "memory.cacheDir", "tools"]) == 0
     (project / ".agents" / "memory").rename(project / "docs")
+    (project / ".agents" / "memory.local").rename(project / "docs.local")
     assert main(["memory", "put", "seed", "the build needs make"]) == 0
     assert main(["memory", "get", "--query", "build"]) == 0
     users = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
@@ -38,7 +39,7 @@ def github_token(seed: int = 3) -> str:
 def stored(root: Path) -> dict[str, tuple[str, Entry]]:
     """Every entry in the memory by id, with its shard."""
     found: dict[str, tuple[str, Entry]] = {}
-    for path in sorted((root / MEMORY).glob("*.md")):
+    for path in sorted([*(root / MEMORY).glob("*.md"), *(root / f"{MEMORY}.local").glob("*.md")]):
         if path.name != "INDEX.md":
             found.update({e.id: (path.stem, e) for e in parse(path.read_text("utf-8")).entries})
     return found
@@ -78,7 +79,7 @@ def test_memory_md_types_go_to_their_shards_with_the_description_first(project: 
     assert run_import(str(sources / "memory-md")) == 0
     entries = stored(project)
     assert {key: shard for key, (shard, _) in entries.items()} == {
-        "user_role": "conventions",
+        "user_role": "personal",
         "prefer-uv": "corrections",
         "dashboards": "seed",
     }
@@ -101,7 +102,9 @@ def test_map_sends_a_type_elsewhere_and_bad_maps_are_named(
     assert capsys.readouterr().err == "--map 'feedback': expected KIND=SHARD, for instance feedback=corrections\n"
     assert run_import(source, "--map", "opinion=seed") == 2
     assert capsys.readouterr().err == (
-        "--map 'opinion=seed': memory-md has no 'opinion'; it has user, feedback, project, reference\n"
+        "--map 'opinion=seed': memory-md has no 'opinion'; it has"
+        " user, feedback, project, reference, decision, convention, context, technical, handoff,"
+        " investigation, proposal, specification, architecture\n"
     )
     assert run_import(source, "--map", "feedback=nope") == 2
     assert capsys.readouterr().err.startswith("unknown shard 'nope'; shards in .agents/lh.toml: seed, failures")
@@ -159,7 +162,7 @@ def test_broken_jsonl_records_are_each_reported_and_the_good_ones_imported(
         f"not imported: {where}:4: unknown field 'tag'; fields are id, shard, text, tags, created, updated,"
         " allow_secret, allow_directive, refs",
         f"not imported: {where}:5: shard 'nowhere' is not in memory.shards (seed, failures, corrections, insights,"
-        " conventions, quirks); use one of them",
+        " conventions, quirks, personal); use one of them",
         f"not imported: {where}:6: id 'ok-one' is also at {where}:1 with other content; an id is unique in a source",
         f"not imported: {where}:7: tag 'two words' is not allowed; use letters, digits and . _ : / + - (at most 48"
         " characters, starting with a letter or digit)",
@@ -184,7 +187,9 @@ def test_frontmatter_outside_the_subset_is_read_leniently_and_named(
     assert data["problems"] == []
     assert data["warnings"] == [
         f"{where}/MEMORY.md: links to files that do not exist: missing.md (line 3)",
-        f"{where}/kind.md: type 'opinion' is not one of user, feedback, project, reference; imported to the"
+        f"{where}/kind.md: type 'opinion' is not one of"
+        " user, feedback, project, reference, decision, convention, context, technical, handoff,"
+        " investigation, proposal, specification, architecture; imported to the"
         " default shard",
         f"{where}/open.md:1: the frontmatter is not closed; add a --- line after it; the whole file was read as text",
         f"{where}: frontmatter keys not imported: meta (nested.md)",
@@ -292,7 +297,7 @@ def test_dry_run_says_what_would_happen_and_writes_nothing(
     assert capsys.readouterr().out == (
         "would add corrections/prefer-uv (../sources/memory-md/feedback_uv.md)\n"
         "would add seed/dashboards (../sources/memory-md/reference_dashboards.md)\n"
-        "would add conventions/user_role (../sources/memory-md/user_role.md)\n"
+        "would add personal/user_role (../sources/memory-md/user_role.md)\n"
         "dry run: memory-md ../sources/memory-md: 3 record(s); 3 would add, 0 already imported, 0 conflict(s),"
         " 0 refused; nothing was written\n"
     )
@@ -304,8 +309,8 @@ def test_an_unknown_shape_names_the_formats(project: Path, tmp_path: Path, capsy
     capsys.readouterr()
     assert run_import(str(tmp_path / "empty")) == 2
     assert capsys.readouterr().err == (
-        f"{(tmp_path / 'empty').as_posix()}: cannot tell the format (it matches no known format);"
-        " pass --format memory-md|notes-tree|layered-jsonl\n"
+        f"{(tmp_path / 'empty').as_posix()}: cannot tell the format (no Markdown or jsonl in it);"
+        " pass --format jsonl|memory-md|notes-tree|layered-jsonl\n"
     )
 
 
@@ -315,7 +320,7 @@ def test_export_then_import_into_an_empty_memory_gives_the_same_entries(
     for source in ("memory-md", "notes-tree", "layered", "jsonl/entries.jsonl"):
         assert run_import(str(sources / source)) == 0
     assert main(["memory", "put", "quirks", "with an allowance", "--tag", "x"]) == 0
-    exported = lh("memory", "export", "--output", str(tmp_path / "all.jsonl"), cwd=project)
+    exported = lh("memory", "export", "--personal", "--output", str(tmp_path / "all.jsonl"), cwd=project)
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout == f"exported 13 entries to {(tmp_path / 'all.jsonl').as_posix()}\n"
     other = tmp_path / "other"
@@ -328,7 +333,7 @@ def test_export_then_import_into_an_empty_memory_gives_the_same_entries(
         return {k: (s, e.created, e.tags, e.text) for k, (s, e) in stored(root).items()}
 
     assert shape(other) == shape(project)
-    again = lh("memory", "export", cwd=other)
+    again = lh("memory", "export", "--personal", cwd=other)
     assert again.stdout.encode() == (tmp_path / "all.jsonl").read_bytes()
 
 
@@ -337,7 +342,7 @@ def test_export_then_import_into_an_empty_memory_gives_the_same_entries(
 # give one id; the hash is of the name, or of the file's path in the folder.
 CLAUDE_FOLDERS = {
     "typed": {
-        "user_role": "conventions",
+        "user_role": "personal",
         "Integration-tests-hit-a-real-database": "corrections",
         "Merge-freeze": "seed",
         "Pipeline-bugs-tracker": "seed",
@@ -347,7 +352,7 @@ CLAUDE_FOLDERS = {
         "Flaky-websocket-test": "seed",
         "Staging-credentials-location": "seed",
     },
-    "extra-keys": {"release-checklist": "seed", "logging-format": "conventions"},
+    "extra-keys": {"release-checklist": "seed", "logging-format": "personal"},
     "plain-topics": {"MEMORY-Build": "insights", "debugging": "insights", "api-conventions": "insights"},
     "subfolders": {
         "MEMORY-Memory": "insights",
@@ -357,7 +362,7 @@ CLAUDE_FOLDERS = {
         "error-handling": "corrections",
     },
     "memory-only": {"MEMORY-Environment": "insights", "MEMORY-Gotchas": "insights", "MEMORY-Preferences": "insights"},
-    "non-latin": {"0e776c7fc5d0": "seed", "b759f8390db5": "corrections", "5cabfb19c54e": "conventions"},
+    "non-latin": {"0e776c7fc5d0": "seed", "b759f8390db5": "corrections", "5cabfb19c54e": "personal"},
     "quoting": {"deploy": "seed", "style": "corrections", "ports": "seed"},
     "stray-files": {"caching": "seed", "README": "insights"},
     "collisions": {
@@ -766,3 +771,158 @@ def test_jsonl_references_outside_the_project_are_refused_as_put_refuses_them(pr
     assert [e.attr("refs") for _, e in entries.values()] == [f"src/app.py#L1-1@{digest}"]
     put = lh("memory", "put", "insights", "a note", "--ref", "../outside.py#L1-2", cwd=project)
     assert put.stderr == "--ref ../outside.py#L1-2: ../outside.py leads outside the project; cite files inside it\n"
+
+
+# One small folder per shape found in public memory folders, written here in the same shapes:
+# (files, the entries it must give as (shard, id, a line of the text), warnings it must name).
+SHAPES = [
+    pytest.param(
+        {"a.md": "---\nname: uv only\ndescription: Packages: uv, never pip\ntype: feedback\n---\nbody one\n"},
+        [("corrections", "uv-only", "Packages: uv, never pip")],
+        [],
+        id="colon-in-plain-value",
+    ),
+    pytest.param(
+        {"a.md": '---\nname: quoted\ndescription: "say \\"ship it\\" twice"\n---\nbody\n'},
+        [("insights", "quoted", 'say "ship it" twice')],
+        [],
+        id="escaped-quotes",
+    ),
+    pytest.param(
+        {"a.md": "---\nname: nested type\nmetadata: \n  type: feedback\n  created: 2025-03-04 10:20:30\n---\nx\n"},
+        [("corrections", "nested-type", "nested type")],
+        [],
+        id="metadata-with-trailing-space-and-naive-timestamp",
+    ),
+    pytest.param(
+        {"a.md": "---\nname: inline\ntags: [ci, build]\nmeta2: {k: v}\n---\nthe inline body\n"},
+        [("insights", "inline", "the inline body")],
+        [
+            "a.md:3: a value starting with '[' (a YAML indicator lh does not read); tags was not read",
+            "a.md:4: a value starting with '{' (a YAML indicator lh does not read); meta2 was not read",
+        ],
+        id="inline-list-and-mapping",
+    ),
+    pytest.param(
+        {
+            "a.md": "---\nname: one\ntype: Decision\n---\nx\n",
+            "b.md": "---\nname: two\ntype: handoff\n---\ny\n",
+            "c.md": "---\nname: three\ntype: Architecture\n---\nz\n",
+        },
+        [("conventions", "one", "one"), ("insights", "two", "two"), ("seed", "three", "three")],
+        [],
+        id="types-beyond-the-four",
+    ),
+    pytest.param(
+        {"a.md": "---\ntitle: Rollout plan\n---\nstaged by region\n"},
+        [("insights", "Rollout-plan", "Rollout plan")],
+        [],
+        id="title-instead-of-name",
+    ),
+    pytest.param(
+        {"a.md": "<!-- generated -->\n<!-- keep -->\n---\nname: commented\ntype: project\n---\nafter comments\n"},
+        [("seed", "commented", "after comments")],
+        [],
+        id="html-comments-before-frontmatter",
+    ),
+    pytest.param(
+        {"a.md": "---\nname: blocks\n---\nfirst part\n\n---\n\nsecond part\n\n---\nthird part\n"},
+        [("insights", "blocks", "third part")],
+        [],
+        id="many-rule-blocks",
+    ),
+    pytest.param(
+        {"a.md": "---\r\nname: crlf\r\ntype: reference\r\n---\r\nwindows lines\r\n"},
+        [("seed", "crlf", "windows lines")],
+        [],
+        id="crlf",
+    ),
+    pytest.param(
+        {"a.md": "---\nname: cut\n---\ntext cut in a character caf\u00e9".encode()[:-1]},
+        [("insights", "cut", "text cut in a character caf\ufffd")],
+        ["a.md:4: a UTF-8 character cut short (byte 45); read as U+FFFD"],
+        id="truncated-utf-8",
+    ),
+    pytest.param(
+        {"a.md": "# 笔记\n\n第一行\n".encode() + "截断".encode()[:-1] + "\n第三行\n".encode()},
+        [("insights", "a", "第三行")],
+        ["a.md:4: a UTF-8 character cut short (byte 23); read as U+FFFD"],
+        id="utf-8-cut-inside-a-line",
+    ),
+    pytest.param(
+        {"log.md": "".join(f"## Day {n}\n\n{'observed the cache miss ' * 80}day{n}\n\n" for n in range(20))},
+        [("insights", f"log-Day-{n}", f"## Day {n}") for n in range(20)],
+        [],
+        id="a-long-file-is-read-by-sections",
+    ),
+    pytest.param(
+        {"部署.md": "---\nname: 部署流程\ndescription: 先构建再发布\n---\n正文\n"},
+        [("insights", hashlib.sha256("部署".encode()).hexdigest()[:12], "先构建再发布")],
+        [],
+        id="name-without-latin-letters",
+    ),
+    pytest.param(
+        {"MEMORY.md": "# Index\n\n- [Gone](gone.md)\n", "kept.md": "not linked from the index\n"},
+        [("insights", "MEMORY-Index", "- [Gone](gone.md)"), ("insights", "kept", "not linked from the index")],
+        ["MEMORY.md: links to files that do not exist: gone.md (line 3)"],
+        id="index-links-to-missing-and-misses-files",
+    ),
+    pytest.param(
+        {
+            "reviewer/MEMORY.md": "# Reviewer\n\nReview diffs line by line.\n\n- [Tips](tips.md)\n",
+            "reviewer/tips.md": "---\nname: tips\ndescription: check migrations\n---\nx\n",
+            "planner/MEMORY.md": "- [Plan](plan.md)\n",
+            "planner/plan.md": "plain plan note\n",
+        },
+        [
+            ("insights", "reviewer.MEMORY-Reviewer", "Review diffs line by line."),
+            ("insights", "tips", "check migrations"),
+            ("insights", "planner.plan", "plain plan note"),
+        ],
+        [],
+        id="per-agent-subfolders-with-their-indexes",
+    ),
+    pytest.param(
+        {
+            "MEMORY.md": "# Task group\n\nscope: build scripts\n",
+            "memory_summary.md": "## User preferences\n\nterse answers\n",
+            "raw_memories.md": "# Raw\n\nraw observation\n",
+            "rollout_summaries/2025-01-02-x.md": "thread_id: 1\n\nrollout finding\n",
+        },
+        [
+            ("insights", "MEMORY-Task-group", "scope: build scripts"),
+            ("insights", "memory_summary", "terse answers"),
+            ("insights", "raw_memories", "raw observation"),
+            ("insights", "rollout_summaries.2025-01-02-x", "rollout finding"),
+        ],
+        [],
+        id="codex-generated-memories",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "entries", "warnings"), SHAPES)
+def test_real_file_shapes_are_read_or_named(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    files: dict[str, str | bytes],
+    entries: list[tuple[str, str, str]],
+    warnings: list[str],
+) -> None:
+    folder = tmp_path / "found"
+    for name, content in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        data = content if isinstance(content, bytes) else content.encode()
+        (folder / name).write_bytes(data)
+    capsys.readouterr()
+    assert run_import(str(folder)) == 0
+    err = capsys.readouterr().err
+    for warning in warnings:
+        assert f"warning: {folder.as_posix()}/{warning}" in err.splitlines()
+    assert "Traceback" not in err
+    found = stored(project)
+    assert sorted(found) == sorted(key for _, key, _ in entries)
+    for shard, key, line in entries:
+        assert found[key][0] == shard
+        assert line in found[key][1].text.split("\n")

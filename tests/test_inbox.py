@@ -146,7 +146,7 @@ def test_a_broken_note_is_kept_and_reported(project: Path, capsys: pytest.Captur
     out, err = capsys.readouterr()
     assert err.splitlines() == [
         f"{PENDING}/a.md: shard 'nowhere' is not in memory.shards (seed, failures, corrections, insights, conventions,"
-        " quirks); change the note's shard line; kept in the inbox",
+        " quirks, personal); change the note's shard line; kept in the inbox",
         f"{PENDING}/b.md: line 1 looks like an AWS access key ID (AKIA********, rule aws-access-key-id); remove it;"
         " kept in the inbox",
     ]

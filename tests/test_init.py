@@ -25,7 +25,7 @@ def test_init_creates_config_memory_index_and_gitignore_block(
         assert (tmp_path / f".agents/memory/{name}.md").is_file()
     assert (tmp_path / ".agents/memory/INDEX.md").read_text("utf-8").startswith("# Project memory index\n")
     assert (tmp_path / ".gitignore").read_text("utf-8") == (
-        f"{BLOCK_START}\n.cache/\nevents.ndjson\nboard.md\n{BLOCK_END}\n"
+        f"{BLOCK_START}\n.cache/\nevents.ndjson\nboard.md\n.agents/memory.local/\n{BLOCK_END}\n"
     )
 
 
@@ -46,7 +46,7 @@ def test_init_keeps_the_users_gitignore_lines(tmp_path: Path, monkeypatch: pytes
     assert main(["config", "set", "artifacts.ignored", '["board.md"]']) == 0
     assert main(["init"]) == 0
     assert (tmp_path / ".gitignore").read_text("utf-8") == (
-        f"node_modules/\n# mine\n*.log\n\n{BLOCK_START}\nboard.md\n{BLOCK_END}\n"
+        f"node_modules/\n# mine\n*.log\n\n{BLOCK_START}\nboard.md\n.agents/memory.local/\n{BLOCK_END}\n"
     )
 
 

@@ -86,7 +86,7 @@ def test_an_unknown_shard_prints_the_envelope(project: Path) -> None:
     done = lh("memory", "put", "nosuchshard", "x", "--json", cwd=project)
     assert failed(done, "memory put", 2) == (
         "unknown shard 'nosuchshard'; shards in .agents/lh.toml: seed, failures, corrections, insights,"
-        ' conventions, quirks (add one with "lh config set memory.shards.nosuchshard DESCRIPTION")'
+        ' conventions, quirks, personal (add one with "lh config set memory.shards.nosuchshard DESCRIPTION")'
     )
 
 

@@ -112,13 +112,13 @@ def test_hand_edits_survive_a_put(project: Path) -> None:
         pytest.param(
             ["nope", "x"],
             "unknown shard 'nope'; shards in .agents/lh.toml: seed, failures, corrections, insights, conventions,"
-            ' quirks (add one with "lh config set memory.shards.nope DESCRIPTION")',
+            ' quirks, personal (add one with "lh config set memory.shards.nope DESCRIPTION")',
             id="unknown-shard",
         ),
         pytest.param(
             ["../seed", "x"],
             "shard '../seed' is not a shard name; shard names are lowercase letters, digits and '-'"
-            " (shards in .agents/lh.toml: seed, failures, corrections, insights, conventions, quirks)",
+            " (shards in .agents/lh.toml: seed, failures, corrections, insights, conventions, quirks, personal)",
             id="path-in-shard",
         ),
         pytest.param(["seed", "  \n"], "shard seed: the entry text is empty; give the note to store", id="empty"),
@@ -270,9 +270,10 @@ def write_many(root: Path, count: int, seed: int = 7) -> None:
     cfg = load(root)
     words = ["lock", "cache", "retry", "parse", "token", "shard", "config"]
     words += ["schema", "index", "budget", "merge", "flaky", "windows", "proxy"]
-    chunks: dict[str, list[str]] = {name: [new_shard_text(name, d), "\n"] for name, d in cfg.shards}
+    shared = [(name, d) for name, d in cfg.shards if name not in cfg.personal]
+    chunks: dict[str, list[str]] = {name: [new_shard_text(name, d), "\n"] for name, d in shared}
     for number in range(count):
-        name = cfg.shard_names[number % len(cfg.shard_names)]
+        name = shared[number % len(shared)][0]
         text = f"note {number}: " + " ".join(rng.choice(words) for _ in range(rng.randint(5, 40)))
         created = f"2026-{1 + number % 12:02d}-{1 + number % 28:02d}T{number % 24:02d}:00:00Z"
         chunks[name].append(render_entry(Entry(f"n{number}", created, text)) + "\n")

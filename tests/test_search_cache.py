@@ -98,7 +98,8 @@ def check(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def cached(root: Path, shard: str) -> Segment:
     """The segment a shard's cache file holds, read as a query reads it (the file must match the shard)."""
-    digest = hashlib.sha256((root / MEMORY / f"{shard}.md").read_bytes()).hexdigest()
+    folder = root / (f"{MEMORY}.local" if shard == "personal" else MEMORY)  # the personal scope's folder
+    digest = hashlib.sha256((folder / f"{shard}.md").read_bytes()).hexdigest()
     found = search_cache.read(root / CACHE / f"{shard}.idx", shard, digest)
     assert found is not None
     return found

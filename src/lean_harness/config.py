@@ -42,6 +42,8 @@ DEFAULTS: dict[str, Any] = {
         "encoding": "cl100k_base",
         "keepNewest": 10,
         "shards": DEFAULT_SHARDS,
+        # Shards of the personal scope, kept in `<dir>.local`, which git ignores (adr/0040).
+        "personalShards": {"personal": "The user's own role, preferences and background; only its owner sees it."},
     },
     "artifacts": {
         "committed": [".agents/memory/", "adr/", ".agents/runs/"],
@@ -64,7 +66,8 @@ class Config:
     index_token_budget: int
     encoding: str
     keep_newest: int
-    shards: tuple[tuple[str, str], ...]
+    shards: tuple[tuple[str, str], ...]  # the committed shards, then the personal ones
+    personal: tuple[str, ...]
     committed: tuple[str, ...]
     ignored: tuple[str, ...]
     data: dict[str, Any]
@@ -76,6 +79,15 @@ class Config:
     @property
     def shard_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.shards)
+
+    @property
+    def personal_dir(self) -> Path:
+        """The personal scope's folder: the memory dir's name with `.local`, which git ignores."""
+        return self.memory_dir.with_name(self.memory_dir.name + ".local")
+
+    def shard_path(self, name: str) -> Path:
+        """Where shard `name` is kept: in the personal folder when it is a personal shard."""
+        return (self.personal_dir if name in self.personal else self.memory_dir) / f"{name}.md"
 
 
 def compaction_threshold(token_budget: int, compact_at_percent: int) -> int:
@@ -194,7 +206,8 @@ def _build(root: Path, path: Path, data: dict[str, Any]) -> Config:
         index_token_budget=memory["indexTokenBudget"],
         encoding=memory["encoding"],
         keep_newest=memory["keepNewest"],
-        shards=tuple(memory["shards"].items()),
+        shards=(*memory["shards"].items(), *memory["personalShards"].items()),
+        personal=tuple(memory["personalShards"]),
         committed=tuple(artifacts["committed"]),
         ignored=tuple(artifacts["ignored"]),
         data=data,
@@ -202,8 +215,11 @@ def _build(root: Path, path: Path, data: dict[str, Any]) -> Config:
 
 
 def _order_problems(user: dict[str, Any]) -> list[str]:
-    """The one rule the schema cannot state: compaction's target is below the point it starts at."""
+    """The rules the schema cannot state: a shard is in one scope; compaction's target is below its start."""
     memory = effective(user)["memory"]
+    both = sorted(set(memory["shards"]) & set(memory["personalShards"]))
+    if both:
+        return [f"at memory.personalShards: {both[0]} is also in memory.shards; give it another name"]
     if memory["compactTargetPercent"] < memory["compactAtPercent"]:
         return []
     return [

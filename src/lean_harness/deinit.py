@@ -76,7 +76,9 @@ def _owned(root: Path) -> list[tuple[Path, list[Path]]]:
         cfg = None  # no config, or a broken one: the default places are all we know of
     memory_dir = cfg.memory_dir if cfg else agents / "memory"
     cache_dir = cfg.cache_dir if cfg else agents / ".cache"
-    shards = [name for name, _ in cfg.shards] if cfg else []
+    shards = [name for name in cfg.shard_names if name not in cfg.personal] if cfg else []
+    personal = cfg.personal_dir if cfg else agents / "memory.local"
+    found.append((personal, [personal / f"{name}.md" for name in (cfg.personal if cfg else ("personal",))]))
     memory = [memory_dir / f"{name}.md" for name in shards] + [memory_dir / "INDEX.md"]
     memory += [memory_dir / "archive" / f"{name}.md" for name in shards]
     pending = memory_dir / ".pending"

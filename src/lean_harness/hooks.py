@@ -199,6 +199,11 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     if found:  # the notes are read only when they can be shown whole
         found.notes = with_texts(project, [n for n in found.notes if n.must or found.total <= found.budget])
         body, notes, whole = recall.session_view(found, text, room, shown)
+    from lean_harness.personal import section  # the owner's own entries, never in INDEX.md (adr/0040)
+
+    personal, room = section(project.memory_dir, {note.name for note in notes}), room - len(body) - 2
+    if personal and room > 0:
+        body += f"\n\n{recall.cut_lines(printable(personal), room, 'lh memory get personal')}"
     session = event.get("session_id") or "default"
     try:  # a read-only checkout still gets its memory shown
         seen = hookstate.session_path(project.cache_dir, "seen", session)

@@ -46,8 +46,10 @@ def run(root: Path, force: bool = False) -> InitResult:
         raise LhError(f"{root.as_posix()} is not a folder; run lh init in the project's folder")
     paths = _managed(root)
     before = {path: _bytes(path) for path in paths}
-    # The folders init may create, outermost first: .agents, then the memory dir (paths[-1] is INDEX.md).
-    folders = [f for f in (root / locations.CONFIG_PATH.split("/")[0], paths[-1].parent) if not f.exists()]
+    # The folders init may create, outermost first: .agents, the memory dir (paths[-1] is INDEX.md), its .local.
+    memory_dir = paths[-1].parent
+    made = (root / locations.CONFIG_PATH.split("/")[0], memory_dir, memory_dir.with_name(memory_dir.name + ".local"))
+    folders = [f for f in made if not f.exists()]
     try:
         return _run(root, force)
     except BaseException:
@@ -75,11 +77,12 @@ def _managed(root: Path) -> list[Path]:
     try:
         cfg = config_mod.load(root)
         folder = cfg.memory_dir
-        names = [name for name, _ in cfg.shards]
+        shards = [cfg.shard_path(name) for name in cfg.shard_names]
     except (LhError, OSError):
         folder = root / config_mod.DEFAULTS["memory"]["dir"]
-        names = [str(name) for name in config_mod.DEFAULTS["memory"]["shards"]]
-    paths += [folder / f"{name}.md" for name in names] + [folder / "INDEX.md"]
+        shards = [folder / f"{name}.md" for name in config_mod.DEFAULTS["memory"]["shards"]]
+        shards += [folder.with_name(folder.name + ".local") / f"{name}.md" for name in ("personal",)]
+    paths += [*shards, folder / "INDEX.md"]
     for path in paths:
         refuse_symlink(path, root)
         if path.is_dir():
@@ -115,7 +118,9 @@ def _run(root: Path, force: bool) -> InitResult:
             write_text(backup, config_path.read_text("utf-8", errors="replace"))
             updated.append(display(backup, root))
         (updated if config_path.exists() else created).append(display(config_path, root))
-        write_text(config_path, config_mod.render(config_mod.DEFAULTS))
+        # The personal scope's default stays out of the file, which an older lh then still reads.
+        shared = {k: v for k, v in config_mod.DEFAULTS["memory"].items() if k != "personalShards"}
+        write_text(config_path, config_mod.render({**config_mod.DEFAULTS, "memory": shared}))
         cfg = config_mod.load(root)
     created += create_shards(cfg)
     memory = handle.open_memory(cfg)
@@ -144,8 +149,9 @@ def create_shards(cfg: config_mod.Config) -> list[str]:
     memory_dir.mkdir(parents=True, exist_ok=True)
     created: list[str] = []
     for name, description in cfg.shards:
-        path = memory_dir / f"{name}.md"
+        path = cfg.shard_path(name)
         refuse_symlink(path, root)
+        path.parent.mkdir(exist_ok=True)
         if not path.exists():
             write_text(path, new_shard_text(name, description))
             created.append(display(path, root))
@@ -154,7 +160,8 @@ def create_shards(cfg: config_mod.Config) -> list[str]:
 
 def write_ignore_block(cfg: config_mod.Config) -> bool:
     """Write the managed .gitignore block from artifacts.ignored; False when it was already current."""
-    return _write_block(cfg.root / ".gitignore", cfg.root, managed_block(list(cfg.ignored)))
+    personal = f"{display(cfg.personal_dir, cfg.root)}/"  # the personal scope never reaches git (adr/0040)
+    return _write_block(cfg.root / ".gitignore", cfg.root, managed_block([*cfg.ignored, personal]))
 
 
 def write_attributes_block(cfg: config_mod.Config) -> bool:

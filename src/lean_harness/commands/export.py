@@ -12,6 +12,7 @@ from lean_harness.commands import masked, open_memory
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory export`."""
     parser.add_argument("--format", default="jsonl", choices=("jsonl",), help="the output format (default jsonl)")
+    parser.add_argument("--personal", action="store_true", help="include the personal scope's entries")
     parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (default: standard output)")
 
 
@@ -27,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
     warnings: list[str] = []
     with memory.reading():
         for name in memory.config.shard_names:
+            if name in memory.config.personal and not args.personal:
+                continue
             shown = memory.shown(memory.shard_path(name))
             for entry in memory.entries(name):
                 text, findings = mask_entry(entry)

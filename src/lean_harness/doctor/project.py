@@ -272,7 +272,7 @@ def symlinks(p: Project) -> Verdict:
     if p.config is not None:
         cfg = p.config
         paths += [cfg.memory_dir, cfg.memory_dir / "INDEX.md", cfg.cache_dir]
-        paths += [cfg.memory_dir / f"{name}.md" for name in cfg.shard_names]
+        paths += [cfg.shard_path(name) for name in cfg.shard_names]
     links: list[str] = []
     for path in paths:
         current = path

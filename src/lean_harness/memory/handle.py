@@ -61,7 +61,7 @@ class Memory:
         return self.config.cache_dir / "lh" / journal.JOURNAL_NAME
 
     def shard_path(self, name: str) -> Path:
-        return self.config.memory_dir / f"{name}.md"
+        return self.config.shard_path(name)
 
     def shown(self, path: Path) -> str:
         return display(path, self.root)

@@ -33,7 +33,8 @@ LEGACY_NAME = ".lh-journal"
 _VERSION = 4
 # Checked only when a journal is read back (recovery), so no write compiles them.
 _TARGET = (
-    r"(?:(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md|\.imports/[A-Za-z0-9][A-Za-z0-9._-]*\.json"
+    r"(?:(?:archive/|\.\./[A-Za-z0-9._-]+\.local/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md"  # ../NAME.local: the personal scope
+    r"|\.imports/[A-Za-z0-9][A-Za-z0-9._-]*\.json"
     r"|\.pending/\.consumed/[0-9a-f]{64})"
 )
 _DIGEST = r"[0-9a-f]{64}"
@@ -59,16 +60,20 @@ def commit(
     staged: list[str] = []
     try:
         for path, data in sorted(changes.items()):
-            name = path.relative_to(folder).as_posix()
+            name = Path(os.path.relpath(path, folder)).as_posix()
             stats[path], digest = _state(path)
             if path in expected and expected[path] != digest:
                 raise _changed(name)
             if data is None:
                 delete.append([name, digest])
                 continue
+            if name.startswith("../"):  # the personal scope's folder, made by its first write (adr/0040)
+                path.parent.mkdir(exist_ok=True)
             temp = stage(path, data)
             staged.append(temp)
-            replace.append([name, Path(temp).relative_to(folder).as_posix(), digest, hashlib.sha256(data).hexdigest()])
+            replace.append(
+                [name, Path(os.path.relpath(temp, folder)).as_posix(), digest, hashlib.sha256(data).hexdigest()]
+            )
         for parent in sorted({os.path.dirname(t) for t in staged}):
             sync_dir(parent)
         # One file replaced needs no journal: its rename is the commit point.
@@ -79,7 +84,7 @@ def commit(
         try:
             for path, seen in stats.items():  # an editor's save since the read is never renamed over
                 if _stat(path) != seen:
-                    raise _changed(path.relative_to(folder).as_posix())
+                    raise _changed(Path(os.path.relpath(path, folder)).as_posix())
         except BaseException:
             _unlink(journal)
             raise

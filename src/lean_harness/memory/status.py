@@ -80,19 +80,20 @@ def _found_duplicates(memory: Memory) -> tuple[str, ...]:
     )
 
 
-def totals(memory: Memory) -> index_md.Totals:
-    """The memory's tokens against its budget."""
-    tokens = sum(memory.summary(name).tokens for name in memory.config.shard_names)
+def totals(memory: Memory, names: Sequence[str] | None = None) -> index_md.Totals:
+    """The memory's tokens (of the shards `names`, else of all) against its budget."""
+    tokens = sum(memory.summary(name).tokens for name in names or memory.config.shard_names)
     return index_md.Totals(tokens, memory.config.token_budget, memory.config.compact_at_percent)
 
 
 def render_index(memory: Memory) -> index_md.IndexText:
-    """INDEX.md as it should be now."""
-    summaries = {name: memory.summary(name) for name in memory.config.shard_names}
+    """INDEX.md as it should be now: the committed shards only, never the personal scope's."""
+    shards = [(name, about) for name, about in memory.config.shards if name not in memory.config.personal]
+    summaries = {name: memory.summary(name) for name, _ in shards}
     return index_md.render(
-        memory.config.shards,
+        shards,
         summaries,
-        totals(memory),
+        totals(memory, list(summaries)),
         memory.counter.label,
         memory.config.index_token_budget,
         memory.counter.count,
@@ -102,12 +103,12 @@ def render_index(memory: Memory) -> index_md.IndexText:
 
 
 def stale_count(memory: Memory) -> int:
-    """How many entries cite lines that changed or files that are gone (memory/evidence/stale.py)."""
+    """How many committed entries cite lines that changed or files that are gone (memory/evidence/stale.py)."""
     if not any(memory.summary(name).refs for name in memory.config.shard_names):
         return 0
     from lean_harness.memory.evidence import stale
 
-    return len(stale.report(memory).stale)
+    return sum(cited.shard not in memory.config.personal for cited in stale.report(memory).stale)
 
 
 def _count_pending(folder: Path) -> int:

@@ -96,7 +96,10 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
     """Merge old entries into digests until memory is at its target; with `dry_run`, only plan."""
     memory.check_dir()
     with memory.reading() if dry_run else memory.writing():
-        shards = {name: _shard(memory, name) for name in memory.config.shard_names}
+        # The personal scope is never merged: its archive would be committed with the memory dir.
+        shards = {
+            name: _shard(memory, name) for name in memory.config.shard_names if name not in memory.config.personal
+        }
         inputs = [
             planner.ShardInput(
                 name,

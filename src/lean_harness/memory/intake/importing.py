@@ -111,25 +111,27 @@ def default_shard(names: Sequence[str]) -> str:
 
 
 def detect(source: Path, shown: str) -> str:
-    """The format of `source`, or an error naming what was found."""
+    """The format of `source`, or an error naming what was found.
+
+    A folder of layered-jsonl categories or a notes tree (`.agents/notes`, `.pending`, topic
+    folders with an index.md) is read as such; any other folder with Markdown in it, at any
+    depth, is read by the memory-md reader, which takes each file as what it holds."""
     if source.is_file():
         if source.suffix in (".jsonl", ".ndjson", ".json"):
             return "jsonl"
         raise LhError(f"{shown}: a file that is not .jsonl; pass --format jsonl if it holds one entry per line")
     if not source.is_dir():
         raise LhError(f"{shown}: no such file or folder")
-    found = []
-    if (source / memory_md.INDEX).is_file():
-        found.append("memory-md")
     if any((layered_jsonl.folder_of(source) / f"{c}.jsonl").is_file() for c in layered_jsonl.CATEGORIES):
-        found.append("layered-jsonl")
+        return "layered-jsonl"
     notes = notes_tree.folder_of(source)
     if notes != source or (notes / notes_tree.PENDING).is_dir() or any(notes.glob("*/index.md")):
-        found.append("notes-tree")
-    if len(found) != 1:
-        what = f"it looks like {' and '.join(found)}" if found else "it matches no known format"
-        raise LhError(f"{shown}: cannot tell the format ({what}); pass --format {'|'.join(FORMATS[1:])}")
-    return found[0]
+        return "notes-tree"
+    if next(source.rglob("*.md"), None) is None:
+        raise LhError(
+            f"{shown}: cannot tell the format (no Markdown or jsonl in it); pass --format {'|'.join(FORMATS)}"
+        )
+    return "memory-md"
 
 
 def read(source: Path, shown: str, fmt: str, stdin: bytes | None = None) -> Reading:

@@ -1,19 +1,23 @@
-"""The memory-md format: a folder with a MEMORY.md index and Markdown memory files, as agents write them.
+"""The memory-md format: Markdown memory files as agents write them, with or without an index.
 
-A memory file may start with frontmatter giving `name`, `description` and `type` (`user`,
-`feedback`, `project` or `reference`), at the top level or inside a `metadata:` mapping, then a
-body that often carries **Why:** and **How to apply:** lines. The description (else the name)
-becomes the entry's first line and the body the rest; a file without frontmatter is its own
-text, titled with its file name unless it opens with a heading. The first of `created`,
-`date`, `modified`, `updated` that reads as a time (a bare date is midnight UTC) is the
-entry's creation time, and `modified` or `updated`, when later, its update time. Other
-frontmatter keys are not imported and are named in one warning. Types go to shards by TYPES,
-which `lh memory import --map TYPE=SHARD` overrides; an unknown type goes to the default shard,
-with a warning.
+This reader takes any folder of Markdown that is not a notes tree or layered-jsonl: Claude
+Code's and other agents' memory folders, one subfolder per agent, Codex's generated memories
+(memory_summary.md, raw_memories.md, rollout_summaries/), plain notes. A memory file may start
+with frontmatter (after HTML comments, which are dropped) giving `name` (or `title`),
+`description` and `type`, at the top level or inside a `metadata:` mapping, then a body that
+often carries **Why:** and **How to apply:** lines. The description (else the name) becomes the
+entry's first line and the body the rest; a file without frontmatter is its own text, titled
+with its file name unless it opens with a heading. The first of `created`, `date`, `modified`,
+`updated` that reads as a time (a bare date is midnight UTC, a time without a zone is UTC) is
+the entry's creation time, and `modified` or `updated`, when later, its update time. Other
+frontmatter keys are not imported and are named in one warning. Types, in any case, go to
+shards by TYPES, which `lh memory import --map TYPE=SHARD` overrides; an unknown type goes to
+the default shard, with a warning.
 
-Every Markdown file under the folder is read, in subfolders too (`decisions/`, `conventions/`),
-linked from MEMORY.md or not, so nothing is left behind; other files are named in a warning. A
-section of MEMORY.md that holds more than links to those files is a memory of its own.
+Every Markdown file under the folder is read, linked from an index or not, so nothing is left
+behind; other files are named in a warning. A MEMORY.md or index.md, at any depth, is an index:
+each of its sections that holds more than links to files is a memory of its own; so is each
+section of a file over LONG bytes without frontmatter.
 
 The id comes from the name, else the file's path ('/' becomes '.'); a name that keeps no ASCII
 falls back to the path, and a path that keeps none to a hash of it (records.key_from). Files
@@ -33,9 +37,16 @@ from lean_harness import markdown
 from lean_harness.memory.intake.formats import frontmatter
 from lean_harness.memory.intake.formats.records import Reading, Record, key_from, read_source_text, utc_time
 
-INDEX = "MEMORY.md"
-TYPES = {"user": "conventions", "feedback": "corrections", "project": "seed", "reference": "seed"}
-FIELDS = ("name", "description", "type")
+INDEXES = ("memory.md", "index.md")  # at any depth: an index whose own prose is read by sections
+LONG = 32 * 1024  # a file this long is a log of many memories (Codex's raw_memories.md): read by sections
+# Types as agents write them, lower-cased, to shards; `user` is the user's own (adr/0040).
+TYPES = {
+    **{"user": "personal", "feedback": "corrections", "project": "seed", "reference": "seed"},
+    **{"decision": "conventions", "convention": "conventions", "context": "seed", "technical": "insights"},
+    **{"handoff": "insights", "investigation": "insights", "proposal": "insights", "specification": "seed"},
+    "architecture": "seed",
+}
+FIELDS = ("name", "title", "description", "type")
 TIMES = ("created", "date", "modified", "updated")  # the first that reads as a time dates the entry
 _LINK_RE = re.compile(r"\]\(<?([^)>\s]+)>?\)")
 _LINK_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\([^)]*\)[^\n]*")
@@ -50,15 +61,16 @@ class _Found:
 
 def read(folder: Path, shown: str, reading: Reading) -> None:
     """Add the memories in `folder` (shown as `shown`) to `reading`."""
-    index = folder / INDEX
     files, skipped = _files(folder)
-    readable = index.is_file() and not _links_out(index, folder.resolve())
-    text = read_source_text(index, f"{shown}/{INDEX}", reading, INDEX) if readable else None
     relative = {path.relative_to(folder).as_posix() for path in files}
-    found = _sections(text or "", relative, shown, reading)
+    found: list[_Found] = []
     ignored: dict[str, list[str]] = defaultdict(list)
     for path in files:
         name = path.relative_to(folder).as_posix()
+        if path.name.lower() in INDEXES or (path.stat().st_size > LONG and path.read_bytes()[:3] != b"---"):
+            text = read_source_text(path, f"{shown}/{name}", reading, name)
+            found += _sections(text or "", name, relative, shown, reading)
+            continue
         item = _memory(path, name, f"{shown}/{name}", reading, ignored)
         if item is not None:
             found.append(item)
@@ -87,7 +99,7 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
     for path in sorted(folder.rglob("*")):
         parts = path.relative_to(folder).parts
         outside = _links_out(path, inside)
-        if (path.is_dir() and not path.is_symlink()) or (parts == (INDEX,) and not outside):
+        if path.is_dir() and not path.is_symlink():
             continue
         name = "/".join(parts)
         hidden = any(part.startswith(".") for part in parts)
@@ -106,9 +118,9 @@ def _links_out(path: Path, inside: Path) -> bool:
         return True  # a link loop: nothing to read
 
 
-def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[_Found]:
-    """MEMORY.md's own prose, one record per heading's section, without the lines that only link to files."""
-    where = f"{shown}/{INDEX}"
+def _sections(text: str, name: str, files: set[str], shown: str, reading: Reading) -> list[_Found]:
+    """An index's own prose, one record per heading's section, without the lines that only link to files."""
+    where, base = f"{shown}/{name}", name.rpartition("/")[0]
     sections: list[tuple[int, list[str]]] = [(1, [])]
     fence: str | None = None
     outside: list[str] = []
@@ -122,12 +134,13 @@ def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[
             sections.append((number, []))
         targets = [t.split("#", 1)[0] for t in _LINK_RE.findall(line) if "://" not in t and not t.startswith("#")]
         for target in targets:
-            resolved = _inside(target)
+            resolved = _inside(f"{base}/{target}" if base else target)
             if resolved is None:
                 outside.append(f"{target} (line {number})")
-            elif resolved not in files and resolved != INDEX and resolved.endswith(".md"):
+            elif resolved not in files and resolved.endswith(".md"):
                 missing.append(f"{target} (line {number})")
-        if fence is None and _LINK_ITEM_RE.fullmatch(line) and targets and all(_inside(t) in files for t in targets):
+        linked = [_inside(f"{base}/{t}" if base else t) for t in targets]
+        if fence is None and _LINK_ITEM_RE.fullmatch(line) and targets and all(t in files for t in linked):
             continue  # an index line: the file it points to is imported itself
         sections[-1][1].append(line)
     if outside:
@@ -142,7 +155,8 @@ def _sections(text: str, files: set[str], shown: str, reading: Reading) -> list[
         section = "\n".join(lines).strip("\n")
         title = markdown.heading_text(lines[0]) if markdown.is_heading(lines[0]) else "top"
         record = Record(f"{where}:{number}", section)
-        found.append(_Found(record, key_from(f"MEMORY-{title}", hashed=True), f"{INDEX}:{number}"))
+        stem = name.rpartition(".")[0].replace("/", ".")
+        found.append(_Found(record, key_from(f"{stem}-{title}", hashed=True), f"{name}:{number}"))
     return found
 
 
@@ -165,8 +179,11 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     text = read_source_text(path, shown, reading, name)
     if text is None:
         return None
-    front = frontmatter.split(text, lenient=True)
-    reading.warnings.extend(f"{shown}:{line}: {message}" for line, message in front.problems)
+    # Comments a generator put above the frontmatter are not part of the memory.
+    lead = re.match(r"(?:\s*<!--.*?-->)+\s*(?=---\n)", text, re.DOTALL)
+    skipped = text[: lead.end()].count("\n") if lead else 0
+    front = frontmatter.split(text[lead.end() :] if lead else text, lenient=True)
+    reading.warnings.extend(f"{shown}:{line + skipped}: {message}" for line, message in front.problems)
     meta = front.fields.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
 
@@ -183,26 +200,29 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     for key in sorted(set(meta) - {*FIELDS, *TIMES} | (unread & set(meta) - set(front.fields))):
         ignored[f"metadata.{key}"].append(name)
 
-    kind = field("type")
+    kind = field("type").lower()
     if kind and kind not in TYPES:
         reading.warnings.append(
             f"{shown}: type {kind!r} is not one of {', '.join(TYPES)}; imported to the default shard"
         )
         kind = ""
     body = front.body.strip("\n")
-    title = field("description") or field("name")
+    title = field("description") or field("name") or field("title")
     if not title and not markdown.is_heading(body):
         title = path.stem
     entry_text = "\n\n".join(part for part in (title, body) if part.strip())
     stem = name[: -len(path.suffix)]
-    ident = key_from(field("name")) if field("name") else None
+    named = field("name") or field("title")
+    ident = key_from(named) if named else None
     ident = ident or key_from(stem.replace("/", "."), hashed=True)
     return _Found(Record(shown, entry_text, kind=kind or None, created=created, extra=extra), ident, name)
 
 
 def _time(value: str) -> str | None:
     """A time as lh's UTC form; a bare date is its midnight UTC."""
-    return f"{value}T00:00:00Z" if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) else utc_time(value)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return f"{value}T00:00:00Z"
+    return utc_time(value) or utc_time(f"{value}+00:00")  # a time without a zone is taken as UTC
 
 
 def _assign_ids(found: list[_Found], reading: Reading) -> None:

@@ -70,8 +70,13 @@ def read_source_text(path: Path, shown: str, reading: Reading, relative: str) ->
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        reading.problems.append(Problem(shown, line, f"not valid UTF-8 (byte {error.start}); re-save it as UTF-8"))
-        return None
+        text = data.decode("utf-8", "replace")
+        # UTF-8 with a character cut short (at the end, or where a tool cut a long line) is read
+        # with U+FFFD for the cut; a file with no other character past ASCII is another encoding.
+        if error.reason != "unexpected end of data" and not any("\x7f" < c != "\ufffd" for c in text):
+            reading.problems.append(Problem(shown, line, f"not valid UTF-8 (byte {error.start}); re-save it as UTF-8"))
+            return None
+        reading.warnings.append(f"{shown}:{line}: a UTF-8 character cut short (byte {error.start}); read as U+FFFD")
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
