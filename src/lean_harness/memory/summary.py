@@ -133,10 +133,7 @@ def with_entry(
     replaced: int | None = None,
     position: int | None = None,
 ) -> Summary:
-    """The summary after adding `entry` (counted exactly or not), or after it replaced one of `replaced` tokens.
-
-    An added entry is the last of the shard; a replaced one keeps its `position`.
-    """
+    """The summary after adding `entry` last, or after it replaced one of `replaced` tokens at `position`."""
     kept = [n for n in summary.newest if n.id != entry.id]
     at = summary.count if position is None else position
     newest = sorted([*kept, Newest(written(entry), entry.id, _safe_title(entry.title), at)], key=_newest_order)
@@ -156,10 +153,7 @@ def with_entry(
 
 
 def with_entries(summary: Summary, sha256: str, entries: list[Entry], costs: list[int], exact: bool) -> Summary:
-    """The summary after appending `entries` (each costing its `costs` tokens) to the end of the shard.
-
-    Only the entries that make the newest kept get a title, so a large batch scans few titles.
-    """
+    """The summary after appending `entries` (each costing its `costs` tokens); only the newest kept get a title."""
     old: list[tuple[str, int, Newest | Entry]] = [(n.written, n.position, n) for n in summary.newest]
     new: list[tuple[str, int, Newest | Entry]] = [(written(e), summary.count + i, e) for i, e in enumerate(entries)]
     ranked = sorted([*old, *new], key=lambda item: (_inverted(item[0]), -item[1]))[:NEWEST_KEPT]
@@ -265,23 +259,20 @@ class SummaryCache:
             return None
         if record.get("exact") is not True:
             return None  # estimated counts are recounted, in case the ranks can be had now
-        newest = record.get("newest")
-        if not isinstance(newest, list) or not all(
-            isinstance(n, list) and len(n) == 4 and all(isinstance(v, str) for v in n[:3]) and isinstance(n[3], int)
-            for n in newest
-        ):
-            return None
-        refs = record.get("refs")
-        if not isinstance(refs, list) or not all(
-            isinstance(r, list) and len(r) == 2 and all(isinstance(v, str) for v in r) for r in refs
-        ):
-            return None
-        lines = record.get("prose_lines")
-        if not isinstance(lines, list) or not all(
-            isinstance(n, list) and len(n) == 2 and all(type(v) is int for v in n) for n in lines
-        ):
-            return None
-        return record
+        valid = (
+            _rows(record.get("newest"), (str, str, str, int))
+            and _rows(record.get("refs"), (str, str))
+            and _rows(record.get("prose_lines"), (int, int))
+        )
+        return record if valid else None
+
+
+def _rows(value: object, kinds: tuple[type, ...]) -> bool:
+    """Whether `value` is a list of lists holding values of exactly these types."""
+    return isinstance(value, list) and all(
+        isinstance(row, list) and len(row) == len(kinds) and all(type(v) is k for v, k in zip(row, kinds, strict=True))
+        for row in value
+    )
 
 
 def build(
