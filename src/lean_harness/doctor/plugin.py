@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from lean_harness import manifests, skills
-from lean_harness.doctor import Check, Result, Verdict, apply
+from lean_harness.doctor import Check, Result, Verdict, apply, listed
 from lean_harness.errors import LhError
 
 
-def _verdict(problems: list[str], ok: str, fix: str, warnings: list[str] | None = None) -> Verdict:
-    if problems:
-        return Verdict("fail", problems[0], fix, tuple(problems[1:] + (warnings or [])))
-    if warnings:
-        return Verdict("warn", warnings[0], fix, tuple(warnings[1:]))
-    return Verdict("ok", ok)
+def _verdict(problems: list[str], ok: str, fix: str, warnings: Sequence[str] = ()) -> Verdict:
+    """A failure when there are problems (warnings among its details), a warning when only warnings."""
+    return listed([*problems, *warnings], fix, ok, "fail" if problems else "warn")
 
 
 def _plugin(folder: Path) -> tuple[list[manifests.Manifest], list[str]]:
