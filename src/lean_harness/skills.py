@@ -61,10 +61,8 @@ def parse(text: str, shown: str) -> tuple[dict[str, Value], int]:
     if front.problems:
         line, message = front.problems[0]
         raise FrontmatterError(f"{shown}:{line}: {message}")
-    body = front.body.split("\n")
-    while body and not body[-1].strip():
-        body.pop()
-    return front.fields, len(body)
+    body = front.body.rstrip()
+    return front.fields, body.count("\n") + 1 if body else 0
 
 
 def check(folder: Path, shown: str) -> list[Problem]:
