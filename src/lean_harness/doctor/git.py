@@ -1,8 +1,4 @@
-"""The git checks: what git itself ignores and how it merges memory, asked of git.
-
-Asking git (`git check-ignore`, `git check-attr`) rather than reading .gitignore makes a user's
-global excludes, nested ignore files and negations count, as they do for `git add`.
-"""
+"""The git checks, asked of git itself (check-ignore, check-attr), so global excludes and negations count."""
 
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
 """Per-shard summaries: what INDEX.md and status need, cached by the shard's content hash.
 
-A summary holds a shard's entry count, token total (what `lh memory get SHARD` prints, loose prose
-included: memory/view.py), the tokens and lines of its loose prose, and its newest titles, in the
-order of writing (`shard.by_writing`: last write time, then position in the file). It lives in
-`<cacheDir>/lh/shards/<name>.json` beside `<name>.ids`, one line per entry: a short hash of the
-normalized text and the entry id, which lets a write find duplicates without parsing the shard.
-Both carry the digest of the shard bytes they describe and are rebuilt from the Markdown
-whenever that no longer matches: the truth is always the shard file.
-
-The digest (`Summary.sha256`) is the SHA-256 of the shard's bytes (`shard_digest`): every write
-writes a shard whole (adr/0033-whole-shard-writes.md).
+A summary holds a shard's entry count, token total (memory/view.py), loose prose figures and newest
+titles. It lives in `<cacheDir>/lh/shards/<name>.json` beside `<name>.ids` (per entry: a short hash of
+its normalized text and its id, so a write finds duplicates without parsing). Both carry the SHA-256
+of the shard bytes they describe and are rebuilt from the shard whenever it no longer matches.
 """
 
 from __future__ import annotations
@@ -33,7 +27,7 @@ if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
 NEWEST_KEPT = 64
-_FORMAT = 9  # 9: titles keep a leading `--` (shard.first_line); shards hashed whole
+_FORMAT = 9
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,7 @@
 """Writing entries: put one note, or add many in one write, under the lock.
 
-Every write checks the entry with memory/rules.py, takes the project's lock, re-reads what it
-changes, writes each shard whole through memory/journal.py (a temp file beside it, then a
-rename, after checking the shard is still what was read) and regenerates INDEX.md, so a refused
-or failed write leaves every file as it was (adr/0007-writes-and-locking.md,
-adr/0033-whole-shard-writes.md).
+Every write checks the entry (memory/rules.py), writes each shard whole through memory/journal.py and
+regenerates INDEX.md, so a refused or failed write leaves every file as it was (adr/0007, adr/0033).
 """
 
 from __future__ import annotations

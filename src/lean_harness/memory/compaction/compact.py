@@ -1,23 +1,14 @@
 """Compaction plans: which old entries merge into which digest, and what memory weighs after.
 
-Pure: it takes parsed shards with their token counts and a counting function, and returns a
-frozen Plan; reading and writing files is `memory/compaction/archive.py`'s job (adr/0012-compaction.md).
+Pure: parsed shards and their token counts in, a frozen Plan out; files are `archive.py`'s (adr/0012-compaction.md).
 
-A digest is an ordinary entry written by lh: one line naming how many entries it stands for,
-their dates and the command that shows them, then each source's first line less articles and
-filler words (so a note's own words still find it; true duplicates once). Its header records the
-range, the source ids, the entry count, the archive file holding the sources verbatim and the
-union of their other attributes; its `created` is the newest source's last write.
+A digest is an ordinary entry: one line naming how many entries it stands for, their dates and the
+command that shows them, then each source's first line less fillers (true duplicates once). Its header
+records the range, the source ids, the count, the archive file and the union of the sources' attributes.
 
-Order of writing (`shard.by_writing`): last write time, then position in the shard.
-Never merged: the last `keep_newest` entries of each shard in that order (all of them when the
-shard holds no more) and entries tagged `pinned`. Merged first: superseded entries (named by
-another entry's `supersedes` attribute); then, given the usage record's last uses, the entries
-never used, then the least recently used (adr/0038); then the first written. Largest shards go first; an
-entry whose line would cost more than `LINE_SHARE` of it is left alone (one-line notes, mostly);
-a shard gives at most one digest per run, and only a group of two or more entries that saves
-tokens. Text outside entries (memory/prose.py) counts toward the total, as it does in INDEX.md,
-but is never merged: `lh memory adopt` makes entries of it.
+Never merged: the `keep_newest` last written of each shard and `pinned` entries. Merged first: superseded
+entries, then the never used and least recently used (adr/0038), then the first written; largest shards
+first, at most one digest a shard, only when it saves tokens. Loose prose counts but is never merged.
 """
 
 from __future__ import annotations
