@@ -229,16 +229,13 @@ class _Formatter(argparse.HelpFormatter):
 
 def _columns() -> int:
     """The terminal's width as shutil.get_terminal_size finds it: $COLUMNS, standard output, else 80."""
+    value = os.environ.get("COLUMNS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
     try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no standard output, or not a terminal
+        return 80
 
 
 def _parser(chosen: tuple[str, ...]) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:

@@ -26,17 +26,11 @@ def display(path: Path, root: Path) -> str:
 
 def refuse_symlink(path: Path, root: Path) -> None:
     """Raise when a managed path, or a folder between it and the root, is a symbolic link."""
-    current = path
-    while True:
+    for current in (path, *path.parents):
         if current.is_symlink():
             raise _linked(current, root)
-        if current in (root, current.parent):
+        if current == root or not current.is_relative_to(root):
             return
-        try:
-            current.relative_to(root)
-        except ValueError:
-            return
-        current = current.parent
 
 
 def _linked(path: Path, root: Path) -> LhError:

@@ -123,11 +123,6 @@ def decode(value: str, where: str) -> tuple[Anchor, ...]:
     return tuple(anchors)
 
 
-def unanchored(value: str) -> list[str]:
-    """The items of a refs value that carry no digest yet (as a jsonl import may give them)."""
-    return [item for item in value.split() if "@" not in item]
-
-
 def parse_spec(spec: str, where: str) -> tuple[str, int, int]:
     """PATH[#Lstart[-Lend]] as (path, start, end); start 0 cites the whole file."""
     match = _LINES_RE.fullmatch(spec)
@@ -202,7 +197,7 @@ def from_items(items: Sequence[str], where: str) -> str:
 def resolve(root: Path, value: str, where: str, allow: Sequence[str] = ()) -> str:
     """A refs value with every unanchored item (PATH#Lstart-end, no digest) anchored now."""
     anchors = [*decode(" ".join(i for i in value.split() if "@" in i), where)]
-    for item in unanchored(value):
+    for item in (item for item in value.split() if "@" not in item):
         match = _SPEC_RE.fullmatch(item)
         if match is None:
             raise LhError(f"{where}: reference {item!r} is malformed; expected PATH#Lstart-end")
