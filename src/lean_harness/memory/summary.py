@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lean_harness.files import write_atomic
 from lean_harness.hookstate import stat_key
@@ -244,7 +244,8 @@ class SummaryCache:
         except OSError:
             pass  # an unwritable cache costs the next command a re-read, nothing more
 
-    def _read(self, name: str) -> dict[str, object] | None:
+    def _read(self, name: str) -> dict[str, Any] | None:
+        """The cached record of a shard when it is whole and of this format, else None."""
         try:
             record = json.loads((self.folder / f"{name}.json").read_bytes())
         except (OSError, ValueError):
@@ -254,7 +255,10 @@ class SummaryCache:
         if record.get("exact") is not True:
             return None  # estimated counts are recounted, in case the ranks can be had now
         valid = (
-            _rows(record.get("newest"), (str, str, str, int))
+            _rows([[record.get(k) for k in ("sha256", "count", "tokens", "prose_tokens")]], (str, int, int, int))
+            and isinstance(record.get("repeated"), list)
+            and _rows([[r] for r in record["repeated"]], (str,))
+            and _rows(record.get("newest"), (str, str, str, int))
             and _rows(record.get("refs"), (str, str))
             and _rows(record.get("prose_lines"), (int, int))
         )
@@ -285,21 +289,16 @@ def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:
     return isinstance(checked, int) and stat.st_mtime_ns < checked - 2_000_000_000
 
 
-def _from_record(name: str, record: dict[str, object]) -> Summary:
-    newest = record.get("newest")
-    items = tuple(Newest(str(w), str(i), str(t), int(p)) for w, i, t, p in newest) if isinstance(newest, list) else ()
-    count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
-    refs = record.get("refs")
-    prose_tokens, prose_lines = record.get("prose_tokens"), record.get("prose_lines")
-    lines = tuple((int(a), int(b)) for a, b in prose_lines) if isinstance(prose_lines, list) else ()
+def _from_record(name: str, record: dict[str, Any]) -> Summary:
+    """The summary a record `_read` checked holds."""
     return Summary(
         name,
-        str(record.get("sha256", "")),
-        count if isinstance(count, int) else 0,
-        tokens if isinstance(tokens, int) else 0,
-        items,
-        repeated=tuple(str(r) for r in repeated) if isinstance(repeated, list) else (),
-        refs=tuple((str(k), str(v)) for k, v in refs) if isinstance(refs, list) else (),
-        prose_tokens=prose_tokens if isinstance(prose_tokens, int) else 0,
-        prose_lines=lines,
+        record["sha256"],
+        record["count"],
+        record["tokens"],
+        tuple(Newest(*row) for row in record["newest"]),
+        repeated=tuple(record["repeated"]),
+        refs=tuple(map(tuple, record["refs"])),
+        prose_tokens=record["prose_tokens"],
+        prose_lines=tuple(map(tuple, record["prose_lines"])),
     )
