@@ -1,12 +1,8 @@
 """The `lh` command line: find the command, build only its parser, run it, pick the exit code.
 
-Every command is a module in `lean_harness.commands` with `add_arguments(parser)` and
-`run(args) -> int`, listed once in COMMANDS. Only the chosen command's module is imported and
-only its arguments are declared, so a command pays for nothing but itself; the others appear in
-`--help` by name and summary.
-
-Exit codes: 0 ok; 1 ran and found a problem (a refused credential, a stale index); 2 could
-not do what was asked; 130 interrupted; 70 a bug (the traceback is shown).
+Each command module (`add_arguments(parser)`, `run(args) -> int`) is listed once in COMMANDS and
+imported only when chosen. Exit codes: 0 ok; 1 found a problem; 2 could not do what was asked;
+130 interrupted; 70 a bug (the traceback is shown).
 """
 
 from __future__ import annotations
@@ -64,9 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 class _MaskedStream:
-    """Standard output or error through `scanning.mask`: what lh prints quotes values from files
-    and arguments (ids, tags, refs, paths, descriptions, field names), any of which may hold a
-    token pasted in the wrong place, a framing tag or a terminal escape (adr/0019)."""
+    """Standard output or error through `scanning.mask`: any value printed may hold a credential (adr/0019)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -88,7 +82,7 @@ def _main(argv: Sequence[str] | None) -> int:
     as_json = "--json" in leaf._option_string_actions and "--json" in words[: _end_of_options(words)]
     command = " ".join(chosen)
     for number, word in enumerate(words, 1):
-        if not word.isascii() and not _utf8(word):
+        if not word.isascii() and any("\ud800" <= c <= "\udfff" for c in word):  # undecodable bytes
             shown = word.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             message = f"lh: argument {number} ({shown}) is not valid UTF-8; nothing was done. Pass it as UTF-8 text"
             return report_error(message, 2, command, as_json)
@@ -135,11 +129,7 @@ def _bug(command: str, as_json: bool) -> int:
 
 
 def report_error(message: str, code: int, command: str, as_json: bool) -> int:
-    """Report a failure: the message on stderr and, under --json, the envelope on stdout; the exit code.
-
-    Every failure of every command is reported here, so what a user may see is decided in one place:
-    a message quoting what the user gave is made safe to print (errors.readable).
-    """
+    """Report any failure, made readable: the message on stderr, under --json the envelope too; the exit code."""
     message = readable(message)
     print(message, file=sys.stderr)
     if as_json:
@@ -206,8 +196,7 @@ _FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
 def full_message(error: OSError) -> str:
-    """One line for a write the disk had no room for (or a file size limit stopped): every write
-    goes through a temp file, so nothing was left half written."""
+    """One line for a write the disk had no room for (or a file size limit stopped)."""
     where = f" to {os.path.relpath(os.fsdecode(error.filename))}" if error.filename is not None else ""
     return (
         f"lh: could not write{where}: {error.strerror or error}; no file was left half written."
@@ -215,25 +204,13 @@ def full_message(error: OSError) -> str:
     )
 
 
-def _utf8(word: str) -> bool:
-    try:
-        word.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes, which Python keeps as lone surrogates
-        return False
-    return True
-
-
 def _chosen(words: Sequence[str]) -> tuple[str, ...]:
     """The command path named in `words`, skipping global options ("-C DIR")."""
     path: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-            continue
+    rest = iter(words)
+    for word in rest:
         if word == "-C":
-            skip = True
-            continue
+            next(rest, None)
         if word.startswith("-"):
             continue
         if (*path, word) not in COMMANDS:
@@ -245,8 +222,7 @@ def _chosen(words: Sequence[str]) -> tuple[str, ...]:
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse's help layout, sized without shutil (argparse imports it, and bz2 and lzma with it,
-    each time it makes a formatter, which it does for every argument it declares)."""
+    """argparse's help layout, sized without importing shutil (argparse would, for every argument)."""
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
         super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
@@ -254,16 +230,13 @@ class _Formatter(argparse.HelpFormatter):
 
 def _columns() -> int:
     """The terminal's width as shutil.get_terminal_size finds it: $COLUMNS, standard output, else 80."""
+    value = os.environ.get("COLUMNS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
     try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no standard output, or not a terminal
+        return 80
 
 
 def _parser(chosen: tuple[str, ...]) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:

@@ -1,8 +1,4 @@
-"""Settings read from the environment, checked like config: a bad value is an error, never ignored.
-
-`LH_LOCK_TIMEOUT` is how many seconds a write waits for another writer (default 10);
-`SOURCE_DATE_EPOCH` pins the creation time of new entries, for reproducible scripts.
-"""
+"""Settings read from the environment (LH_LOCK_TIMEOUT, SOURCE_DATE_EPOCH): a bad value is an error."""
 
 from __future__ import annotations
 

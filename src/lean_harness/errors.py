@@ -1,8 +1,4 @@
-"""The one error type: it carries the message a user reads and the exit code.
-
-A message may quote what a user gave (a path, a key, an argument): `readable` is the one place
-such text is made safe to show, for every message: terminal escape sequences and other control
-characters removed, and a long value cut, so a message stays one short line."""
+"""The one error type: it carries the message a user reads, made `readable`, and the exit code."""
 
 from __future__ import annotations
 

@@ -26,17 +26,11 @@ def display(path: Path, root: Path) -> str:
 
 def refuse_symlink(path: Path, root: Path) -> None:
     """Raise when a managed path, or a folder between it and the root, is a symbolic link."""
-    current = path
-    while True:
+    for current in (path, *path.parents):
         if current.is_symlink():
             raise _linked(current, root)
-        if current in (root, current.parent):
+        if current == root or not current.is_relative_to(root):
             return
-        try:
-            current.relative_to(root)
-        except ValueError:
-            return
-        current = current.parent
 
 
 def _linked(path: Path, root: Path) -> LhError:
@@ -64,13 +58,9 @@ def first_link(path: StrPath, root: StrPath) -> str | None:
 
 
 def cache_link(cache: StrPath, root: StrPath) -> str | None:
-    """The first symbolic link that would send a write to the cache folder `cache` out of the project, or None.
+    """The first link on the way to `cache`, or below it anywhere but to a regular file, or None.
 
-    A link on the way from `root` to `cache`, or one anywhere below it in place of a folder (to a
-    folder, to nothing, to anything but a regular file). A link to a regular file is left alone:
-    every cache write replaces such a link or refuses to open it (`write_atomic`, the appends of
-    memory/tokens.py), so it sends nothing out; a folder link would take every file written in it.
-    The whole tree is walked, not a list of names, so a folder the layout gains is covered too.
+    Every cache write replaces a link to a file or refuses it; a folder link would take every write.
     """
     found = first_link(cache, root)
     pending = [] if found else [os.fspath(cache)]
@@ -97,10 +87,7 @@ def refuse_cache_links(cache: Path, root: Path) -> None:
 
 
 def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:
-    """A managed text file's content; an error naming the file when it is not UTF-8.
-
-    A file lh splices a block into and writes back is read with `keep_bom`, so a byte-order mark
-    the user's file starts with is written back with it."""
+    """A managed text file's content (with its byte-order mark when `keep_bom`); an error unless UTF-8."""
     refuse_symlink(path, root)
     data = path.read_bytes()
     try:
@@ -116,16 +103,16 @@ def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:
 def write_atomic(
     path: StrPath, data: bytes, *, compare: bool = True, durable: bool = True, mode: int | None = None
 ) -> bool:
-    """Write `data` to `path` through a synced temp file and a rename; False when already equal.
+    """Write `data` to `path` through a synced temp file and a rename (a link there is replaced); False when equal.
 
-    Callers that know the content changed pass `compare=False` to skip re-reading the file;
     `durable=False` skips the syncs, for state that is only a hint (the hooks' bookkeeping).
-    A symbolic link at `path` is replaced, never followed.
     """
     if compare:
         try:
-            if not os.path.islink(path) and _read(path) == data:
-                return False
+            if not os.path.islink(path):
+                with open(path, "rb") as handle:
+                    if handle.read() == data:
+                        return False
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             pass
     temp = stage(path, data, durable=durable, mode=mode)
@@ -140,12 +127,9 @@ def write_atomic(
 
 
 def stage(path: StrPath, data: bytes, *, durable: bool = True, mode: int | None = None) -> str:
-    """A temp file beside `path` holding `data`, synced to disk, with the mode `path` has (or would get).
+    """A temp file beside `path` holding `data`, synced, with the mode `path` has (or would get).
 
-    Every atomic write of lh makes its temp file here, so every one is named alike
-    (".NAME.XXXXXXXX.tmp", `is_temp`) and one rule sweeps what a killed writer left
-    (`remove_stale_temps`): `write_atomic` renames it over its target, the journal renames several
-    at once (memory/journal.py), the inbox and the user's key link it to a new name.
+    Every atomic write makes its temp file here, so `remove_stale_temps` sweeps what any killed writer left.
     """
     folder = os.path.dirname(path) or "."
     os.makedirs(folder, exist_ok=True)
@@ -181,10 +165,7 @@ _TEMP_FLAGS = (
 
 
 def _new_temp(folder: str, name: str) -> tuple[int, str]:
-    """A new file ".NAME.XXXXXXXX.tmp" in `folder`, open, private, as tempfile.mkstemp makes it.
-
-    Made here because importing tempfile costs every write shutil, bz2, lzma and random.
-    """
+    """A new private file ".NAME.XXXXXXXX.tmp" in `folder`, open: tempfile's import costs every write too much."""
     for _ in range(100):
         part = "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
         temp = os.path.join(folder, f".{name}.{part}.tmp")
@@ -207,11 +188,6 @@ def is_temp(name: str) -> bool:
     )
 
 
-def _read(path: StrPath) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
 def _unlink(path: StrPath) -> None:
     try:
         os.unlink(path)
@@ -223,8 +199,7 @@ STALE_TEMP_SECONDS = 300
 
 
 def remove_stale_temps(folder: Path, older_than: float = STALE_TEMP_SECONDS) -> list[Path]:
-    """Delete temp files a killed writer left in `folder` and the folders below it (import records,
-    consumed-note markers, the archive); only old ones, so a live write keeps its own."""
+    """Delete old temp files a killed writer left in or below `folder` (a live write keeps its own)."""
     removed: list[Path] = []
     now = time.time()
     for parent, folders, names in os.walk(folder):  # links to folders are listed, never entered
@@ -249,8 +224,7 @@ def write_text(path: Path, text: str, *, compare: bool = True) -> bool:
 
 
 def with_block(text: str, block: str, start: str, end: str) -> str:
-    """`text` with its managed block (from the line holding `start` to the one holding `end`)
-    replaced by `block`, or `block` appended after a blank line; the text's line endings kept."""
+    """`text` with its managed block (lines `start` to `end`) replaced by `block`, or it appended after a blank line."""
     newline = "\r\n" if "\r\n" in text else "\n"
     unix = text.replace("\r\n", "\n")
     found = _block_span(unix, start, end)
@@ -263,8 +237,7 @@ def with_block(text: str, block: str, start: str, end: str) -> str:
 
 
 def without_block(text: str, start: str, end: str) -> str:
-    """`text` with every managed block removed, undoing `with_block`: a block that ends the text
-    takes the blank line `with_block` put before it; every other line is kept as it was."""
+    """`text` with every managed block removed, undoing `with_block` (the blank line before a last block too)."""
     newline = "\r\n" if "\r\n" in text else "\n"
     unix = text.replace("\r\n", "\n")
     while (found := _block_span(unix, start, end)) is not None:
@@ -287,8 +260,7 @@ def _block_span(unix: str, start: str, end: str) -> tuple[int, int] | None:
 
 
 def new_file_mode() -> int:
-    """The mode a new file gets under the current umask (mkstemp would give 0600)."""
-    # os.umask can only be read by setting it; set it back at once.
+    """The mode a new file gets under the current umask (os.umask is read by setting it back at once)."""
     current = os.umask(0o022)
     os.umask(current)
     return 0o666 & ~current

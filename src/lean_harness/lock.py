@@ -1,9 +1,7 @@
 """An exclusive, bounded-wait lock on a file, released by the OS when its holder dies.
 
-POSIX uses flock(2) and Windows uses msvcrt.locking: both are dropped by the kernel when the
-process that holds them exits, however it exits, so a crashed writer never blocks the next one.
-Readers take the lock shared (on POSIX; Windows has exclusive locks only), so they wait for a
-writer but not for each other.
+flock(2) on POSIX, msvcrt.locking on Windows. Readers take the lock shared (on POSIX; Windows has
+exclusive locks only), so they wait for a writer but not for each other.
 """
 
 from __future__ import annotations

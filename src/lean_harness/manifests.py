@@ -1,10 +1,7 @@
 """A plugin's manifests: plugin.json, marketplace.json and hooks/hooks.json, checked as clients read them.
 
-Each client looks for the manifests in its own places: Claude Code and Codex CLI read
-`.claude-plugin/`, GitHub Copilot CLI reads the plugin root first, then `.github/plugin/`, then
-`.claude-plugin/` (Codex also reads `.codex-plugin/plugin.json`). A plugin that keeps copies in
-several places must keep them equal, or each client installs a different plugin. The shapes the
-clients accept are the shipped schemas `plugin`, `marketplace` and `hooks` (adr/0013-doctor.md).
+Each client reads its own places (Claude Code and Codex CLI `.claude-plugin/`, Copilot CLI the root,
+then `.github/plugin/`), so copies must be equal; the shapes are the shipped schemas (adr/0013-doctor.md).
 """
 
 from __future__ import annotations

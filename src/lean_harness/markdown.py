@@ -1,9 +1,6 @@
 """What a line of Markdown is: a heading, a list item, a code fence.
 
-Loose prose in shards (memory/prose.py) and MEMORY.md sections on import (memory/intake/formats/memory_md.py)
-both cut Markdown at headings and keep fenced code whole; they read lines by these rules, after
-CommonMark: up to three spaces of indent, one to six `#` followed by a space or the end of the
-line, and a fence of three or more backticks or tildes that only the same character closes.
+Loose prose in shards and MEMORY.md sections on import both read lines by these rules, after CommonMark.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Shipped JSON Schemas and validation that returns every problem with its location.
 
-This is the only module that imports jsonschema, and it does so lazily: commands on the hot
-path never pay for it (adr/0003-config.md).
+The only module that imports jsonschema, lazily, so the hot path never pays for it (adr/0003-config.md).
 """
 
 from __future__ import annotations
@@ -53,17 +52,6 @@ def validate(instance: object, name: str) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.location, p.message))
 
 
-def check_schema(schema: dict[str, Any]) -> None:
-    """Raise jsonschema's SchemaError when `schema` is not a valid draft 2020-12 schema."""
-    from jsonschema import Draft202012Validator
-
-    Draft202012Validator.check_schema(schema)
-
-
-def _location(path: Any) -> str:
-    return ".".join(str(part) for part in path)
-
-
 def _show(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -74,7 +62,7 @@ def _show(value: object) -> str:
 
 def _problem(error: Any) -> Problem:
     kind, schema, value = error.validator, error.schema, error.instance
-    location = _location(error.absolute_path)
+    location = ".".join(str(part) for part in error.absolute_path)
     custom = schema.get("x-message") if isinstance(schema, dict) else None
     if kind == "type":
         expected = schema["type"]

@@ -1,8 +1,6 @@
 """Agent Skills: find `skills/*/SKILL.md` in a plugin and check each against the specification.
 
-A SKILL.md opens with YAML frontmatter between two `---` lines, then a Markdown body. lh reads
-the frontmatter with the one strict reader of the YAML subset skills use (`memory/intake/formats/frontmatter.py`,
-adr/0013-doctor.md) and reports the first thing outside the subset with its line.
+The frontmatter is read with the one strict reader of the YAML subset (memory/intake/formats/frontmatter.py).
 """
 
 from __future__ import annotations
@@ -61,10 +59,8 @@ def parse(text: str, shown: str) -> tuple[dict[str, Value], int]:
     if front.problems:
         line, message = front.problems[0]
         raise FrontmatterError(f"{shown}:{line}: {message}")
-    body = front.body.split("\n")
-    while body and not body[-1].strip():
-        body.pop()
-    return front.fields, len(body)
+    body = front.body.rstrip()
+    return front.fields, body.count("\n") + 1 if body else 0
 
 
 def check(folder: Path, shown: str) -> list[Problem]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from lean_harness.commands import emit, project_root
@@ -52,10 +53,7 @@ def run(args: argparse.Namespace) -> int:
             {
                 "ok": not doctor.failed(results),
                 "counts": counts,
-                "checks": [
-                    {"id": r.id, "status": r.status, "message": r.message, "fix": r.fix, "details": list(r.details)}
-                    for r in results
-                ],
+                "checks": [asdict(r) for r in results],
                 "fixed": fixed,
                 "not_fixed": unfixed,
             },

@@ -78,10 +78,8 @@ def describe(shard: str, key: str, finding: Any, *, fixed: bool = False) -> str:
     if finding.status == "moved":
         verb = "re-anchored at" if fixed else "moved to"
         return f"{head} {verb} {finding.now.spec}"
-    if finding.status == "changed" and finding.renamed_to:
-        return f"{head} changed (the file is now {finding.renamed_to})"
     if finding.status == "changed":
-        return f"{head} changed"
+        return f"{head} changed" + (f" (the file is now {finding.renamed_to})" if finding.renamed_to else "")
     return f"{head} missing (the file is gone)"
 
 

@@ -1,11 +1,8 @@
 """`lh doctor`: checks that say whether a project's harness, or a plugin, is healthy; no printing.
 
-A check is a function from the thing it inspects (a Project, a plugin folder) to a Verdict: a
-status, one line saying what it found and where, and for anything not ok a hint, the exact
-command where there is one. The registries are plain tuples, `project.CHECKS` and
-`plugin.CHECKS`, run by `project.run` and `plugin.run_plugin`; a check's id is its function's
-name with hyphens. Doctor runs every check, even after a failure, so one run shows everything
-that is wrong (adr/0013-doctor.md).
+A check is a function from what it inspects (a Project, a plugin folder) to a Verdict; the registries
+are the tuples `project.CHECKS` and `plugin.CHECKS`, and a check's id is its name with hyphens. Every
+check runs, even after a failure, so one run shows everything that is wrong (adr/0013-doctor.md).
 """
 
 from __future__ import annotations
@@ -54,11 +51,6 @@ class Check(Protocol[Subject_contra]):
     def __call__(self, subject: Subject_contra, /) -> Verdict: ...
 
 
-def check_id(check: Check[Subject]) -> str:
-    """A check's id: its function's name with hyphens."""
-    return check.__name__.replace("_", "-")
-
-
 def apply(checks: Sequence[Check[Subject]], subject: Subject) -> list[Result]:
     """Run every check on the subject; a check stopped by a user-facing error fails with its message."""
     results: list[Result] = []
@@ -67,7 +59,9 @@ def apply(checks: Sequence[Check[Subject]], subject: Subject) -> list[Result]:
             verdict = check(subject)
         except LhError as error:
             verdict = listed(error.message.splitlines() or [""], "fix what the line says, then run lh doctor again")
-        results.append(Result(check_id(check), verdict.status, verdict.message, verdict.fix, verdict.details))
+        results.append(
+            Result(check.__name__.replace("_", "-"), verdict.status, verdict.message, verdict.fix, verdict.details)
+        )
     return results
 
 

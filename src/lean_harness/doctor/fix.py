@@ -1,13 +1,12 @@
-"""`lh doctor --fix`: repair only what is safe, and say what changed.
+"""`lh doctor --fix`: repair only what is derived or empty, and say what changed.
 
-Safe means derived or empty: missing empty shards (and the memory dir), the managed .gitignore
-and .gitattributes blocks (the user's own lines are kept), and INDEX.md. No entry is ever
-deleted or rewritten: exact copies a merge left stay for `lh memory index` to remove, and a
-shard that does not parse stays as it is.
+That is missing empty shards (and the memory dir), the managed .gitignore and .gitattributes blocks,
+and INDEX.md; no entry is ever deleted or rewritten, and a shard that does not parse stays as it is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from lean_harness import init
@@ -26,16 +25,12 @@ def fix(root: Path) -> tuple[list[str], list[str]]:
     changed: list[str] = []
     refused: list[str] = []
 
-    def shards() -> list[str]:
-        return [f"created {path} (empty shard)" for path in init.create_shards(config)]
-
-    def ignore_block() -> list[str]:
-        return ["wrote the lean-harness block in .gitignore"] if init.write_ignore_block(config) else []
-
-    def attributes_block() -> list[str]:
-        return ["wrote the lean-harness block in .gitattributes"] if init.write_attributes_block(config) else []
-
-    for step in (shards, ignore_block, attributes_block):
+    steps: tuple[Callable[[], list[str]], ...] = (
+        lambda: [f"created {path} (empty shard)" for path in init.create_shards(config)],
+        lambda: ["wrote the lean-harness block in .gitignore"] if init.write_ignore_block(config) else [],
+        lambda: ["wrote the lean-harness block in .gitattributes"] if init.write_attributes_block(config) else [],
+    )
+    for step in steps:
         try:
             changed += step()
         except LhError as error:

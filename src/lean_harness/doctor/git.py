@@ -1,8 +1,4 @@
-"""The git checks: what git itself ignores and how it merges memory, asked of git.
-
-Asking git (`git check-ignore`, `git check-attr`) rather than reading .gitignore makes a user's
-global excludes, nested ignore files and negations count, as they do for `git add`.
-"""
+"""The git checks, asked of git itself (check-ignore, check-attr), so global excludes and negations count."""
 
 from __future__ import annotations
 
@@ -12,6 +8,7 @@ from typing import Protocol
 
 from lean_harness.config import Config
 from lean_harness.doctor import NO_CONFIG, Verdict, listed
+from lean_harness.files import display
 
 PROBE = "lh-doctor-probe"
 
@@ -115,18 +112,8 @@ def _check_ignore(root: Path, paths: list[str]) -> dict[str, tuple[str, str, str
     for at in range(0, len(fields) - 3, 4):
         source, line, pattern, path = fields[at : at + 4]
         if pattern:
-            found[path] = (_shown_source(source, root), line, pattern)
+            found[path] = (display(Path(source), root), line, pattern)
     return found
-
-
-def _shown_source(source: str, root: Path) -> str:
-    path = Path(source)
-    if not path.is_absolute():
-        return source
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _git(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -6,16 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from lean_harness import manifests, skills
-from lean_harness.doctor import Check, Result, Verdict, apply
+from lean_harness.doctor import Check, Result, Verdict, apply, listed
 from lean_harness.errors import LhError
-
-
-def _verdict(problems: list[str], ok: str, fix: str, warnings: list[str] | None = None) -> Verdict:
-    if problems:
-        return Verdict("fail", problems[0], fix, tuple(problems[1:] + (warnings or [])))
-    if warnings:
-        return Verdict("warn", warnings[0], fix, tuple(warnings[1:]))
-    return Verdict("ok", ok)
 
 
 def _plugin(folder: Path) -> tuple[list[manifests.Manifest], list[str]]:
@@ -40,7 +32,7 @@ def plugin_json(folder: Path) -> Verdict:
                 " to load; remove the key"
             )
     names = ", ".join(c.path for c in copies)
-    return _verdict(problems, f"{names}: valid", "edit the file as the line says")
+    return listed(problems, "edit the file as the line says", f"{names}: valid")
 
 
 def marketplace_json(folder: Path) -> Verdict:
@@ -72,9 +64,7 @@ def marketplace_json(folder: Path) -> Verdict:
                 f" plugin.json's {version!r}; make them equal"
             )
     names = ", ".join(c.path for c in copies)
-    return _verdict(
-        problems, f"{names}: valid, lists {name} {version or ''}".rstrip(), "edit the file as the line says"
-    )
+    return listed(problems, "edit the file as the line says", f"{names}: valid, lists {name} {version or ''}".rstrip())
 
 
 def manifest_copies(folder: Path) -> Verdict:
@@ -96,7 +86,8 @@ def manifest_copies(folder: Path) -> Verdict:
     if not seen:
         return Verdict("skip", "no manifests to compare")
     ok = f"{', '.join(seen)} agree" if len(seen) > 1 else f"one copy: {seen[0]}"
-    return _verdict(problems, ok, "make the copies byte-identical (copy one over the others)", warnings)
+    fix = "make the copies byte-identical (copy one over the others)"
+    return listed([*problems, *warnings], fix, ok, "fail" if problems else "warn")
 
 
 def skills_(folder: Path) -> Verdict:
@@ -109,9 +100,8 @@ def skills_(folder: Path) -> Verdict:
     for skill in found:
         for problem in skills.check(skill, f"skills/{skill.name}"):
             (warnings if problem.warning else problems).append(problem.message)
-    return _verdict(
-        problems, f"{len(found)} skills follow the Agent Skills specification", "edit the SKILL.md", warnings
-    )
+    ok = f"{len(found)} skills follow the Agent Skills specification"
+    return listed([*problems, *warnings], "edit the SKILL.md", ok, "fail" if problems else "warn")
 
 
 def hooks_json(folder: Path) -> Verdict:
@@ -124,10 +114,10 @@ def hooks_json(folder: Path) -> Verdict:
         problems += manifests.validate(copy, "hooks")
     for where, command in commands:
         problems += [f"{manifests.HOOKS}: at {where}: {p}" for p in manifests.command_problems(command, folder)]
-    return _verdict(
+    return listed(
         problems,
-        f"{manifests.HOOKS}: valid, {len(commands)} command{'' if len(commands) == 1 else 's'} found",
         "edit the file as the line says; commands resolve ${CLAUDE_PLUGIN_ROOT} to the plugin folder",
+        f"{manifests.HOOKS}: valid, {len(commands)} command{'' if len(commands) == 1 else 's'} found",
     )
 
 

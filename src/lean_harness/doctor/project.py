@@ -1,9 +1,4 @@
-"""The project checks: config, memory, index, budget, credentials, git settings, links, tokenizer.
-
-Every check reads; none writes a project file (the shared read lock and lh's caches aside). A
-check that needs something an earlier check found broken (the config, the memory dir, a shard)
-says so and is skipped.
-"""
+"""The project checks; none writes a project file, and one that needs what an earlier one found broken is skipped."""
 
 from __future__ import annotations
 
@@ -223,9 +218,8 @@ def secrets(p: Project, memory: Memory) -> Verdict:
     """No memory file holds something that looks like a credential."""
     from lean_harness.memory.leaks import derived_files, flagged, project_files, scan_paths
 
-    # One scan of each whole file first: a file with no finding has no entry with one, and a
-    # whole file scans several times faster than its entries one by one. Only files with a
-    # finding are scanned entry by entry, where each entry's allow-secret applies.
+    # Whole files first, as that is several times faster; only a file with a finding is scanned
+    # entry by entry, where each entry's allow-secret applies.
     paths, derived = project_files(memory.config)
     files = [*paths[1:], *p.memory_files, *derived_files(derived)]
     found = flagged([path for path in files if path.is_file() and not path.is_symlink()], p.memory_files)

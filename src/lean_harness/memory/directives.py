@@ -1,11 +1,7 @@
 """Directives in memory files: text that speaks as the system or the user, or overrides the agent.
 
-Every write refuses such text (memory/rules.py, with the rules of scanning/directives.py); this finds what
-reached a memory file another way: a hand edit, a merge, a pull. Shards are scanned entry by
-entry, so that an entry's `allow-directive` attribute (`lh memory put --allow-directive RULE`)
-silences that rule for that entry only; loose prose and files that do not parse as shards are
-scanned whole. A scan of each whole file comes first; only a file it flags is scanned entry by
-entry. Nothing is remembered between runs (adr/0030).
+Every write refuses such text (memory/rules.py); this finds what reached a memory file another way (a
+hand edit, a merge, a pull). Only a file whose whole text is flagged is scanned entry by entry.
 """
 
 from __future__ import annotations

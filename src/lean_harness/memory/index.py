@@ -1,12 +1,8 @@
 """INDEX.md: the one memory file an agent loads on every session, kept within its token budget.
 
-It names each shard with its description, entry count and tokens, gives the total against the
-budget and how to pull more, then lists the newest entry titles while the budget lasts. It is
-made from the shard summaries only, holds no wall-clock time, and is byte-identical for the
-same shards (adr/0001-file-only-memory.md). Title lines (date, shard and title) have framing
-tags escaped and descriptions go through `scanning.mask`, so neither a hand-edited entry nor a
-hand-edited config can speak as the system at session start or put a credential in a committed
-file (adr/0019).
+It names each shard with its figures, gives the total and how to pull more, then the newest titles while
+the budget lasts; made from the shard summaries only, byte-identical for the same shards (adr/0001).
+Titles and descriptions are escaped and masked, as hand edits can fill them (adr/0019).
 """
 
 from __future__ import annotations
@@ -65,9 +61,8 @@ def render(
 ) -> IndexText:
     """INDEX.md text for the shards (name, description) in order, within `budget` tokens.
 
-    When the full list of shards does not fit, it degrades until it does: descriptions go, then
-    the shards share one line, then only their number is given. The last form fits the schema's
-    smallest budget (100 tokens) whatever the config holds; the newest titles fill what is left.
+    A list of shards that does not fit loses its descriptions, then shares one line, then gives only the
+    number of shards, which fits the schema's smallest budget (100 tokens); the newest titles fill the rest.
     """
     top = [HEADER, "", GENERATED, ""]
     lines = [

@@ -1,12 +1,4 @@
-"""Credentials in files: scan memory files (or any files) and mask what an agent would read.
-
-Shards are scanned entry by entry, so that an entry's `allow-secret` attribute (set with
-`lh memory put --allow-secret RULE`) silences that rule for that entry only; prose and files
-that do not parse as shards are scanned whole.
-
-`flagged` scans files whole, as a first pass before the entry by entry scan. Every scan reads
-the file as it is now: no verdict is remembered in a cache a repository could hold (adr/0030).
-"""
+"""Credentials in files: scan memory files (or any files) entry by entry (memory/scans.py), and mask text."""
 
 from __future__ import annotations
 
@@ -32,16 +24,10 @@ def allowed(entry: Entry) -> tuple[str, ...]:
     return tuple(rule for rule in value.split(",") if rule)
 
 
-def scan_text(text: str, shown: str) -> list[Leak]:
-    """Every credential in a file's text; shards are scanned entry by entry."""
-    return by_entry(text, shown, credentials.scan, allowed)
-
-
 def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) -> tuple[list[Leak], list[str]]:
     """Leaks in the files (folders are walked) and the files that could not be read as text.
 
-    Files under `derived` (caches lh writes) are read whatever their encoding: a credential is
-    ASCII, so bytes read as Latin-1 keep it visible to the rules even inside a binary cache.
+    Files under `derived` (lh's caches) are read as Latin-1 when not UTF-8: a credential is ASCII.
     """
     leaks: list[Leak] = []
     skipped: list[str] = []
@@ -59,7 +45,7 @@ def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) 
                 skipped.append(f"{shown}: not UTF-8 text; skipped")
                 continue
             text = data.decode("latin-1")
-        leaks += scan_text(text, shown)
+        leaks += by_entry(text, shown, credentials.scan, allowed)
     return leaks, skipped
 
 
@@ -70,8 +56,7 @@ def project_files(config: Config) -> tuple[list[Path], list[Path]]:
 
 
 def flagged(paths: Sequence[Path], read: Mapping[Path, bytes] | None = None) -> list[Path]:
-    """The files in which a scan of the whole text (read as Latin-1) finds a credential; a file's
-    bytes are taken from `read` when they are there."""
+    """The files in which a scan of the whole text (as Latin-1; bytes from `read` if there) finds a credential."""
     got = read or {}
     return [path for path in paths if credentials.scan((got.get(path) or path.read_bytes()).decode("latin-1"))]
 
@@ -83,13 +68,12 @@ def derived_files(derived: Iterable[Path]) -> list[Path]:
 
 def mask_entry(entry: Entry) -> tuple[str, list[credentials.Finding]]:
     """An entry's text with every credential masked, and the findings."""
-    findings = credentials.scan(entry.text, allow=allowed(entry))
-    return (credentials.hide(entry.text, findings) if findings else entry.text), findings
+    return mask_text(entry.text, allowed(entry))
 
 
-def mask_text(text: str) -> tuple[str, list[credentials.Finding]]:
-    """Any text with every credential masked, and the findings."""
-    findings = credentials.scan(text)
+def mask_text(text: str, allow: Sequence[str] = ()) -> tuple[str, list[credentials.Finding]]:
+    """Any text with every credential (but the `allow` rules) masked, and the findings."""
+    findings = credentials.scan(text, allow=allow)
     return (credentials.hide(text, findings) if findings else text), findings
 
 

@@ -1,17 +1,8 @@
-"""What an entry may hold: the one set of checks every write path applies.
+"""What an entry may hold: the one set of checks every write path applies (adr/0015-one-entry-rule-set.md).
 
-`lh memory put`, `lh memory note`, consolidation and import all check a new entry here, so a
-text, id, tag, scanner rule name or shard name is accepted or refused the same way whichever
-command brought it. The checks run on the canonical text (`shard.normalize_text`: every line
-break `str.splitlines` knows becomes `\\n`), and a line is refused with the same predicate the
-parser uses to find markers (`shard.marker_kind`), so no text can hold a line that the parser
-reads as structure. Control characters other than tab and newline are refused: NUL makes git
-treat a shard as binary, escape sequences rewrite a terminal, and separators split lines for
-some readers and not others (adr/0015-one-entry-rule-set.md).
-
-Problems are returned as messages without a location; `require` puts the caller's location in
-front and raises. Credentials are looked for in every field that is stored or printed: the
-text, the id and the tags.
+The checks run on the canonical text (`shard.normalize_text`) and refuse a line with the parser's own
+marker predicate (`shard.marker_kind`), so no text can hold a line the parser reads as structure.
+Problems are messages without a location; `require` puts the caller's in front and raises.
 """
 
 from __future__ import annotations
@@ -62,39 +53,28 @@ def check(
 ) -> Checked:
     """Every field of a new entry in canonical form, with every problem found in any of them."""
     body = normalize_text(text)
-    problems = list(text_problems(body))
-    clean_tags: set[str] = set()
-    for tag in tags:
-        problem = tag_problem(tag)
-        if problem:
-            problems.append(problem)
-        else:
-            clean_tags.add(tag.strip().lower())
-    if key is not None:
-        problem = id_problem(key)
-        if problem:
-            problems.append(problem)
-    rules: set[str] = set()
-    for rule in allow:
-        if RULE_RE.fullmatch(rule):
-            rules.add(rule)
-        else:
-            problems.append(f"{_quoted(rule)} is not a scanner rule name; rule names are like aws-access-key")
-    allowed_directives: set[str] = set()
-    for rule in directives:
-        if RULE_RE.fullmatch(rule):
-            allowed_directives.add(rule)
-        elif rule:
-            problems.append(f"{_quoted(rule)} is not an injection rule name; rule names are like framing-tag")
+    problems = [*text_problems(body), *filter(None, map(tag_problem, tags))]
+    if key is not None and (problem := id_problem(key)):
+        problems.append(problem)
+    problems += [
+        f"{_quoted(r)} is not a scanner rule name; rule names are like aws-access-key"
+        for r in allow
+        if not RULE_RE.fullmatch(r)
+    ]
+    problems += [
+        f"{_quoted(r)} is not an injection rule name; rule names are like framing-tag"
+        for r in directives
+        if r and not RULE_RE.fullmatch(r)
+    ]
     given = ([("the id", key)] if key is not None else []) + [("a tag", tag) for tag in tags]
     return Checked(
         body,
-        tuple(sorted(clean_tags)),
+        tuple(sorted({tag.strip().lower() for tag in tags if tag_problem(tag) is None})),
         key,
-        tuple(sorted(rules)),
+        tuple(sorted({rule for rule in allow if RULE_RE.fullmatch(rule)})),
         tuple(problems),
         tuple(given),
-        tuple(sorted(allowed_directives)),
+        tuple(sorted({rule for rule in directives if RULE_RE.fullmatch(rule)})),
     )
 
 
@@ -165,11 +145,7 @@ def shard_problem(name: str, names: Sequence[str], config_path: str) -> str | No
 
 
 def credential(checked: Checked) -> tuple[str, Finding] | None:
-    """The first field that holds a credential, as (what, finding), or None.
-
-    The text is scanned with the entry's allowed rules; the id and the tags are scanned as given
-    and in full, since an allowance recorded in the entry covers its text only.
-    """
+    """The first field that holds a credential, as (what, finding), or None (allowances cover the text only)."""
     return credentials([checked])[0]
 
 
@@ -196,8 +172,7 @@ def credentials(entries: Sequence[Checked]) -> list[tuple[str, Finding] | None]:
 
 
 def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | None]:
-    """Why each entry may not be stored, checked in one batch: (what, finding, False) for its first
-    credential, else ("line N", finding, True) for its first directive (adr/0019); None when it may."""
+    """Per entry, in one batch: (what, finding, False) for a credential, ("line N", finding, True) for a directive."""
     from lean_harness.scanning import directives as directive_rules
 
     results: list[tuple[str, Finding, bool] | None] = [
@@ -214,8 +189,7 @@ def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | Non
 
 
 def said(checked: Checked) -> str | None:
-    """Why an entry may not be stored, said without a location (credential first, then
-    directive), or None: the one check of a write path that reports rather than raises."""
+    """Why an entry may not be stored (credential first, then directive), without a location, or None."""
     found = screened([checked])[0]
     if found is None:
         return None
@@ -229,8 +203,7 @@ def said(checked: Checked) -> str | None:
 
 
 def refuse_setting(key: str, value: str, where: str) -> None:
-    """Raise Refused when a config key or value looks like a credential, or the value speaks as the
-    system or the operator: a description is committed, and printed at every session start."""
+    """Raise Refused when a config key or value looks like a credential, or the value speaks as the system."""
     from lean_harness.scanning.masking import refusal
 
     found = screened([Checked(value, (), None, (), (), (("the key", key),))])[0]

@@ -1,11 +1,7 @@
-"""Scans of memory files with a rule set: where findings are.
+"""Scans of memory files with a rule set (credentials or directives): where findings are.
 
-`by_entry` scans a shard entry by entry, so that an entry's allowance attribute
-(`allow-secret`, `allow-directive`) silences those rules for that entry only; loose prose and
-text that does not parse as a shard are scanned whole. Credentials (memory/leaks.py) and
-directives (memory/directives.py) are both found this way.
-
-Nothing here remembers a verdict: what is printed or written is scanned as it is (adr/0030).
+An entry's allowance attribute (`allow-secret`, `allow-directive`) silences its rules for that entry
+only; nothing remembers a verdict between runs (adr/0030).
 """
 
 from __future__ import annotations
@@ -40,10 +36,9 @@ class Found:
 
 
 def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], Iterable[str]]) -> list[Found]:
-    """Every finding in a file's text named `shown`, in order of place.
+    """Every finding in a file's text, in order of place; text that is not a shard is scanned whole.
 
-    An entry's text is scanned with the rules it is `allowed` to trip left out; its header values
-    (id, tags, attributes) are scanned with every rule, as line 0, column 1 of the entry.
+    An entry's text is scanned without the rules it is `allowed`; its header values with every rule.
     """
     from lean_harness.scanning.masking import mask
 

@@ -59,10 +59,7 @@ class Conflict(ShardError):
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One memory entry; `raw` is its original text when it was parsed from a file, `line` where.
-
-    Two entries are equal when their content is: `raw` and `line` say where one was read from.
-    """
+    """One memory entry; `raw` and `line` (its parsed text and where) take no part in equality."""
 
     id: str
     created: str
@@ -108,10 +105,7 @@ class Shard:
 
 
 def first_line(text: str) -> str:
-    """The first non-blank line, whole, without control characters or the Markdown marks that open it.
-
-    Only a mark Markdown reads as one goes (a heading's `#`s, a bullet followed by a space, a
-    quote's `>`): `--flag`, `**bold**` or `->` are the text itself and stay."""
+    """The first non-blank line without control characters or the heading, bullet or quote marks opening it."""
     for line in text.splitlines():
         stripped = _CONTROL_RE.sub("", line).strip()
         stripped = _MARKS_RE.sub("", stripped, count=1).strip()
@@ -127,11 +121,7 @@ def title_of(text: str) -> str:
 
 
 def written(entry: Entry) -> str:
-    """When an entry was last written: its `updated` time (lh memory put --id), else its `created`.
-
-    An `updated` that is not a time in lh's form (a hand edit) is ignored: it would otherwise
-    sort as newest for ever and reach INDEX.md and digests as a date.
-    """
+    """When an entry was last written: a later `updated` time in lh's form, else its `created`."""
     updated = time_attr(entry, "updated")
     return updated if updated is not None and updated > entry.created else entry.created
 
@@ -143,12 +133,7 @@ def time_attr(entry: Entry, name: str) -> str | None:
 
 
 def by_writing(entries: Sequence[Entry]) -> list[int]:
-    """The positions of `entries` (in file order) from the first written to the last.
-
-    The order of writing (adr/0012-compaction.md): the time an entry was last written, and
-    within one second its position in the shard, since lh appends. It depends on the file alone,
-    never on ids, so a same-second burst ranks as it was written.
-    """
+    """The positions of `entries` from the first written to the last, ties in file order (adr/0012)."""
     return sorted(range(len(entries)), key=lambda i: (written(entries[i]), i))
 
 
@@ -158,19 +143,13 @@ def text_hash(text: str) -> str:
 
 
 def normalize_text(text: str) -> str:
-    """Canonical entry text: every line break made LF, no trailing spaces, no blank lines around it.
-
-    A line break is any character `str.splitlines` breaks on (CR, CRLF, VT, FF, the file, group
-    and record separators, NEL, U+2028, U+2029): whatever a reader takes for a line boundary
-    becomes the one the shard parser uses, so the marker check sees the lines every reader sees.
-    """
+    """Canonical entry text: every `str.splitlines` break made LF, no trailing spaces, no blank lines around it."""
     lines = [line.rstrip() for line in text.splitlines()]
     return "\n".join(lines).strip("\n")
 
 
 def split_lines(text: str) -> list[str]:
-    """A shard's lines, each with its ending: LF, CRLF or a lone CR (as an editor saving old Mac
-    endings writes them) ends a line in a shard file; no other character does."""
+    """A shard's lines, each with its ending: LF, CRLF or a lone CR, no other character."""
     if "\r" in text:
         return _LINE_RE.findall(text)
     lines = text.split("\n")
@@ -198,10 +177,7 @@ def line_stop(text: str, at: int) -> int:
 
 
 def marker_kind(line: str) -> str | None:
-    """ "open", "close" or "conflict" when the parser reads `line` as structure, else None.
-
-    The writer refuses entry text with such a line (memory/rules.py) using this same predicate.
-    """
+    """ "open", "close" or "conflict" when the parser (and so memory/rules.py) reads `line` as structure."""
     bare = line.rstrip("\r\n")
     if bare.startswith(OPEN_PREFIX):
         return "open"
@@ -219,7 +195,7 @@ def is_conflict_marker(line: str) -> bool:
 
 def derive_id(shard: str, text: str, taken: Container[str] = ()) -> str:
     """A stable id from the shard and the normalized text, lengthened on a collision."""
-    digest = hashlib.sha256(f"{shard}\n{normalize_text(text)}".encode()).hexdigest()
+    digest = _digest(shard, text)
     for size in range(12, 65):
         candidate = digest[:size]
         if candidate not in taken:
@@ -227,11 +203,12 @@ def derive_id(shard: str, text: str, taken: Container[str] = ()) -> str:
     raise LhError(f"could not derive a free id for a new entry in shard {shard!r}")
 
 
-def render_entry(entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
-    """The entry as file text, ending with a newline; an unchanged parsed entry keeps its bytes.
+def _digest(shard: str, text: str) -> str:
+    return hashlib.sha256(f"{shard}\n{normalize_text(text)}".encode()).hexdigest()
 
-    With `close_id` the end marker names the entry, as lh writes it (adr/0008-merges.md).
-    """
+
+def render_entry(entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
+    """The entry as file text; an unchanged parsed entry keeps its bytes; `close_id` names it at the end (adr/0008)."""
     if entry.raw is not None:
         return entry.raw
     attrs = [("id", entry.id), ("created", entry.created)]
@@ -277,11 +254,7 @@ def render(shard: Shard, *, close_id: bool = True) -> str:
 
 
 def without_duplicates(shard: Shard) -> tuple[Shard, tuple[str, ...]]:
-    """The shard with each entry once, and a note per copy dropped.
-
-    Only exact copies (same id, same text) exist in a parsed shard: a merge can leave them. The
-    first copy stays where it is, with the earliest creation time and the tags of all copies.
-    """
+    """The shard with each exact copy (a merge leaves them) folded into the first, and a note per copy dropped."""
     blocks: list[str | Entry] = []
     kept: dict[str, int] = {}
     notes: list[str] = []
@@ -330,10 +303,7 @@ def parse(text: str, path: str = "shard") -> Shard:
         line = lines[index]
         kind = marker_kind(line)
         if kind == "conflict":
-            raise ShardError(
-                f"{path}:{index + 1}: git conflict marker; resolve the conflict"
-                ' (keep both entries), then run "lh memory index"'
-            )
+            raise _conflict_marker(path, index)
         if kind == "close":
             raise ShardError(f"{path}:{index + 1}: entry end marker without a start; remove it")
         if kind == "open":
@@ -351,6 +321,12 @@ def parse(text: str, path: str = "shard") -> Shard:
     if prose:
         blocks.append("".join(prose))
     return Shard(tuple(blocks), newline)
+
+
+def _conflict_marker(path: str, index: int) -> ShardError:
+    return ShardError(
+        f'{path}:{index + 1}: git conflict marker; resolve the conflict (keep both entries), then run "lh memory index"'
+    )
 
 
 def refuse_conflicting_ids(entries: Sequence[Entry], path: str) -> None:
@@ -371,11 +347,9 @@ def _twin(lines: Sequence[str], start: int, path: str) -> Entry | None:
     # both headers and one text: two headers with the same id on consecutive lines.
     if start + 1 >= len(lines) or marker_kind(lines[start + 1]) != "open":
         return None
-    key, created, attrs = _header(lines, start, path)
+    key, created, tags, extra = _header(lines, start, path)
     if _header(lines, start + 1, path)[0] != key:
         return None
-    tags = tuple(attrs.get("tags", "").split())
-    extra = tuple((k, v) for k, v in _ATTR_RE.findall(lines[start]) if k not in _KNOWN)
     return Entry(key, created, "", tags, extra, raw=lines[start], line=start + 1)
 
 
@@ -383,9 +357,9 @@ def _verified_twin(twin: Entry, entry: Entry, path: str) -> Entry:
     # The text is the one both branches held only when the id is derived from it, or when both
     # headers carry the hash of that text (`sha`, written with a chosen id); otherwise the
     # person who merged decides. Content is compared, never times.
-    shard = path.rsplit("/", 1)[-1].removesuffix(".md")
-    digest = hashlib.sha256(f"{shard}\n{normalize_text(entry.text)}".encode()).hexdigest()
-    derived = len(twin.id) >= 12 and digest.startswith(twin.id)
+    derived = len(twin.id) >= 12 and _digest(path.rsplit("/", 1)[-1].removesuffix(".md"), entry.text).startswith(
+        twin.id
+    )
     hashed = twin.attr("sha") == entry.attr("sha") == text_hash(entry.text)
     if not (derived or hashed):
         raise Conflict(
@@ -395,14 +369,17 @@ def _verified_twin(twin: Entry, entry: Entry, path: str) -> Entry:
     return Entry(twin.id, twin.created, entry.text, twin.tags, twin.extra, raw=twin.raw, line=twin.line)
 
 
-def _header(lines: Sequence[str], start: int, path: str) -> tuple[str, str, dict[str, str]]:
+def _header(
+    lines: Sequence[str], start: int, path: str
+) -> tuple[str, str, tuple[str, ...], tuple[tuple[str, str], ...]]:
     header = lines[start].rstrip("\r\n")
     match = _OPEN_RE.fullmatch(header)
     if match is None:
         raise ShardError(
             f'{path}:{start + 1}: malformed entry header; expected <!-- lh:entry id="..." created="..." -->'
         )
-    attrs = dict(_ATTR_RE.findall(match.group(1)))
+    pairs = _ATTR_RE.findall(match.group(1))
+    attrs = dict(pairs)
     key, created = attrs.get("id", ""), attrs.get("created", "")
     if not ID_RE.fullmatch(key):
         raise ShardError(f"{path}:{start + 1}: entry id {key!r} is missing or not a valid id")
@@ -410,7 +387,7 @@ def _header(lines: Sequence[str], start: int, path: str) -> tuple[str, str, dict
         raise ShardError(
             f"{path}:{start + 1}: entry {key} has created={created!r}; expected a UTC time like 2026-01-31T09:00:00Z"
         )
-    return key, created, attrs
+    return key, created, tuple(attrs.get("tags", "").split()), tuple((k, v) for k, v in pairs if k not in _KNOWN)
 
 
 def entry_at(text: str, start: int, path: str) -> tuple[Entry, int]:
@@ -423,11 +400,7 @@ def entry_at(text: str, start: int, path: str) -> tuple[Entry, int]:
 
 
 def _entry_stop(text: str, start: int) -> int:
-    """The end of the first end-marker line after the header at `start` (else of the text).
-
-    The parser reads an entry's lines up to that line and no further, so only they are split:
-    splitting the rest of a large shard for every entry looked up was most of a query's time.
-    """
+    """The end of the first end-marker line after the header at `start`: only that far is split, for speed."""
     at = text.find("<!-- /lh:entry", start)
     while at >= 0:
         first = line_start(text, at)
@@ -441,9 +414,7 @@ def _entry_stop(text: str, start: int) -> int:
 
 
 def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, int]:
-    key, created, attrs = _header(lines, start, path)
-    match = _OPEN_RE.fullmatch(lines[start].rstrip("\r\n"))
-    assert match is not None
+    key, created, tags, extra = _header(lines, start, path)
     end = start + 1
     while end < len(lines):
         bare = lines[end].rstrip("\r\n")
@@ -467,10 +438,7 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
                 )
             raise ShardError(f"{path}:{start + 1}: entry {key} is not closed before the next entry starts")
         if kind == "conflict":
-            raise ShardError(
-                f"{path}:{end + 1}: git conflict marker; resolve the conflict"
-                ' (keep both entries), then run "lh memory index"'
-            )
+            raise _conflict_marker(path, end)
         end += 1
     else:
         raise ShardError(
@@ -478,8 +446,6 @@ def _parse_entry(lines: Sequence[str], start: int, path: str) -> tuple[Entry, in
         )
     body = "".join(lines[start + 1 : end])
     body = body[: len(body) - len(lines[end - 1]) + len(lines[end - 1].rstrip("\r\n"))] if end > start + 1 else body
-    tags = tuple(attrs.get("tags", "").split())
-    extra = tuple((k, v) for k, v in _ATTR_RE.findall(match.group(1)) if k not in _KNOWN)
     raw = "".join(lines[start : end + 1])
     body = body.replace("\r\n", "\n").replace("\r", "\n") if "\r" in body else body
     entry = Entry(key, created, body, tags, extra, raw=raw, line=start + 1)

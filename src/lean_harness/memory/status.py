@@ -141,49 +141,30 @@ Settle = Callable[..., tuple[str, ...]]  # archive.settle(memory, *, fix): live 
 def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResult:
     """Regenerate INDEX.md, or with `check` only compare it with what it should be.
 
-    `settle` is compaction's rule for entries both live and in a digest (memory/compaction/archive.py).
+    `settle` is the archive's rule for entries both live and in a digest, as a merge with a compaction
+    leaves them (memory/compaction/archive.py).
     """
     memory.check_dir()
     if check:
         with memory.reading():
             rendered = render_index(memory)
-            duplicates = _found_duplicates(memory) + _settled(memory, settle, fix=False)
+            duplicates = _found_duplicates(memory) + settle(memory, fix=False)
             clashes = id_clashes(memory)
-            fresh = _index_matches(memory, rendered.text) and not duplicates and not clashes
-        return IndexResult(
-            memory.shown(memory.index_path),
-            fresh,
-            False,
-            rendered.tokens,
-            memory.config.index_token_budget,
-            rendered.titles,
-            duplicates,
-            clashes,
-        )
-    with memory.writing():
-        # Every shard is parsed or summarized before anything is written, so a broken one stops
-        # the command with nothing changed.
-        for name in memory.config.shard_names:
-            memory.summary(name)
-        _settled(memory, settle, fix=False)  # a conflict stops the command before the first write
-        duplicates = _remove_duplicates(memory)
-        duplicates += _settled(memory, settle, fix=True)
-        rendered = render_index(memory)
-        fresh = _index_matches(memory, rendered.text) and not duplicates
-        changed = write_text(memory.index_path, rendered.text)
-        recorded(memory, rendered.listed)
-        written = changed or bool(duplicates)
-        clashes = id_clashes(memory)
-    return IndexResult(
-        memory.shown(memory.index_path),
-        fresh,
-        written,
-        rendered.tokens,
-        memory.config.index_token_budget,
-        rendered.titles,
-        duplicates,
-        clashes,
-    )
+            fresh, written = _index_matches(memory, rendered.text) and not duplicates and not clashes, False
+    else:
+        with memory.writing():
+            for name in memory.config.shard_names:  # a broken shard stops the command before any write
+                memory.summary(name)
+            settle(memory, fix=False)  # as does a conflict
+            duplicates = _remove_duplicates(memory) + settle(memory, fix=True)
+            rendered = render_index(memory)
+            fresh = _index_matches(memory, rendered.text) and not duplicates
+            written = write_text(memory.index_path, rendered.text) or bool(duplicates)
+            recorded(memory, rendered.listed)
+            clashes = id_clashes(memory)
+    budget = memory.config.index_token_budget
+    path = memory.shown(memory.index_path)
+    return IndexResult(path, fresh, written, rendered.tokens, budget, rendered.titles, duplicates, clashes)
 
 
 def id_clashes(memory: Memory) -> tuple[str, ...]:
@@ -217,12 +198,6 @@ def _place(memory: Memory, name: str, key: str) -> str:
     match = header_re(key).search(text)
     line = line_count(text, match.start()) + 1 if match else 0
     return f"{memory.shown(memory.shard_path(name))}:{line}"
-
-
-def _settled(memory: Memory, settle: Settle, *, fix: bool) -> tuple[str, ...]:
-    # Entries both live and merged into a digest, as a merge with a compaction leaves them: the
-    # archive owns that rule (adr/0012-compaction.md).
-    return settle(memory, fix=fix)
 
 
 def _index_matches(memory: Memory, text: str) -> bool:

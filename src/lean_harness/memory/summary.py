@@ -1,15 +1,9 @@
 """Per-shard summaries: what INDEX.md and status need, cached by the shard's content hash.
 
-A summary holds a shard's entry count, token total (what `lh memory get SHARD` prints, loose prose
-included: memory/view.py), the tokens and lines of its loose prose, and its newest titles, in the
-order of writing (`shard.by_writing`: last write time, then position in the file). It lives in
-`<cacheDir>/lh/shards/<name>.json` beside `<name>.ids`, one line per entry: a short hash of the
-normalized text and the entry id, which lets a write find duplicates without parsing the shard.
-Both carry the digest of the shard bytes they describe and are rebuilt from the Markdown
-whenever that no longer matches: the truth is always the shard file.
-
-The digest (`Summary.sha256`) is the SHA-256 of the shard's bytes (`shard_digest`): every write
-writes a shard whole (adr/0033-whole-shard-writes.md).
+A summary holds a shard's entry count, token total (memory/view.py), loose prose figures and newest
+titles. It lives in `<cacheDir>/lh/shards/<name>.json` beside `<name>.ids` (per entry: a short hash of
+its normalized text and its id, so a write finds duplicates without parsing). Both carry the SHA-256
+of the shard bytes they describe and are rebuilt from the shard whenever it no longer matches.
 """
 
 from __future__ import annotations
@@ -21,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lean_harness.files import write_atomic
 from lean_harness.hookstate import stat_key
@@ -33,7 +27,7 @@ if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
 NEWEST_KEPT = 64
-_FORMAT = 9  # 9: titles keep a leading `--` (shard.first_line); shards hashed whole
+_FORMAT = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,10 +127,7 @@ def with_entry(
     replaced: int | None = None,
     position: int | None = None,
 ) -> Summary:
-    """The summary after adding `entry` (counted exactly or not), or after it replaced one of `replaced` tokens.
-
-    An added entry is the last of the shard; a replaced one keeps its `position`.
-    """
+    """The summary after adding `entry` last, or after it replaced one of `replaced` tokens at `position`."""
     kept = [n for n in summary.newest if n.id != entry.id]
     at = summary.count if position is None else position
     newest = sorted([*kept, Newest(written(entry), entry.id, _safe_title(entry.title), at)], key=_newest_order)
@@ -156,10 +147,7 @@ def with_entry(
 
 
 def with_entries(summary: Summary, sha256: str, entries: list[Entry], costs: list[int], exact: bool) -> Summary:
-    """The summary after appending `entries` (each costing its `costs` tokens) to the end of the shard.
-
-    Only the entries that make the newest kept get a title, so a large batch scans few titles.
-    """
+    """The summary after appending `entries` (each costing its `costs` tokens); only the newest kept get a title."""
     old: list[tuple[str, int, Newest | Entry]] = [(n.written, n.position, n) for n in summary.newest]
     new: list[tuple[str, int, Newest | Entry]] = [(written(e), summary.count + i, e) for i, e in enumerate(entries)]
     ranked = sorted([*old, *new], key=lambda item: (_inverted(item[0]), -item[1]))[:NEWEST_KEPT]
@@ -256,7 +244,8 @@ class SummaryCache:
         except OSError:
             pass  # an unwritable cache costs the next command a re-read, nothing more
 
-    def _read(self, name: str) -> dict[str, object] | None:
+    def _read(self, name: str) -> dict[str, Any] | None:
+        """The cached record of a shard when it is whole and of this format, else None."""
         try:
             record = json.loads((self.folder / f"{name}.json").read_bytes())
         except (OSError, ValueError):
@@ -265,23 +254,23 @@ class SummaryCache:
             return None
         if record.get("exact") is not True:
             return None  # estimated counts are recounted, in case the ranks can be had now
-        newest = record.get("newest")
-        if not isinstance(newest, list) or not all(
-            isinstance(n, list) and len(n) == 4 and all(isinstance(v, str) for v in n[:3]) and isinstance(n[3], int)
-            for n in newest
-        ):
-            return None
-        refs = record.get("refs")
-        if not isinstance(refs, list) or not all(
-            isinstance(r, list) and len(r) == 2 and all(isinstance(v, str) for v in r) for r in refs
-        ):
-            return None
-        lines = record.get("prose_lines")
-        if not isinstance(lines, list) or not all(
-            isinstance(n, list) and len(n) == 2 and all(type(v) is int for v in n) for n in lines
-        ):
-            return None
-        return record
+        valid = (
+            _rows([[record.get(k) for k in ("sha256", "count", "tokens", "prose_tokens")]], (str, int, int, int))
+            and isinstance(record.get("repeated"), list)
+            and _rows([[r] for r in record["repeated"]], (str,))
+            and _rows(record.get("newest"), (str, str, str, int))
+            and _rows(record.get("refs"), (str, str))
+            and _rows(record.get("prose_lines"), (int, int))
+        )
+        return record if valid else None
+
+
+def _rows(value: object, kinds: tuple[type, ...]) -> bool:
+    """Whether `value` is a list of lists holding values of exactly these types."""
+    return isinstance(value, list) and all(
+        isinstance(row, list) and len(row) == len(kinds) and all(type(v) is k for v, k in zip(row, kinds, strict=True))
+        for row in value
+    )
 
 
 def build(
@@ -300,21 +289,16 @@ def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:
     return isinstance(checked, int) and stat.st_mtime_ns < checked - 2_000_000_000
 
 
-def _from_record(name: str, record: dict[str, object]) -> Summary:
-    newest = record.get("newest")
-    items = tuple(Newest(str(w), str(i), str(t), int(p)) for w, i, t, p in newest) if isinstance(newest, list) else ()
-    count, tokens, repeated = record.get("count"), record.get("tokens"), record.get("repeated")
-    refs = record.get("refs")
-    prose_tokens, prose_lines = record.get("prose_tokens"), record.get("prose_lines")
-    lines = tuple((int(a), int(b)) for a, b in prose_lines) if isinstance(prose_lines, list) else ()
+def _from_record(name: str, record: dict[str, Any]) -> Summary:
+    """The summary a record `_read` checked holds."""
     return Summary(
         name,
-        str(record.get("sha256", "")),
-        count if isinstance(count, int) else 0,
-        tokens if isinstance(tokens, int) else 0,
-        items,
-        repeated=tuple(str(r) for r in repeated) if isinstance(repeated, list) else (),
-        refs=tuple((str(k), str(v)) for k, v in refs) if isinstance(refs, list) else (),
-        prose_tokens=prose_tokens if isinstance(prose_tokens, int) else 0,
-        prose_lines=lines,
+        record["sha256"],
+        record["count"],
+        record["tokens"],
+        tuple(Newest(*row) for row in record["newest"]),
+        repeated=tuple(record["repeated"]),
+        refs=tuple(map(tuple, record["refs"])),
+        prose_tokens=record["prose_tokens"],
+        prose_lines=tuple(map(tuple, record["prose_lines"])),
     )

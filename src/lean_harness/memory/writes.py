@@ -1,14 +1,12 @@
 """Writing entries: put one note, or add many in one write, under the lock.
 
-Every write checks the entry with memory/rules.py, takes the project's lock, re-reads what it
-changes, writes each shard whole through memory/journal.py (a temp file beside it, then a
-rename, after checking the shard is still what was read) and regenerates INDEX.md, so a refused
-or failed write leaves every file as it was (adr/0007-writes-and-locking.md,
-adr/0033-whole-shard-writes.md).
+Every write checks the entry (memory/rules.py), writes each shard whole through memory/journal.py and
+regenerates INDEX.md, so a refused or failed write leaves every file as it was (adr/0007, adr/0033).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,9 +68,7 @@ def put(
 ) -> PutResult:
     """Store `text` in `shard`: add it, update the entry `key` in place, or find it already there.
 
-    `tags` replace an updated entry's tags, which None keeps. `refs` are PATH[#Lstart[-Lend]]
-    references, anchored at the files as they are now; they replace an updated entry's
-    references, which None keeps (memory/evidence/evidence.py).
+    `tags` and `refs` (PATH[#Lstart[-Lend]], anchored now) replace an updated entry's own; None keeps them.
     """
     name, checked, cites = prepare(memory, shard, text, tags, key, allow, allow_directives, refs, scan)
     with memory.writing():
@@ -129,8 +125,7 @@ _BOM = b"\xef\xbb\xbf"
 
 
 class _Stored:
-    """The shard a write changes: its summary, the digest of the bytes it was read from (None: no
-    file), its ids listing, and its text only once it is needed."""
+    """The shard a write changes: its summary, the digest it was read at, its ids listing, its text when needed."""
 
     def __init__(self, memory: Memory, name: str) -> None:
         self.memory, self.name = memory, name
@@ -221,15 +216,11 @@ def _add(memory: Memory, stored: _Stored, entry: Entry) -> PutResult:
 def add_entries(
     memory: Memory, additions: Sequence[tuple[str, Entry]], records: Mapping[Path, bytes | None] | None = None
 ) -> tuple[str, ...]:
-    """Add new entries (shard, entry) at the ends of their shards and write `records`, in one all-or-nothing commit.
+    """Add new (shard, entry) pairs at the ends of their shards and write `records`, in one journalled commit.
 
-    The caller holds `memory.writing()` and has checked each entry with memory/rules.py and that
-    its id is new. `records` are the files that say the entries were taken in (import records,
-    consumed-note markers): they change in the same journalled commit as the shards, so no kill
-    can leave entries without their record, which would add them again (memory/journal.py).
-    Every shard is summarized and every new shard text built before the first file is written,
-    so a broken or oversized shard stops the write with nothing changed. Each summary is brought
-    up to date from the entries added, without counting what was there. Returns the shards written.
+    The caller holds `memory.writing()` and has checked each entry and that its id is new. `records`
+    (import records, consumed-note markers) commit with the shards, so no kill leaves one without the other.
+    Returns the shards written.
     """
     if not memory.locked:
         raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
@@ -248,7 +239,7 @@ def add_entries(
     for name, entries in grouped.items():
         stored = _Stored(memory, name)
         data = stored.encode(append_entries(stored.text, entries, stored.newline))
-        changes[stored.path] = _within_limit(memory, name, len(data), data)
+        changes[stored.path] = _within_limit(memory, name, data)
         basis[stored.path] = stored.basis
         if stored.whole:  # a new shard, or one with copies dropped: summarized from its bytes
             memory.forget_summary(name)
@@ -272,14 +263,7 @@ def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> 
 
 def _ids_with_text(ids: str, digest: str) -> list[str]:
     """The ids whose text hashes to `digest`, found by substring search in the ids listing."""
-    found = []
-    at = ids.find(digest + " ")
-    while at >= 0:
-        if at == 0 or ids[at - 1] == "\n":
-            end = ids.find("\n", at)
-            found.append(ids[at + len(digest) + 1 : end if end >= 0 else len(ids)])
-        at = ids.find(digest + " ", at + 1)
-    return found
+    return re.findall(f"(?m)^{re.escape(digest)} (.*)", ids)
 
 
 class _Listed:
@@ -301,16 +285,8 @@ def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, s
 
 
 def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
-    summary = memory.summary(name)
-    return PutResult(
-        entry.id,
-        name,
-        "unchanged",
-        view.entry_cost(entry, memory.counter.counts),
-        summary.tokens,
-        totals(memory),
-        memory.counter.label,
-    )
+    tokens, shard_tokens = view.entry_cost(entry, memory.counter.counts), memory.summary(name).tokens
+    return PutResult(entry.id, name, "unchanged", tokens, shard_tokens, totals(memory), memory.counter.label)
 
 
 def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replaced: int | None) -> PutResult:
@@ -318,7 +294,7 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     name, path, before, ids = stored.name, stored.path, stored.before, stored.ids
     tokens = view.entry_cost(entry, memory.counter.counts)
     data = stored.encode(new_text)
-    _within_limit(memory, name, len(data))
+    _within_limit(memory, name, data)
     digest = shard_digest(data)
     position = None
     if replaced is not None:  # an update keeps its place; the ids listing is in file order
@@ -352,18 +328,13 @@ def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
 
 
 def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
-    """Write whole new shard texts in one all-or-nothing commit and regenerate INDEX.md.
-
-    The caller holds `memory.writing()` and has checked every new entry with memory/rules.py.
-    Returns the shards written.
-    """
+    """Write whole new shard texts (entries checked, lock held) in one commit, regenerate INDEX.md; the shards."""
     if not memory.locked:
         raise RuntimeError("replace_shards needs the write lock: call it inside memory.writing()")
     changes: dict[Path, bytes | None] = {}
     for name, text in texts.items():
-        data = text.encode("utf-8")
-        parse(data.decode("utf-8"), memory.shown(memory.shard_path(name)))  # never write what cannot be read back
-        changes[memory.shard_path(name)] = _within_limit(memory, name, len(data), data)
+        parse(text, memory.shown(memory.shard_path(name)))  # never write what cannot be read back
+        changes[memory.shard_path(name)] = _within_limit(memory, name, text.encode("utf-8"))
     for path in changes:
         refuse_symlink(path, memory.root)
     if changes:
@@ -374,11 +345,11 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _within_limit(memory: Memory, name: str, size: int, data: bytes = b"") -> bytes:
-    """`data`, or an error when shard `name` would be `size` bytes, past the size limit of a shard."""
-    if size > MAX_SHARD_BYTES:
+def _within_limit(memory: Memory, name: str, data: bytes) -> bytes:
+    """`data`, or an error when it is past the size limit of a shard."""
+    if len(data) > MAX_SHARD_BYTES:
         raise LhError(
-            f"{memory.shown(memory.shard_path(name))} would be {size} bytes, over the {MAX_SHARD_BYTES}"
+            f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
             ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
         )
     return data

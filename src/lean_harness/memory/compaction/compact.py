@@ -1,23 +1,14 @@
 """Compaction plans: which old entries merge into which digest, and what memory weighs after.
 
-Pure: it takes parsed shards with their token counts and a counting function, and returns a
-frozen Plan; reading and writing files is `memory/compaction/archive.py`'s job (adr/0012-compaction.md).
+Pure: parsed shards and their token counts in, a frozen Plan out; files are `archive.py`'s (adr/0012-compaction.md).
 
-A digest is an ordinary entry written by lh: one line naming how many entries it stands for,
-their dates and the command that shows them, then each source's first line less articles and
-filler words (so a note's own words still find it; true duplicates once). Its header records the
-range, the source ids, the entry count, the archive file holding the sources verbatim and the
-union of their other attributes; its `created` is the newest source's last write.
+A digest is an ordinary entry: one line naming how many entries it stands for, their dates and the
+command that shows them, then each source's first line less fillers (true duplicates once). Its header
+records the range, the source ids, the count, the archive file and the union of the sources' attributes.
 
-Order of writing (`shard.by_writing`): last write time, then position in the shard.
-Never merged: the last `keep_newest` entries of each shard in that order (all of them when the
-shard holds no more) and entries tagged `pinned`. Merged first: superseded entries (named by
-another entry's `supersedes` attribute); then, given the usage record's last uses, the entries
-never used, then the least recently used (adr/0038); then the first written. Largest shards go first; an
-entry whose line would cost more than `LINE_SHARE` of it is left alone (one-line notes, mostly);
-a shard gives at most one digest per run, and only a group of two or more entries that saves
-tokens. Text outside entries (memory/prose.py) counts toward the total, as it does in INDEX.md,
-but is never merged: `lh memory adopt` makes entries of it.
+Never merged: the `keep_newest` last written of each shard and `pinned` entries. Merged first: superseded
+entries, then the never used and least recently used (adr/0038), then the first written; largest shards
+first, at most one digest a shard, only when it saves tokens. Loose prose counts but is never merged.
 """
 
 from __future__ import annotations
@@ -153,8 +144,7 @@ def plan(
 ) -> Plan:
     """The compaction of `shards` down to `target_percent` of `budget` (only when due, or forced).
 
-    `last_used` ((shard, id) -> the last use of each entry ever used) orders entries by use;
-    None (no usage record) orders them by writing alone."""
+    `last_used` ((shard, id) -> last use) orders entries by use; None (no usage record) by writing alone."""
     threshold = compaction_threshold(budget, at_percent)
     target = budget * target_percent // 100
     total = sum(sum(s.tokens) + s.loose for s in shards)
@@ -167,13 +157,17 @@ def plan(
         by_name = {s.name: s for s in shards}
         made: dict[tuple[str, int], Digest] = {}  # digests counted so far, by shard and group size
         pending = _order(shards, candidates)
+
+        def take() -> None:
+            name, index, superseded = pending.pop(0)
+            if not groups[name].add(index, force=superseded):
+                whole.add((name, index))
+
         while True:
             # Grow the groups on estimates (line counts add up), then count the digests exactly;
             # an entry taken because the count was short is counted before the loop can end.
             while pending and total - sum(g.saving() for g in groups.values()) > target:
-                name, index, superseded = pending.pop(0)
-                if not groups[name].add(index, force=superseded):
-                    whole.add((name, index))
+                take()
             for name, group in groups.items():
                 if len(group.indexes) >= 2 and (name, len(group.indexes)) not in made:
                     made[name, len(group.indexes)] = _digest(by_name[name], group.indexes, counts, taken)
@@ -181,10 +175,7 @@ def plan(
             digests = {n: d for n, d in digests.items() if d.tokens < d.tokens_before}
             if total - sum(d.tokens_before - d.tokens for d in digests.values()) <= target or not pending:
                 break
-            # The estimate was short: take one more entry and count again.
-            name, index, superseded = pending.pop(0)
-            if not groups[name].add(index, force=superseded):
-                whole.add((name, index))
+            take()  # the estimate was short: take one more entry and count again
     rows = []
     for shard in shards:
         digest = digests.get(shard.name)
@@ -216,8 +207,7 @@ def plan(
 
 
 def _candidates(shard: ShardInput, kept: set[int], last_used: Mapping[tuple[str, str], str] | None) -> list[int]:
-    """Positions of the entries that may be merged: with a usage record, never used then least recently
-    used first, else first written first (`_order` puts the superseded before them)."""
+    """Positions of the entries that may be merged: never used then least recently used, else first written."""
     free = [i for i in by_writing(shard.entries) if i not in kept]
     if last_used is not None:
         free.sort(key=lambda i: last_used.get((shard.name, shard.entries[i].id), ""))
@@ -386,8 +376,6 @@ def _digest(
     count = sum(_stands_for(e) for e in sources)
     text = "\n".join([_intro(count, first, last, key, dropped), *(f"- {line}" for line in lines)])
     tags = sorted({DIGEST_TAG, *(t for e in sources for t in e.tags)})
-    allowed = sorted({r for e in sources for r in (e.attr("allow-secret") or "").split(",") if r})
-    directives = sorted({r for e in sources for r in (e.attr("allow-directive") or "").split(",") if r})
     extra = [
         ("from", first),
         ("to", last),
@@ -395,10 +383,9 @@ def _digest(
         ("sources", " ".join(ids)),
         ("archive", archive_path(shard.name)),
     ]
-    if allowed:
-        extra.append(("allow-secret", ",".join(allowed)))
-    if directives:
-        extra.append(("allow-directive", ",".join(directives)))
+    for allow in ("allow-secret", "allow-directive"):
+        if rules := sorted({r for e in sources for r in (e.attr(allow) or "").split(",") if r}):
+            extra.append((allow, ",".join(rules)))
     # A digest cites what its sources cited, so it is stale when one of them would be (adr/0017).
     extra += _gathered(sources, set(ids))
     entry = Entry(key, last, text, tuple(tags), tuple(extra))
@@ -407,10 +394,7 @@ def _digest(
 
 
 def _stands_for(entry: Entry) -> int:
-    """How many original entries `entry` stands for: a digest's `entries`, else one.
-
-    A digest whose `entries` was edited into something other than a count stands for its sources.
-    """
+    """How many original entries `entry` stands for: a digest's `entries` (if a count, else its sources), else one."""
     if not is_digest(entry):
         return 1
     value = entry.attr("entries")

@@ -30,7 +30,7 @@ DIGEST_CHARS = 16  # _STORED_RE matches this many
 MAX_CITED_BYTES = 16 * 1024 * 1024
 NEAR_LINES = 64  # how far from its old place a moved range is looked for before the whole file
 STATUSES = ("fresh", "moved", "changed", "missing")
-_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-~+,:=()[]!$&'*;")
+_SAFE = "/._-~+,:=()[]!$&'*;"  # beside letters and digits, kept unquoted in a stored path
 _LINES_RE = re.compile(r"(.*)#L(\d+)(?:-L?(\d+))?")
 _STORED_RE = re.compile(r"([^#@\s\"]+)(?:#L(\d+)-(\d+))?@([0-9a-f]{16})")
 _PLAIN_RE = re.compile(r"[A-Za-z0-9/._~+,:=()\[\]!$&'*;-]*")
@@ -87,10 +87,7 @@ def digest_of(lines: Sequence[bytes]) -> str:
 
 
 def read_cited(path: Path) -> bytes | None:
-    """A cited file's bytes, or None when it is over MAX_CITED_BYTES: never more than that is read.
-
-    Every read of a cited file goes through here, so a file that grew past what `--ref` accepts
-    costs a check one stat, not its whole size in memory (it checks as changed)."""
+    """A cited file's bytes, or None when it is over MAX_CITED_BYTES: never more than that is read."""
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size > MAX_CITED_BYTES:
             return None
@@ -124,11 +121,6 @@ def decode(value: str, where: str) -> tuple[Anchor, ...]:
             raise LhError(f"{where}: reference {item!r} has an empty line range")
         anchors.append(Anchor(path, start, end, match.group(4)))
     return tuple(anchors)
-
-
-def unanchored(value: str) -> list[str]:
-    """The items of a refs value that carry no digest yet (as a jsonl import may give them)."""
-    return [item for item in value.split() if "@" not in item]
 
 
 def parse_spec(spec: str, where: str) -> tuple[str, int, int]:
@@ -205,7 +197,7 @@ def from_items(items: Sequence[str], where: str) -> str:
 def resolve(root: Path, value: str, where: str, allow: Sequence[str] = ()) -> str:
     """A refs value with every unanchored item (PATH#Lstart-end, no digest) anchored now."""
     anchors = [*decode(" ".join(i for i in value.split() if "@" in i), where)]
-    for item in unanchored(value):
+    for item in (item for item in value.split() if "@" not in item):
         match = _SPEC_RE.fullmatch(item)
         if match is None:
             raise LhError(f"{where}: reference {item!r} is malformed; expected PATH#Lstart-end")
@@ -323,9 +315,7 @@ def renamed(root: Path, paths: Sequence[str]) -> dict[str, str]:
 
 
 def _sayable(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Renames with every path through `scanning.mask`: a file renamed to a credential (or to a
-    framing tag) is never followed, so its name reaches no entry header, message or cache; the
-    reference it held reads as missing."""
+    """Renames with every path masked: a file renamed to a credential is never followed (it reads as missing)."""
     if not steps:
         return steps
     from lean_harness.scanning.masking import mask_many
@@ -338,7 +328,7 @@ def _sayable(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def _git(root: Path, args: list[str]) -> str | None:
     import subprocess
 
-    if not (root / ".git").exists() and not _inside_work_tree(root):
+    if not any((folder / ".git").exists() for folder in (root, *root.resolve().parents)):
         return None
     try:
         done = subprocess.run(
@@ -351,10 +341,6 @@ def _git(root: Path, args: list[str]) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
-
-
-def _inside_work_tree(root: Path) -> bool:
-    return any((parent / ".git").exists() for parent in root.resolve().parents)
 
 
 def _renames_in(out: str) -> list[tuple[str, str]]:
@@ -372,8 +358,7 @@ def _renames_in(out: str) -> list[tuple[str, str]]:
 
 
 def _clean_path(path: str, spec: str, where: str) -> str:
-    """The one check of a cited path, as `--ref` gives it or a stored reference holds it: relative,
-    inside the project, in its plain form (`a/./b//c` is `a/b/c`)."""
+    """The one check of a cited path, given or stored: relative, inside the project, plain (`a/./b//c` is `a/b/c`)."""
     if os.sep == "\\":
         path = path.replace("\\", "/")
     if not path or path.startswith("/") or re.match(r"[A-Za-z]:", path):
@@ -390,26 +375,19 @@ def _clean_path(path: str, spec: str, where: str) -> str:
 def _quote(path: str) -> str:
     if _PLAIN_RE.fullmatch(path):
         return path
-    return "".join(chr(b) if b in _SAFE else f"%{b:02X}" for b in path.encode("utf-8"))
+    from urllib.parse import quote
+
+    return quote(path, safe=_SAFE)
 
 
 def _unquote(text: str, item: str, where: str) -> str:
     if "%" not in text:
         return text
-    out = bytearray()
-    at = 0
-    data = text.encode("utf-8")
-    while at < len(data):
-        if data[at] == ord("%"):
-            pair = data[at + 1 : at + 3]
-            if len(pair) != 2 or not all(c in b"0123456789ABCDEFabcdef" for c in pair):
-                raise LhError(f"{where}: reference {item!r} has a malformed %-escape")
-            out.append(int(pair, 16))
-            at += 3
-        else:
-            out.append(data[at])
-            at += 1
+    if re.search(r"%(?![0-9A-Fa-f]{2})", text):
+        raise LhError(f"{where}: reference {item!r} has a malformed %-escape")
+    from urllib.parse import unquote_to_bytes
+
     try:
-        return out.decode("utf-8")
+        return unquote_to_bytes(text).decode("utf-8")
     except UnicodeDecodeError:
         raise LhError(f"{where}: reference {item!r} is not UTF-8 once unescaped") from None

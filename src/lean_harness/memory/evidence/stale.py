@@ -86,11 +86,7 @@ def _decoded(memory: Memory, name: str, key: str, value: str) -> Refs:
 
 
 def report(memory: Memory, shards: Iterable[str] | None = None) -> Report:
-    """Check the references of every entry (or of the given shards' entries) against the files now.
-
-    A check of every entry is recorded in the cache, with its stale count, for the next check
-    and for the session-start hook.
-    """
+    """Check the references of every entry (or the given shards') now; a check of all is cached for the hook."""
     cited = references(memory, shards)
     findings, stats = _findings(memory, [a for _, _, anchors, _ in cited for a in anchors])
     result = Report(tuple(Cited(n, k, tuple(findings[a] for a in anchors), why) for n, k, anchors, why in cited))
@@ -188,10 +184,7 @@ class Since:
 
 
 def since_check(root: Path, cache_dir: Path) -> Since | None:
-    """The last check's stale count and the cited files whose lines now check otherwise; None before any check.
-
-    A file whose stat is as checked is not read; one whose stat differs is hashed again, and
-    counts as changed only when one of its anchors no longer checks as it did."""
+    """The last check's stale count and the cited files whose lines now check otherwise; None before any check."""
     found = _records(cache_dir / "lh" / CACHE_NAME)
     if found is None:
         return None
@@ -262,10 +255,7 @@ class Fixed:
 
 
 def fix(memory: Memory, write_index: Callable[[Memory], object]) -> Fixed:
-    """Re-anchor every moved reference at its new lines, in one journalled write; changed ones stay.
-
-    `write_index` regenerates INDEX.md afterwards (memory/status.py, a layer above this one).
-    """
+    """Re-anchor every moved reference at its new lines in one journalled write, then `write_index`."""
     from lean_harness.memory import journal
     from lean_harness.memory.handle import locate
     from lean_harness.memory.shard import Entry, render_entry
