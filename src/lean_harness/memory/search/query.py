@@ -17,17 +17,15 @@ from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 from lean_harness.memory.view import entry_cost
+from lean_harness.recall import CUT
 from lean_harness.scanning.masking import neutralise
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import TypeVar
 
-    from lean_harness.scanning.finding import Finding
-
     T = TypeVar("T")
 
-CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 SHORT_CUT_MARKER = "…"
 
 
@@ -76,13 +74,8 @@ class Unreachable:
 
 
 def using_index(memory: Memory, work: Callable[[search.Index], T]) -> T:
-    """`work` done with the search index under the read lock, so the shards stay as indexed while
-    their entries are read.
-
-    A cache file whose values pass every check at load but not their use (a planted one) breaks
-    the work with one of these errors; it is then done again on segments made now from the
-    shards, which replace the files. Work that fails on those too fails as it would.
-    """
+    """`work` done with the search index under the read lock; again on an index made now from the
+    shards when a cache file passed its checks but breaks in use (a planted one)."""
     with memory.reading():
         try:
             return work(_load_index(memory))
@@ -110,9 +103,8 @@ def ask(
     min_score: float | None = None,
     headers: bool = False,
 ) -> Answer:
-    """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (with
-    `headers`, as `lh memory get --query` prints them: each with its header line). With no
-    `min_score`, those holding a word of `text`, however weakly; else those scoring `min_score`."""
+    """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (`headers`:
+    counted with their header lines); all that hold a word of it, or with `min_score` those reaching it."""
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
@@ -131,8 +123,10 @@ def _answer(
     min_score: float | None,
     headers: bool,
 ) -> Answer:
+    from lean_harness.memory.leaks import mask_entry
+
     found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
-    hits = kept(found, min_score)
+    hits = [hit for hit in found if hit.matched or min_score is not None]  # with no min_score: holding a query word
     results: list[Result] = []
     used = 0
     texts: dict[str, str] = {}
@@ -140,7 +134,7 @@ def _answer(
         entry = entry_of(memory, index, hit.shard, hit.id, texts)
         if entry is None:
             continue
-        body, findings = _masked(entry)  # what is printed is scanned as it is now, whatever the cache says
+        body, findings = mask_entry(entry)  # what is printed is scanned as it is now, whatever the cache says
         body = neutralise(body)
         # the entry's one figure (memory/view.py), of the text as printed here
         tokens = entry_cost(entry, memory.counter.counts, body)
@@ -167,11 +161,6 @@ def _answer(
     return Answer(text, tuple(results), used, nearest, len(index))
 
 
-def kept(hits: Sequence[search.Hit], min_score: float | None) -> list[search.Hit]:
-    """What an answer keeps of hits found at `min_score or 0.0`: with no `min_score`, those holding a query word."""
-    return [hit for hit in hits if hit.matched or min_score is not None]
-
-
 def heading(result: Result, shown: str) -> str:
     """The line printed above a result, less a stale mark; `shown` is its shard file as shown."""
     score = f"score {result.score:.2f}" + (" (weak)" if result.weak else "")
@@ -186,12 +175,6 @@ def _printed(memory: Memory, result: Result, first: bool) -> int:
     the first, its header line, its text."""
     block = f"{heading(result, memory.shown(memory.shard_path(result.shard)))}\n{result.text}\n"
     return memory.counter.count(block if first else "\n" + block)  # cached: a warm query counts nothing
-
-
-def _masked(entry: Entry) -> tuple[str, list[Finding]]:
-    from lean_harness.memory.leaks import mask_entry
-
-    return mask_entry(entry)
 
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
@@ -261,7 +244,7 @@ def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | Non
 
 
 def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
-    marker = CUT_MARKER.format(shard=shard)
+    marker = CUT.format(shard=shard)
     if memory.counter.measure(marker) > budget:
         marker = SHORT_CUT_MARKER  # a budget smaller than the marker still gets no more than it asked for
     room = max(0, budget - memory.counter.measure(marker))
@@ -279,17 +262,5 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
 def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
     key, line = (hit.id, 0) if entry.id else ("", entry.line)
     refs = entry.attr("refs") or ""
-    return Result(
-        key,
-        hit.shard,
-        round(hit.score, 4),
-        tokens,
-        entry.created,
-        entry.tags,
-        body,
-        cut,
-        masked,
-        hit.matched,
-        refs,
-        line,
-    )
+    score, created = round(hit.score, 4), entry.created
+    return Result(key, hit.shard, score, tokens, created, entry.tags, body, cut, masked, hit.matched, refs, line)

@@ -36,11 +36,7 @@ DEFAULT_MIN_SCORE = 0.3
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
-
-    `k1`, `b`, the field weights, `short_title`, `part_doc`, `stem` and `association_common` shape the index
-    when it is built; the rest apply to each query. An index keeps the settings it was built with.
-    """
+    """How an index weighs and widens terms, chosen on benchmarks/retrieval; an index keeps its own."""
 
     k1: float = 1.2
     b: float = 0.5
@@ -227,12 +223,7 @@ def _split_parts(chunk: str) -> list[str]:
 
 
 class Index:
-    """An immutable inverted index over entries: segments (memory/segment.py) combined when queried.
-
-    Impacts, document frequencies and associations depend on every entry, so they are made from
-    all segments when a query first needs them; the ranking is the one of a single segment built
-    over every entry (adr/0031-one-search-cache-per-shard.md).
-    """
+    """An immutable inverted index over segments, ranking as one segment of every entry would (adr/0031)."""
 
     def __init__(self, segments: Sequence[Segment], settings: Settings = DEFAULT_SETTINGS) -> None:
         self._segments = tuple(segments)
@@ -278,8 +269,7 @@ class Index:
         return 0, 0
 
     def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int, int]]:
-        """The segments that hold the entry `key` of `shard` (copies too), with the number of their
-        first entry in the index and the entry's number in each."""
+        """Each segment holding the entry `key` of `shard` (copies too), its base and the entry's number in it."""
         for part, base in zip(self._segments, self._postings.bases, strict=True):
             if shard in part.shards:
                 at = bisect_left(part.ids, key)  # a segment numbers its entries in (id, shard) order
@@ -289,17 +279,8 @@ class Index:
                     at += 1
 
     def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
-        """Whether `search(query, limit=limit)` holds the entry `key` of `shard`.
-
-        The answer `search` gives, found without adding up every entry that shares a word with the
-        query. The entry's own score fixes a floor that any entry ranked above it must reach. A
-        concept adds at most its bound, its best term's highest impact; the concepts of the smallest
-        bounds, while those add up to less than the floor, cannot lift an entry to it on their own,
-        so only the entries holding a term of another concept are candidates. Concept by concept,
-        largest bound first, a candidate is dropped once what it has plus the bounds left stays
-        under the floor; once fewer than `limit` are left, the entry is found; else the rest are
-        scored as `search` adds them up (adr/0031).
-        """
+        """Whether `search(query, limit=limit)` holds the entry `key` of `shard`, found by bounding what
+        other entries can reach: only those that can pass its own score are added up (adr/0031)."""
         mine = [base + local for _, base, local in self._entries(shard, key)]
         if limit <= 0 or not mine:
             return False
@@ -407,11 +388,8 @@ class Index:
         tags: Collection[str] = (),
         min_score: float = 0.0,
     ) -> list[Hit]:
-        """Entries matching the query, best first; ties go to the newer entry, then the smaller id.
-
-        `shards` keeps entries of any of the named shards; `tags` keeps entries carrying every
-        named tag; `min_score` drops entries that match less than that share of the query.
-        """
+        """Entries matching the query, best first, then newer, then by id; of any of `shards`, with
+        every one of `tags`, matching at least `min_score` of the query."""
         count = len(self._ids)
         if limit <= 0 or count == 0:
             return []
@@ -421,7 +399,10 @@ class Index:
         asked = self._concepts(query)
         denominator = self._weight(asked)
         widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
-        totals = self._totals(self._related(self._associate(asked)) if widen else asked)
+        totals: dict[int, float] = {}
+        for _, weight, _, alternatives in self._related(self._associate(asked)) if widen else asked:
+            if alternatives:
+                self._add(totals, weight, alternatives)
         if not totals or not denominator:
             return []
         scale = 1.0 / denominator
@@ -439,15 +420,9 @@ class Index:
         ranked.sort(key=lambda item: (self._ids[item[1]], self._shard_names[shard_of[item[1]]]))
         ranked.sort(key=lambda item: self._created[item[1]], reverse=True)
         ranked.sort(key=lambda item: item[0], reverse=True)
+        names, ids, created = self._shard_names, self._ids, self._created
         return [
-            Hit(
-                self._ids[doc],
-                self._shard_names[shard_of[doc]],
-                score,
-                self._created[doc],
-                self._matched(asked, doc),
-            )
-            for score, doc in ranked[:limit]
+            Hit(ids[d], names[shard_of[d]], score, created[d], self._matched(asked, d)) for score, d in ranked[:limit]
         ]
 
     def _weight(self, concepts: list[_Concept]) -> float:
@@ -462,14 +437,6 @@ class Index:
                 top_idf = max(top_idf, value)
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
-
-    def _totals(self, concepts: list[_Concept]) -> dict[int, float]:
-        """Each entry's BM25F sum over the concepts."""
-        totals: dict[int, float] = {}
-        for _, weight, _, alternatives in concepts:
-            if alternatives:
-                self._add(totals, weight, alternatives)
-        return totals
 
     def _add(self, totals: dict[int, float], weight: float, alternatives: list[tuple[str, float]]) -> None:
         """Add one concept to the totals: the best of its alternatives in each entry."""
@@ -495,12 +462,7 @@ class Index:
                 totals[doc] = totals.get(doc, 0.0) + value
 
     def _associate(self, concepts: list[_Concept]) -> list[_Concept]:
-        """Each single-term concept widened with the terms that most often share its entries.
-
-        A term qualifies when it shares at least two of the word's entries; its share grows with
-        how many of the word's entries hold it and how few entries hold it elsewhere, so words
-        that always travel together in this memory ("ENOSPC" and "disk") reach each other.
-        """
+        """Each single-term concept widened with the terms that most often share its entries ("ENOSPC", "disk")."""
         settings = self._settings
         query_terms = {t for _, _, _, alternatives in concepts for t, _ in alternatives}
         widened: list[_Concept] = []
@@ -520,11 +482,7 @@ class Index:
         return widened
 
     def _sharing(self, term: str) -> list[tuple[float, str]]:
-        """The terms that share at least two of a term's sampled entries, best first, with their share.
-
-        A term of one entry shares nothing; a term of more than the `association_common` share of
-        all entries (and of more than 20) shares too small a part of any word's entries to rank.
-        """
+        """The not too common terms sharing two or more of a term's sampled entries, best first, with their share."""
         found = self._sharing_terms.get(term)
         if found is not None:
             return found
@@ -656,11 +614,10 @@ class Index:
     def _word_concepts(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
         share = self._settings.synonym
+        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
         if term in self._postings:
-            synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
             concepts.setdefault(term, (word, 1.0, True, [(term, 1.0), *synonyms]))
             return
-        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
         if synonyms:
             concepts.setdefault(term, (word, 1.0, False, synonyms))
             return
@@ -773,12 +730,8 @@ class _Impacts(dict[int, int]):
 
 
 class _Postings:
-    """The posting lists of all segments as one: entry numbers run on from segment to segment.
-
-    `postings[term]` is the term's list as `Index` reads it: the bytes of an `array('I')` of entry
-    numbers, then one impact byte per entry. Each is made on first use, from the segments' shapes
-    and the averages over every segment.
-    """
+    """The posting lists of all segments as one, made on first use: `postings[term]` is the bytes of an
+    `array('I')` of entry numbers running on across segments, then one impact byte per entry."""
 
     def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
         self._segments = segments
