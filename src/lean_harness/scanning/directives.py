@@ -1,18 +1,11 @@
 """Find text that speaks as the system or the operator, before it is stored as project memory.
 
-Memory is data, but its text reaches an agent's context at every session start. A note that
-closes or opens framing tags (`</system-reminder>`, `<|im_start|>`), tells the reader to drop
-its instructions, claims the user approved something in advance, addresses "the AI agent" or
-pipes a remote script into a shell is a standing prompt injection, so writes refuse it
-(adr/0019-injection-guard-and-masking.md). Ordinary imperative engineering notes ("Never push to main",
-"Ignore the urllib3 warnings", "Run curl localhost:8080/health") are not directives to the
-agent and do not match: every rule needs a phrase that only makes sense aimed at a model.
-
-The rules read the folded view of the text (fold.py: look-alike letters, invisible characters,
-fullwidth forms and markup undone), so a disguised phrase reads as the phrase; findings are
-placed in the text itself. `scan(text, allow=())` returns the same findings as the credential
-scanner (engine.py runs both). `neutralise` (the package's `mask`) escapes framing tags and
-chat-template tokens in text about to be shown to an agent. Pure; patterns compile on first use.
+A note that opens or closes framing tags, tells the reader to drop its instructions, claims the
+user approved something in advance, addresses "the AI agent" or pipes a remote script into a shell
+is a standing prompt injection, so writes refuse it (adr/0019). Every rule needs a phrase that only
+makes sense aimed at a model: "Never push to main" or "Run curl localhost:8080/health" do not match.
+The rules read the folded view of the text (fold.py), so a disguised phrase reads as the phrase;
+findings are placed in the text itself. Pure; patterns compile on first use.
 """
 
 from __future__ import annotations
@@ -115,22 +108,8 @@ RULES: tuple[Rule, ...] = (
         rf"|(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to)"
         rf"\s+the\s+(?:user|operator|human)\s+(?:about\s+(?:this|these|it)\b|that\s+you\b|what\s+you\b)"
         rf"|(?:hide|conceal|keep)\s+this\s+(?:secret\s+)?from\s+the\s+(?:user|operator|human)\b",
-        (
-            "ignore",
-            "disregard",
-            "forget",
-            "override",
-            "overrule",
-            "bypass",
-            "set aside",
-            "instructions",
-            "from now on",
-            "you are",
-            "your ",
-            "the user",
-            "the operator",
-            "the human",
-        ),
+        ("ignore", "disregard", "forget", "override", "overrule", "bypass", "set aside", "instructions",
+         "from now on", "you are", "your ", "the user", "the operator", "the human"),
         bounded=True,
         view="folded",
     ),
@@ -170,30 +149,9 @@ RULES: tuple[Rule, ...] = (
         rf"shall\b|needs?\s+to\b|has\s+to\b|is\s+(?:instructed|required|expected)\b|reading\s+this\b)"
         rf"|(?m:^[ \t>*\-]*(?:claude|copilot|codex|chatgpt|gemini|assistant)\s*[,:]\s+"
         rf"(?:you\b|please\b|always\b|never\b|ignore\b|do\b|run\b|delete\b|execute\b))",
-        (
-            "note",
-            "message",
-            "instruction",
-            "attention",
-            "important",
-            "notice",
-            "reminder",
-            "dear",
-            "hey",
-            "hi",
-            "hello",
-            "if you are",
-            "you are",
-            "as a",
-            "ai ",
-            "llm",
-            "claude",
-            "copilot",
-            "codex",
-            "chatgpt",
-            "gemini",
-            "assistant",
-        ),
+        ("note", "message", "instruction", "attention", "important", "notice", "reminder", "dear", "hey", "hi",
+         "hello", "if you are", "you are", "as a", "ai ", "llm", "claude", "copilot", "codex", "chatgpt", "gemini",
+         "assistant"),
         bounded=True,
         view="folded",
     ),
@@ -222,7 +180,7 @@ RULES: tuple[Rule, ...] = (
         "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b\u200c\u2060]",
         view="text",
     ),
-)
+)  # fmt: skip
 
 
 # Prefilters of the costliest rules, whose keywords occur in most notes (tests check that every
