@@ -208,9 +208,9 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
         raise ValueError("search index is corrupt (a posting list of the wrong size)")  # 8 bytes an entry
     # What is left, each entry's term numbers and each posting's entry and shape numbers, is checked
     # where it is read (`Segment.docs`), or fails there with IndexError (memory/query.py `using_index`).
-    shards, postings = [shard] if ids else [], Lexicon(terms, ends, blob)
+    shards, (body, title), postings = [shard] if ids else [], totals, Lexicon(terms, ends, blob)
     return values, Segment(
-        ids, created, shards, bytes(4 * count), tag_docs, *totals, shapes, postings, forward, spans, keys
+        ids, created, shards, bytes(4 * count), tag_docs, body, title, shapes, postings, forward, spans, keys
     )
 
 
