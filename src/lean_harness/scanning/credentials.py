@@ -312,10 +312,8 @@ _ENV_NAME = (
     r"ACCOUNT|WEBHOOK|SESSION|LICENSE|JWT|HMAC|CRYPT)_?KEY)"
 )
 _PEM_HEADER = r"[A-Za-z][A-Za-z\-]*:[^\n\\]*"
-# A name that says its value is secret, matched lowercased: a secret word, then at most three
-# more parts (`db_password_prod`, `some_api_token_42`) unless a part says the value is not the
-# secret itself (`token_url`, `secret_name`, `key_id`). Qualifiers that make a key or token
-# public (`public_key`, `csrf_token`) are refused by look-behinds.
+# A name that says its value is secret: a secret word, then at most three more parts
+# (`db_password_prod`) unless a part says the value is not the secret (`token_url`, `key_id`).
 _TOKEN_WORD = (  # a token, unless a qualifier makes it public: csrf_token, publicToken, jsonwebtoken
     r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
     r"(?<!jsonwebtoken)(?<!next.token)(?<!page.token)(?<!sync.token)(?<!continuation.token)"
@@ -590,9 +588,8 @@ RULES: tuple[Rule, ...] = (
          rf"{_value('', 1)}",
          ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
 )  # fmt: skip
-# On a long text a rule whose pattern starts with a literal runs without its gate: `re` finds the
-# literal as fast as a substring search would, and searching a long text for every keyword costs
-# more than the rules (doctor scans whole files).
+# On a long text a rule whose pattern starts with a literal runs ungated: `re` finds the literal as
+# fast as a substring search, and searching a long text for every keyword costs more than the rules.
 _SHORT = 8192
 _HEADED = frozenset(r.id for r in RULES if r.bounded and r.view == "text" and len(_head_of(r.pattern)) > 1)
 _KEYWORDS = {
@@ -600,11 +597,8 @@ _KEYWORDS = {
     for long in (False, True)
 }
 
-# Prefilters for the rules that cost most to compile and whose keywords occur in most prose
-# ("token", "key", "password"): a pattern that every match of the rule contains, run on the same
-# view, so that text without one never compiles the rule. Each is read off its rule: the words it
-# starts with, the characters a name may continue with, then the operator or verb that must
-# follow (tests check each against the rule's own matches).
+# Prefilters of the costliest rules whose keywords occur in most prose: a pattern every match of the
+# rule contains, read off the rule (tests check each against the rule's own matches).
 _PREFILTERS = {
     "keyword-assignment": (
         r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*(?:[=:]|%3[da])"

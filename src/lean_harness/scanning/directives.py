@@ -230,9 +230,7 @@ def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
 
 def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[tuple[Finding, ...]]:
     """`scan` of each text, with its allowed rules at the same place in `allows` (or none)."""
-    if allows and len(allows) != len(texts):
-        raise ValueError("scan_many needs one allowance per text, or none at all")
-    return [scan(text, allows[index] if allows else ()) for index, text in enumerate(texts)]
+    return [scan(text, allow) for text, allow in zip(texts, allows or [()] * len(texts), strict=True)]
 
 
 def preview(phrase: str) -> str:

@@ -228,9 +228,7 @@ def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> En
     return entry if stop == len(text) else None
 
 
-# --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
-# A block of prose is indexed under the id "@LINE" (memory/search_cache.py) and answered as an
-# entry-like value whose `line` is the block's first line and whose id is empty.
+# A block of loose prose (memory/prose.py) is indexed as "@LINE" and answered as an entry without an id.
 
 
 def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:

@@ -25,7 +25,7 @@ import math
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 Shape = tuple[float, float, float, int, int]  # body, title, other frequency; body, title length
@@ -81,12 +81,6 @@ class Lexicon:
 
     def __contains__(self, term: object) -> bool:
         return isinstance(term, str) and self.place(term) >= 0
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.terms)
-
-    def __len__(self) -> int:
-        return len(self.terms)
 
 
 def holding(lexicons: Sequence[Lexicon], term: str) -> int:
