@@ -14,6 +14,7 @@ import hashlib
 import os
 import stat
 import sys
+from bisect import bisect_left
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -261,19 +262,11 @@ class Ranks:
         # A line compares with `token` and a space as its own token compares with `token`: a
         # space sorts before every base64 character.
         data, order, probe = self.data, self._order, token + b" "
-        rank, low, high, size = None, 0, len(order), len(probe)
-        while low < high:
-            middle = (low + high) // 2
-            start = order[middle]
-            listed = data[start : start + size]
-            if listed == probe:
-                rank = int(data[start + size : data.find(b"\n", start + size)])
-                break
-            if listed < probe:
-                low = middle + 1
-            else:
-                high = middle
-        self._found[token] = rank
+        size = len(probe)
+        at = bisect_left(order, probe, key=lambda start: data[start : start + size])
+        start = order[at] if at < len(order) else 0
+        found = data[start : start + size] == probe and at < len(order)
+        rank = self._found[token] = int(data[start + size : data.find(b"\n", start + size)]) if found else None
         return rank
 
 
