@@ -24,6 +24,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import islice
 
 from lean_harness.memory.search import segment, thesaurus
@@ -138,19 +139,9 @@ class Hit:
     matched: tuple[str, ...] = ()  # the query's words that the entry contains, in query order
 
 
-_STEMS: dict[str, str] = {}
-
-
+@cache  # a memory repeats a few thousand words hundreds of thousands of times
 def stem(word: str) -> str:
     """A light English suffix stripper for lowercase words; other strings come back as they are."""
-    found = _STEMS.get(word)
-    if found is None:
-        found = _STEMS[word] = _stem(word)
-    return found
-
-
-def _stem(word: str) -> str:
-    # Memoized by stem(): a memory repeats a few thousand words hundreds of thousands of times.
     if len(word) <= 3 or not word.isalpha() or not word.isascii():
         return word
     if word.endswith("ies") and len(word) > 4:

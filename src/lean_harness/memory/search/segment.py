@@ -264,9 +264,7 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
         body_len, title_len = row.body_len, row.title_len
         for term, (body, title, other) in row.weights.items():
             shape = (body, title, other, body_len, title_len)
-            used = seen.get(shape)
-            if used is None:
-                used = seen[shape] = len(seen)
+            used = seen.setdefault(shape, len(seen))
             pairs = terms.get(term)
             if pairs is None:
                 pairs = terms[term] = ([], [])
