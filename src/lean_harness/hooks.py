@@ -74,8 +74,7 @@ class Project:
         return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text)[:MAX_SHOWN]
 
     def linked(self, *more: str) -> str | None:
-        """The first symbolic link on the way to the config, the memory, the hooks' state or `more`:
-        the hooks, like lh (files.py), never read or write through one."""
+        """The first symbolic link on the way to the config, memory, hooks' state or `more`: never used through one."""
         for path in (
             self.config,
             self.memory_dir,

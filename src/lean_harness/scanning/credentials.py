@@ -288,8 +288,7 @@ def _head_of(pattern: str) -> str:
 
 def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...] = (),
               validate: Callable[[str], bool] = _plausible, end: str = _E) -> Rule:  # fmt: skip
-    """A token recognised by its literal prefix, bounded on both sides; it runs only on text holding
-    `keys`, by default the prefix."""
+    """A token recognised by its literal prefix, bounded on both sides; run only on text holding `keys` (the prefix)."""
     head = _head_of(body)
     return Rule(rule_id, description, body + end, keys or ((head,) if len(head) > 1 else ()), validate, bounded=True)
 
@@ -657,8 +656,7 @@ def _percent_decoded(line: str) -> tuple[str, list[int]]:
 
 
 def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
-    """Candidates of a text, also in its URL-encoded lines read decoded and across the cuts in
-    it (each mapped back)."""
+    """Candidates of a text, also in its URL-encoded lines decoded and across cuts, each mapped back."""
     found = _raw_candidates(text)
     at = text.find("%")
     while at >= 0:

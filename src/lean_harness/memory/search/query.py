@@ -105,60 +105,49 @@ def ask(
 ) -> Answer:
     """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (`headers`:
     counted with their header lines); all that hold a word of it, or with `min_score` those reaching it."""
+    from lean_harness.memory.leaks import mask_entry
+
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
-    asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score, headers)
-    return using_index(memory, lambda index: _answer(memory, index, *asked))
+    tags = [t.lower() for t in tags]
 
-
-def _answer(
-    memory: Memory,
-    index: search.Index,
-    text: str,
-    limit: int,
-    max_tokens: int,
-    shards: Sequence[str],
-    tags: Sequence[str],
-    min_score: float | None,
-    headers: bool,
-) -> Answer:
-    from lean_harness.memory.leaks import mask_entry
-
-    found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
-    hits = [hit for hit in found if hit.matched or min_score is not None]  # with no min_score: holding a query word
-    results: list[Result] = []
-    used = 0
-    texts: dict[str, str] = {}
-    for hit in hits:
-        entry = entry_of(memory, index, hit.shard, hit.id, texts)
-        if entry is None:
-            continue
-        body, findings = mask_entry(entry)  # what is printed is scanned as it is now, whatever the cache says
-        body = neutralise(body)
-        # the entry's one figure (memory/view.py), of the text as printed here
-        tokens = entry_cost(entry, memory.counter.counts, body)
-        result = _result(hit, entry, body, tokens, cut=False, masked=bool(findings))
-        cost = _printed(memory, result, first=not results) if headers else result.tokens
-        if used + cost > max_tokens:
-            if results:
-                break
-            # the best entry alone is cut to what fits below its header line (its count as long as the budget's)
-            frame = _printed(memory, replace(result, text="", tokens=max_tokens), first=True) if headers else 0
-            body, tokens = _cut(memory, body, hit.shard, max(0, max_tokens - frame))
-            result = replace(result, text=body, tokens=tokens, cut=True)
-            cost = _printed(memory, result, first=True) if headers else tokens
-            if cost > max_tokens:  # the header line and the shortest cut do not fit
-                return Answer(text, (), 0, None, len(index), cost)
+    def answer(index: search.Index) -> Answer:
+        found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
+        hits = [hit for hit in found if hit.matched or min_score is not None]  # with no min_score: holding a query word
+        results: list[Result] = []
+        used = 0
+        texts: dict[str, str] = {}
+        for hit in hits:
+            entry = entry_of(memory, index, hit.shard, hit.id, texts)
+            if entry is None:
+                continue
+            body, findings = mask_entry(entry)  # what is printed is scanned as it is now, whatever the cache says
+            body = neutralise(body)
+            # the entry's one figure (memory/view.py), of the text as printed here
+            tokens = entry_cost(entry, memory.counter.counts, body)
+            result = _result(hit, entry, body, tokens, cut=False, masked=bool(findings))
+            cost = _printed(memory, result, first=not results) if headers else result.tokens
+            if used + cost > max_tokens:
+                if results:
+                    break
+                # the best entry alone is cut to what fits below its header line (its count as long as the budget's)
+                frame = _printed(memory, replace(result, text="", tokens=max_tokens), first=True) if headers else 0
+                body, tokens = _cut(memory, body, hit.shard, max(0, max_tokens - frame))
+                result = replace(result, text=body, tokens=tokens, cut=True)
+                cost = _printed(memory, result, first=True) if headers else tokens
+                if cost > max_tokens:  # the header line and the shortest cut do not fit
+                    return Answer(text, (), 0, None, len(index), cost)
             results.append(result)
             used += cost
-            break
-        results.append(result)
-        used += cost
-    if not results and min_score:  # a threshold left them out: the best entry below it
-        found = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
-    nearest = found[0] if found and not results else None
-    return Answer(text, tuple(results), used, nearest, len(index))
+            if result.cut:
+                break
+        if not results and min_score:  # a threshold left them out: the best entry below it
+            found = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
+        nearest = found[0] if found and not results else None
+        return Answer(text, tuple(results), used, nearest, len(index))
+
+    return using_index(memory, answer)
 
 
 def heading(result: Result, shown: str) -> str:
@@ -171,8 +160,7 @@ def heading(result: Result, shown: str) -> str:
 
 
 def _printed(memory: Memory, result: Result, first: bool) -> int:
-    """The tokens a result takes as `lh memory get --query` prints it: a blank line before all but
-    the first, its header line, its text."""
+    """The tokens a result takes as `lh memory get --query` prints it (a blank line before all but the first)."""
     block = f"{heading(result, memory.shown(memory.shard_path(result.shard)))}\n{result.text}\n"
     return memory.counter.count(block if first else "\n" + block)  # cached: a warm query counts nothing
 

@@ -379,8 +379,7 @@ class Index:
         tags: Collection[str] = (),
         min_score: float = 0.0,
     ) -> list[Hit]:
-        """Entries matching the query, best first, then newer, then by id; of any of `shards`, with
-        every one of `tags`, matching at least `min_score` of the query."""
+        """Entries matching the query, best first, then newer, then by id, kept by `shards`, `tags`, `min_score`."""
         count = len(self._ids)
         if limit <= 0 or count == 0:
             return []
@@ -515,8 +514,7 @@ class Index:
         return widened
 
     def _relation_terms(self, label: str, most: int) -> list[str]:
-        """The index terms of the first `most` words WordNet relates to a word, once each, leaving out
-        terms in more than the `thesaurus_common` share of entries (and in more than 20)."""
+        """The index terms of the first `most` words WordNet relates to a word, each once and not too common."""
         common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         found: list[str] = []
         for word in thesaurus.related(label)[:most]:
