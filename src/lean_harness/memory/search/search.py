@@ -1,17 +1,11 @@
 """Lexical retrieval over memory entries: tokenize, index, score, rank (adr/0016, adr/0031).
 
-The ranking is BM25F over four fields of an entry (its text, its title as lh shows it, its tags
-and its shard name), one quantized impact per (term, entry). An identifier is indexed whole and as
-its parts, which weigh half in a query. Unknown query words are widened with technical synonyms,
-rejoined from known parts or completed as prefixes; known ones also reach, at a fraction of their
-weight, the terms that most often share their entries in this memory, and the words WordNet 3.0
-relates to them (`thesaurus.py`, adr/0024).
-
-A score is the entry's BM25F sum over the query's total idf weight: 1.0 is every query word found
-once in an entry of average length. `DEFAULT_MIN_SCORE` (0.3) cuts most off-topic queries: what is
-added unasked must reach it, and `lh memory get --query` marks an answer below it as weak.
-An index is a list of segments (segment.py), one per shard; impacts, document frequencies and
-associations are made from all of them when a query needs them, so it ranks as one index would.
+BM25F over an entry's text, title, tags and shard name, one quantized impact per (term, entry). An
+identifier is indexed whole and as its parts. Unknown query words are widened with synonyms, known
+parts or prefix completions; known ones also reach the terms that share their entries in this memory
+and the words WordNet relates to them (`thesaurus.py`, adr/0024). A score is the entry's sum over the
+query's total idf weight: 1.0 is every query word once in an entry of average length; below
+`DEFAULT_MIN_SCORE` an answer is weak. An index is a list of segments (segment.py), one per shard.
 """
 
 from __future__ import annotations
