@@ -75,12 +75,8 @@ class Project:
 
     def linked(self, *more: str) -> str | None:
         """The first symbolic link on the way to the config, memory, hooks' state or `more`: never used through one."""
-        for path in (
-            self.config,
-            self.memory_dir,
-            *(os.path.join(self.state_dir, k) for k in ("seen", "handed")),
-            *more,
-        ):
+        state = [os.path.join(self.state_dir, k) for k in ("seen", "handed")]
+        for path in (self.config, self.memory_dir, *state, *more):
             current = path
             while len(current) > len(self.root):
                 if os.path.islink(current):
