@@ -114,7 +114,7 @@ def ask(
 
     def answer(index: search.Index) -> Answer:
         found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
-        hits = [hit for hit in found if hit.matched or min_score is not None]  # with no min_score: holding a query word
+        hits = kept(found, min_score)
         results: list[Result] = []
         used = 0
         texts: dict[str, str] = {}
@@ -148,6 +148,11 @@ def ask(
         return Answer(text, tuple(results), used, nearest, len(index))
 
     return using_index(memory, answer)
+
+
+def kept(hits: Sequence[search.Hit], min_score: float | None) -> list[search.Hit]:
+    """What an answer keeps of hits found at `min_score or 0.0`: with no `min_score`, those holding a query word."""
+    return [hit for hit in hits if hit.matched or min_score is not None]
 
 
 def heading(result: Result, shown: str) -> str:
