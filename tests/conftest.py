@@ -43,7 +43,7 @@ def cold_search_caches() -> None:
     related-word cache are filled once per process, and a
     mutation run forks each mutant's tests from a process that already filled them with the
     unchanged code's answers."""
-    search._STEMS.clear()
+    search.stem.cache_clear()
     for cache in search._CHUNKS.values():
         cache.clear()
     thesaurus.related.cache_clear()

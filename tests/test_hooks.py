@@ -341,9 +341,11 @@ DEFAULTS = (".agents/memory", ".agents/.cache")
     ],
 )
 def test_memory_settings(text: str, expected: tuple[str, str], tmp_path: Path) -> None:
-    path = tmp_path / "lh.toml"
-    path.write_text(text, encoding="utf-8")
-    assert hooks.memory_settings(str(path)) == expected
+    (tmp_path / ".agents").mkdir()
+    (tmp_path / ".agents" / "lh.toml").write_text(text, encoding="utf-8")
+    project = hooks.find_project({"cwd": str(tmp_path)}, {})
+    assert project is not None
+    assert (project.memory_dir, project.cache_dir) == tuple(str(tmp_path / part) for part in expected)
 
 
 @pytest.mark.parametrize(

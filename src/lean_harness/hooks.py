@@ -1,20 +1,10 @@
 """The plugin's hooks: what a coding agent is told at session start, between turns and after a tool call.
 
-Each hook reads the client's JSON event on stdin and prints what the client adds to the
-agent's context (adr/0010-hooks.md), in the form that client reads (adr/0018-host-contracts.md).
-What the hooks hand over unasked, and when, is recall.py's (adr/0037).
-
-- `session-start`: a one-line preface, then the whole memory when it fits indexTokenBudget, else
-  the corrections and pinned notes and INDEX.md as lh generates it now (never a hand-edited
-  text), all masked and under 10,000 characters; one line when files cited by notes changed, and
-  after a compaction a reminder to save durable learnings.
-- `prompt-submit`: the memory files that changed on disk since the agent last saw them (its own
-  `lh` writes excluded), and up to three notes that match the prompt strongly.
-- `tool-use`: after a tool call, the notes that cite the file it read or edited, or the note that
-  matches the failure it reported.
-
-These hooks run on every turn or tool call, so this module imports only modules the interpreter
-has loaded already, hookstate.py and recall.py; anything else only when there is something to say.
+Each hook reads the client's JSON event on stdin and prints what the client adds to the agent's
+context (adr/0010-hooks.md), in the form that client reads (adr/0018-host-contracts.md); what they
+hand over unasked, and when, is recall.py's (adr/0037). They run on every turn or tool call, so
+this module imports only modules the interpreter has loaded, hookstate.py and recall.py; anything
+else only when there is something to say.
 """
 
 from __future__ import annotations
@@ -79,22 +69,14 @@ class Project:
         self.state_dir = hookstate.folder(cache_dir)
 
     def shown(self, path: str) -> str:
-        """A path as the agent reads it: relative to the project root, forward slashes, and, outside
-        the default memory folder (a folder the config names is anyone's text), masked and escaped."""
+        """A path relative to the root; outside the default memory folder (anyone's text), masked."""
         text = os.path.relpath(path, self.root).replace(os.sep, "/")
         return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text)[:MAX_SHOWN]
 
     def linked(self, *more: str) -> str | None:
-        """The first symbolic link on the way to the config, the memory, the hooks' state or `more`, shown.
-
-        lh refuses to work through a link (files.py); nor do the hooks read or write through one,
-        so a link committed to a repository cannot point them outside the project."""
-        for path in (
-            self.config,
-            self.memory_dir,
-            *(os.path.join(self.state_dir, k) for k in ("seen", "handed")),
-            *more,
-        ):
+        """The first symbolic link on the way to the config, memory, hooks' state or `more`: never used through one."""
+        state = [os.path.join(self.state_dir, k) for k in ("seen", "handed")]
+        for path in (self.config, self.memory_dir, *state, *more):
             current = path
             while len(current) > len(self.root):
                 if os.path.islink(current):
@@ -124,9 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def parse_event(raw: str) -> dict[str, str]:
-    """The string fields of the client's JSON event; a field that is not a string reads as ""
-    (a Copilot timestamp counts by being there). A hook parses its event only when it may have
-    something to say: most tool calls are told apart from a look at the raw text."""
+    """The string fields of the client's JSON event; any other field reads as "" (present all the same)."""
     return {k: v if isinstance(v, str) else "" for k, v in _json_event(raw).items()}
 
 
@@ -141,15 +121,9 @@ def _json_event(raw: str) -> dict[str, object]:
 
 
 def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str], kind: str = "") -> str:
-    """`text` in the form the client that ran the hook adds to the agent's context.
-
-    Copilot CLI reads only a JSON object's top-level `additionalContext`; it gives its plugin
-    hooks COPILOT_PLUGIN_ROOT, and its events carry a `timestamp` that Claude Code's and Codex's
-    lack. Claude Code and Codex add a session start's or a prompt's plain stdout to the context
-    as it is (Codex reads stdout that starts with `{` or `[` as JSON, which this text never
-    does); after a tool call (`kind`, the event's name) they read only
-    `hookSpecificOutput.additionalContext`. See adr/0018-host-contracts.md.
-    """
+    """`text` as the client that ran the hook reads it (adr/0018-host-contracts.md): Copilot CLI (its
+    plugin root or an event's timestamp) a top-level JSON `additionalContext`; the others plain text,
+    or after a tool call (`kind`) `hookSpecificOutput.additionalContext`."""
     import json
 
     if "COPILOT_PLUGIN_ROOT" in env or "timestamp" in event:
@@ -159,8 +133,7 @@ def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str], kind
 
 
 def printable(text: str) -> str:
-    """Anyone's text as the hooks print it: credentials masked, framing tags escaped, and no
-    control character but newline and tab (a terminal escape sequence starts with one)."""
+    """Anyone's text as the hooks print it (scanning/masking.py)."""
     from lean_harness.scanning.masking import mask
 
     return mask(text)
@@ -222,8 +195,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
 
 
 def generate_index(project: Project, index_path: str) -> str | None:
-    """INDEX.md as lh generates it now, or None when lh cannot here; recorded as lh's when the file
-    holds it, the hooks' map of the memory written again (memory/recall_map.py)."""
+    """INDEX.md as lh generates it now (None when it cannot here), the recall map written again."""
     from pathlib import Path
 
     try:  # under `python3 -S`, a first check (jsonschema) or a new count (regex) may not import
@@ -258,14 +230,8 @@ def _generated_by_lh(project: Project, index_path: str) -> str | None:
     if command is None:
         return None
     try:
-        done = subprocess.run(
-            [command, "-C", project.root, "memory", "index"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=8,
-            check=False,
-        )
-        if done.returncode != 0:
+        run = [command, "-C", project.root, "memory", "index"]
+        if subprocess.run(run, stdin=subprocess.DEVNULL, capture_output=True, timeout=8, check=False).returncode:
             return None
         with open(index_path, encoding="utf-8") as handle:
             return handle.read()
@@ -353,8 +319,7 @@ def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
 
 
 def give(project: Project, session: str, kind: str, notes: Sequence[recall.Note], path: str = "") -> str:
-    """The notes not yet handed over in this session, recorded as handed, with their texts masked,
-    under a line that says why; "" for none."""
+    """The notes not yet handed over in this session, recorded as handed, under a line saying why."""
     notes = recall.hand(project.cache_dir, project.root, session, kind, with_texts(project, notes))
     if not notes:
         return ""
@@ -364,8 +329,8 @@ def give(project: Project, session: str, kind: str, notes: Sequence[recall.Note]
 
 
 def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.Note]:
-    """The notes with their text as their shard holds it now, masked; one the shard does not hold, or
-    whose text reads as a directive to the agent (withheld as INDEX.md withholds such a title), is left out."""
+    """The notes with their text as their shard holds it now, masked; those it lacks or that read as
+    a directive (as INDEX.md withholds such a title) are left out."""
     if not notes:
         return []
     from lean_harness.memory.shard import ShardError, parse
@@ -389,18 +354,16 @@ def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.No
 
 def has_prose(path: str) -> bool:
     """Whether a changed shard holds text outside entries; only small shards are read."""
-    try:
-        if not path.endswith(".md") or os.path.getsize(path) > PROSE_CHECK_BYTES:
-            return False
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, ValueError):
+    if not path.endswith(".md"):
         return False
     from lean_harness.memory import prose, shard
 
     try:
-        return bool(prose.blocks(shard.parse(text, path)))
-    except shard.ShardError:
+        if os.path.getsize(path) > PROSE_CHECK_BYTES:
+            return False
+        with open(path, encoding="utf-8") as handle:
+            return bool(prose.blocks(shard.parse(handle.read(), path)))
+    except (OSError, ValueError, shard.ShardError):
         return False
 
 
@@ -418,16 +381,12 @@ def find_project(event: Mapping[str, object], env: Mapping[str, str]) -> Project
         config = os.path.join(current, locations.CONFIG_PATH)
         if os.path.isfile(config):
             # A linked config is not read (Project.linked names it): its target may lie anywhere.
-            linked = os.path.islink(config)
-            memory_dir, cache_dir = (locations.MEMORY_DIR, locations.CACHE_DIR) if linked else memory_settings(config)
+            memory_dir, cache_dir = locations.MEMORY_DIR, locations.CACHE_DIR
+            if not os.path.islink(config):
+                with open(config, encoding="utf-8", errors="replace") as handle:
+                    memory_dir, cache_dir = locations.of_text(handle.read())
             return Project(current, os.path.join(current, memory_dir), os.path.join(current, cache_dir))
         parent = os.path.dirname(current)
         if parent == current:
             return None
         current = parent
-
-
-def memory_settings(config_path: str) -> tuple[str, str]:
-    """memory.dir and memory.cacheDir from the config, defaults applied (locations.py)."""
-    with open(config_path, encoding="utf-8", errors="replace") as handle:
-        return locations.of_text(handle.read())

@@ -1,20 +1,11 @@
 """What the plugin's hooks remember between runs, written by the hooks and by lh's memory code.
 
 Everything lives in `<cacheDir>/lh/hooks/`, in lines of `name size mtime_ns inode`, one per
-Markdown file of the memory folder:
-
-- `seen/<session>`: the memory files as the agent last saw them (the hooks write it);
-- `written`: the files as lh last wrote them, so the prompt hook does not report lh's own writes;
-- `index`: the memory files, the config and the evidence check as they were when lh last
-  generated INDEX.md from them, so a session start knows the file on disk is lh's output
-  without regenerating it; then a line `shard id` per title INDEX.md lists, in its order (the
-  entries a session start hands over, for the usage record: usage.py);
-- `handed/<session>`: lines of `shard/id key`, the entries the hooks handed the agent whole in
-  that session and the key of the text they handed (recall.py): an entry goes again only changed.
-
-A record is a hint: a stat that differs only costs a notice or a regeneration. The standard
-library only, and only modules the interpreter loads at start, since a hook runs on every turn
-(adr/0010-hooks.md).
+Markdown file of the memory folder: `seen/<session>`, the files as the agent last saw them;
+`written`, as lh last wrote them (not news to the agent); `index`, the files, the config and the
+evidence check as lh last generated INDEX.md from them, then a line `shard id` per title it lists;
+`handed/<session>`, lines of `shard/id key`, the notes handed over whole (recall.py). A record is a
+hint. Only modules the interpreter loads at start: a hook runs on every turn (adr/0010-hooks.md).
 """
 
 from __future__ import annotations
@@ -24,27 +15,24 @@ import os
 TYPE_CHECKING = False  # importing typing alone would double a hook's import time
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from types import TracebackType
+
+    Place = str | os.PathLike[str]
 
 Stat = tuple[int, int, int]
 CONFIG_KEY = "lh.toml"  # the config's line in the `index` record; memory files all end in .md
 EVIDENCE_KEY = "evidence"  # the last check of cited files (memory/stale.py): INDEX.md's stale count
 
 
-def folder(cache_dir: str | os.PathLike[str]) -> str:
+def folder(cache_dir: Place) -> str:
     return os.path.join(os.fspath(cache_dir), "lh", "hooks")
 
 
 def stat_key(found: os.stat_result) -> Stat:
-    """A file's size, mtime and inode: how lh tells, without reading a file, that it may have changed.
-
-    Every record of file states (these, the summary cache, the evidence cache, the journal's
-    checks) keys files by this triple and nothing else.
-    """
+    """A file's size, mtime and inode: the one key of every record of file states in lh."""
     return (found.st_size, found.st_mtime_ns, found.st_ino)
 
 
-def stat_of(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> Stat | None:
+def stat_of(path: Place, *, follow_symlinks: bool = False) -> Stat | None:
     """The `stat_key` of a file, or None when it cannot be had."""
     try:
         return stat_key(os.stat(path, follow_symlinks=follow_symlinks))
@@ -52,7 +40,7 @@ def stat_of(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> S
         return None
 
 
-def scan(memory_dir: str | os.PathLike[str]) -> dict[str, Stat]:
+def scan(memory_dir: Place) -> dict[str, Stat]:
     """Every Markdown file in the memory folder with its size, mtime and inode."""
     found: dict[str, Stat] = {}
     try:
@@ -84,16 +72,13 @@ def load(path: str) -> dict[str, Stat] | None:
     return found
 
 
-def save(path: str, stats: Mapping[str, Stat], root: str | os.PathLike[str], more: Sequence[str] = ()) -> None:
+def save(path: str, stats: Mapping[str, Stat], root: Place, more: Sequence[str] = ()) -> None:
     """Replace a record of stats and `more` lines (see `save_lines`)."""
     save_lines(path, [f"{name} {s[0]} {s[1]} {s[2]}" for name, s in sorted(stats.items())] + list(more), root)
 
 
-def save_lines(path: str, lines: list[str], root: str | os.PathLike[str]) -> None:
-    """Replace a record through lh's one atomic write, unsynced: the record is only a hint.
-
-    Nothing is written when a folder on the way from the project `root` is a symbolic link
-    (a repository can commit one): the record is skipped, as an unwritable one is."""
+def save_lines(path: str, lines: list[str], root: Place) -> None:
+    """Replace a record atomically, unsynced; skipped when a folder on the way from `root` is a link."""
     from lean_harness.files import first_link, write_atomic  # as light as this module: os, stat, errno, time
 
     if first_link(os.path.dirname(path), root) is not None:
@@ -102,13 +87,13 @@ def save_lines(path: str, lines: list[str], root: str | os.PathLike[str]) -> Non
     write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"), compare=False, durable=False)
 
 
-def session_path(cache_dir: str | os.PathLike[str], kind: str, session: str) -> str:
+def session_path(cache_dir: Place, kind: str, session: str) -> str:
     """The record `kind` (`seen`, `handed`) of one session, its id made a safe file name."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:128].lstrip(".") or "default"
     return os.path.join(folder(cache_dir), kind, safe)
 
 
-def prune(cache_dir: str | os.PathLike[str], days: int) -> None:
+def prune(cache_dir: Place, days: int) -> None:
     """Remove the session records older than `days` (`seen`, `handed`); OSError when a folder is missing."""
     import time
 
@@ -131,9 +116,7 @@ def load_handed(path: str) -> dict[str, str]:
         return {}
 
 
-def generated(
-    memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
-) -> dict[str, Stat]:
+def generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> dict[str, Stat]:
     """The stats the `index` record keeps: every memory file, the config and the evidence check."""
     found = scan(memory_dir)
     for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
@@ -143,12 +126,7 @@ def generated(
     return found
 
 
-def record_index(
-    memory_dir: str | os.PathLike[str],
-    cache_dir: str | os.PathLike[str],
-    config_path: str | os.PathLike[str],
-    listed: Sequence[tuple[str, str]],
-) -> None:
+def record_index(memory_dir: Place, cache_dir: Place, config_path: Place, listed: Sequence[tuple[str, str]]) -> None:
     """After lh wrote INDEX.md, or found it as it generates it: remember what it was made from, and what it lists."""
     root = os.path.dirname(os.path.dirname(os.fspath(config_path)))  # the config is <root>/.agents/lh.toml
     more = [f"{shard} {key}" for shard, key in listed]  # two words: never read as a stat line
@@ -158,14 +136,12 @@ def record_index(
         pass  # the next session start regenerates it
 
 
-def index_is_generated(
-    memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], config_path: str | os.PathLike[str]
-) -> bool:
+def index_is_generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> bool:
     """Whether no memory file, config or evidence check changed since lh last generated INDEX.md."""
     return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path)
 
 
-def listed(cache_dir: str | os.PathLike[str]) -> list[tuple[str, str]]:
+def listed(cache_dir: Place) -> list[tuple[str, str]]:
     """The (shard, id) of each title INDEX.md listed when lh last generated it (`record_index`)."""
     try:
         with open(os.path.join(folder(cache_dir), "index"), encoding="utf-8") as handle:
@@ -177,9 +153,7 @@ def listed(cache_dir: str | os.PathLike[str]) -> list[tuple[str, str]]:
 class lh_writes:
     """Around an `lh` write: afterwards, remember the memory files it changed as lh's own."""
 
-    def __init__(
-        self, memory_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], root: str | os.PathLike[str]
-    ) -> None:
+    def __init__(self, memory_dir: Place, cache_dir: Place, root: Place) -> None:
         self.memory_dir = os.fspath(memory_dir)
         self.root = root
         self.path = os.path.join(folder(cache_dir), "written")
@@ -188,9 +162,7 @@ class lh_writes:
     def __enter__(self) -> None:
         self.before = scan(self.memory_dir)
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
+    def __exit__(self, *failure: object) -> None:
         changed = {name: stat for name, stat in scan(self.memory_dir).items() if self.before.get(name) != stat}
         if changed:
             try:

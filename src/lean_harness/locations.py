@@ -1,11 +1,8 @@
 """Where a project keeps its config, its memory and its cache, as the config's text says.
 
-The hooks and the common commands read `memory.dir` and `memory.cacheDir` at every start, so this
-module imports nothing and reads them with a line scan of the config as lh writes it (tomli-w:
-a `[memory]` table of `key = "value"` lines). Only a config that sets them another way (dotted,
-quoted or inline keys, escapes) is parsed with tomllib. A value the config schema refuses (an
-absolute path, a drive, a `..` part) counts as unset here, so nothing outside the project is
-ever read or written for it: the commands refuse that config, and the hooks use the defaults.
+Read at every start, so with a line scan of the config as lh writes it (a `[memory]` table of
+`key = "value"` lines); only a config written otherwise is parsed with tomllib. A value the config
+schema refuses (absolute, a drive, a `..` part) counts as unset: nothing outside the project is used.
 """
 
 from __future__ import annotations
@@ -24,9 +21,7 @@ def of_text(text: str) -> tuple[str, str]:
 
 
 def inside(value: object, default: str) -> str:
-    """`value` when it is a path relative to the project root without a `..` part, else `default`.
-
-    The same rule as the `dir` and `cacheDir` patterns of config.schema.json."""
+    """`value` when it is a relative path without a `..` part (as config.schema.json says), else `default`."""
     if not isinstance(value, str) or not value or value[0] in "/\\" or "\n" in value:
         return default
     if value[1:2] == ":" and value[0].isascii() and value[0].isalpha():  # a drive: C:x, c:/x

@@ -1,16 +1,12 @@
 """What the hooks hand the agent unasked: the notes that meet a failed command, a file it opens or a
 prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-moment.md).
 
-lh keeps a map of the memory for the hooks, `<cacheDir>/lh/recall/map.json`, written with INDEX.md
+The hooks' map of the memory, `<cacheDir>/lh/recall/map.json`, is written with INDEX.md
 (memory/recall_map.py): `{"format", "stamp", "budget", "total", "shards", "files", "entries"}`,
-indexTokenBudget, the memory's tokens, each shard's digest, the `shard/id` of the notes citing each
-file, and each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words
-(space-separated) from its masked text. The stamp is every memory file's `name:size:mtime:inode`
-(hookstate.scan, INDEX.md left out) as lh found them before reading. A map whose stamp is not the
-memory folder's now, or whose values are not of their types, is not used: the hooks stay silent.
-A cache is a hint (adr/0030): the map only ranks; what is printed is the note's text as its shard
-holds it, masked.
-A note is handed over on a strong match (`FAILURE`, `PROMPT`), once a session; again only changed.
+each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words from its masked
+text. The stamp is every memory file's `name:size:mtime:inode` but INDEX.md; a map whose stamp or
+types are off is not used. The map only ranks (adr/0030): what is printed is the shard's text,
+masked. A note is handed over on a strong match, once a session; again only changed.
 """
 
 from __future__ import annotations
@@ -110,20 +106,17 @@ def load(cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] |
         names = all(type(v) is str for v in data["shards"].values()) and all(
             type(n) is str for v in data["files"].values() for n in v
         )
-        return Map(data) if ints and names and all(is_row(row) for row in data["entries"]) else None
+        rows = all(
+            type(row) is list and len(row) == len(_ROW) and all(map(isinstance, row, _ROW)) for row in data["entries"]
+        )
+        return Map(data) if ints and names and rows else None
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
 
 
-def is_row(row: object) -> bool:
-    """Whether a value is an entry's row of the map, every value of its type."""
-    return isinstance(row, list) and len(row) == len(_ROW) and all(map(isinstance, row, _ROW))
-
-
 def terms(text: str) -> list[str]:
-    """The words notes and events are matched on: lowercase, three characters or more (a version
-    number such as 9.2 from three), a plural's ending dropped, common words left out; a snake_case
-    name is matched whole and by its parts."""
+    """The words notes and events are matched on: lowercase, three characters or more, singular, not
+    common; a snake_case name whole and by its parts."""
     if not _compiled:
         import re
 
@@ -163,11 +156,8 @@ def strong(found: Map, words: Iterable[str], rule: tuple[int, float, float], mos
 
 
 def failure_output(event: Mapping[str, object]) -> str:
-    """What a failed shell command printed, from each client's event; "" for one that did not fail.
-
-    Claude Code: `PostToolUseFailure`'s `error` ("Exit code N" first). Codex CLI: a `PostToolUse`
-    `tool_response` that starts by saying a non-zero exit code. Copilot CLI: a tool result whose
-    `resultType` is `failure`."""
+    """What a failed shell command printed ("" for none): Claude Code's `error`, a Codex `tool_response`
+    that starts with a non-zero exit code, a Copilot tool result whose `resultType` is `failure`."""
     if isinstance(event.get("error"), str):
         return str(event["error"])
     for name in ("tool_response", "toolResult"):
@@ -229,21 +219,16 @@ def hand(cache_dir: str, root: str, session: str, kind: str, notes: Sequence[Not
             )
         except OSError:
             pass
-        handed_over(root, kind, session, fresh)
+        from lean_harness import usage
+
+        usage.record(root, kind, [(note.shard, note.id) for note in fresh], session)
     return fresh
 
 
-def handed_over(root: str, kind: str, session: str, notes: Sequence[Note]) -> None:
-    """Add the notes handed over to the usage record (usage.py)."""
-    from lean_harness import usage
-
-    usage.record(root, kind, [(note.name.partition("/")[0], note.name.partition("/")[2]) for note in notes], session)
-
-
 def session_view(found: Map, index_text: str, room: int, where: str) -> tuple[str, list[Note], bool]:
-    """What a session start shows in `room` characters, the notes it shows, and whether it shows all:
-    every note then INDEX.md when the memory fits indexTokenBudget and the room; else the notes to
-    follow, newest first, within a share of the budget and half the room, then INDEX.md as far as it fits."""
+    """What a session start shows in `room` characters, its notes, and whether that is all of them:
+    every note when all fit, else the notes to follow, newest first, in a share of the budget and
+    half the room; then INDEX.md as far as it fits."""
     everything = "\n\n".join(block(note, START_CHARS) for note in found.notes)
     if found.notes and found.total <= found.budget and len(everything) + len(index_text) + 2 <= room:
         return f"{everything}\n\n{index_text}", list(found.notes), True

@@ -132,9 +132,8 @@ def last_used(root: str | os.PathLike[str]) -> dict[tuple[str, str], str] | None
 
 
 def read(root: str | os.PathLike[str]) -> tuple[dict[tuple[str, str], Use], int]:
-    """Each used or listed entry's (uses, listed, last use) by (shard, id), and the sessions started.
-
-    Nothing recorded reads as nothing used; a record lh cannot read raises OSError or ValueError."""
+    """Each used or listed entry's (uses, listed, last use) by (shard, id), and the sessions started;
+    OSError or ValueError for a record lh cannot read."""
     from lean_harness.files import first_link
 
     path = os.path.join(os.fspath(root), PATH)

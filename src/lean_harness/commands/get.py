@@ -32,7 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-score",
         type=float,
-        default=None,
         metavar="X",
         help="keep entries scoring X or more (1.0 is every query word matched once), not those holding a query word",
     )

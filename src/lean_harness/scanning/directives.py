@@ -1,18 +1,11 @@
 """Find text that speaks as the system or the operator, before it is stored as project memory.
 
-Memory is data, but its text reaches an agent's context at every session start. A note that
-closes or opens framing tags (`</system-reminder>`, `<|im_start|>`), tells the reader to drop
-its instructions, claims the user approved something in advance, addresses "the AI agent" or
-pipes a remote script into a shell is a standing prompt injection, so writes refuse it
-(adr/0019-injection-guard-and-masking.md). Ordinary imperative engineering notes ("Never push to main",
-"Ignore the urllib3 warnings", "Run curl localhost:8080/health") are not directives to the
-agent and do not match: every rule needs a phrase that only makes sense aimed at a model.
-
-The rules read the folded view of the text (fold.py: look-alike letters, invisible characters,
-fullwidth forms and markup undone), so a disguised phrase reads as the phrase; findings are
-placed in the text itself. `scan(text, allow=())` returns the same findings as the credential
-scanner (engine.py runs both). `neutralise` (the package's `mask`) escapes framing tags and
-chat-template tokens in text about to be shown to an agent. Pure; patterns compile on first use.
+A note that opens or closes framing tags, tells the reader to drop its instructions, claims the
+user approved something in advance, addresses "the AI agent" or pipes a remote script into a shell
+is a standing prompt injection, so writes refuse it (adr/0019). Every rule needs a phrase that only
+makes sense aimed at a model: "Never push to main" or "Run curl localhost:8080/health" do not match.
+The rules read the folded view of the text (fold.py), so a disguised phrase reads as the phrase;
+findings are placed in the text itself. Pure; patterns compile on first use.
 """
 
 from __future__ import annotations
@@ -77,152 +70,90 @@ def _remote(command: str) -> bool:
 
 RULES: tuple[Rule, ...] = (
     Rule("framing-tag", "a tag that opens or closes system or conversation framing", _TAG, ("<",), view="folded"),
-    Rule(
-        "chat-template-token",
-        "a chat-template control token",
-        _TOKEN,
-        ("<|", "<\uff5c", "[inst]", "[/inst]", "_of_turn>", "[system_prompt]", "[available_tools]", "[tool_"),
-        bounded=True,
-        view="folded",
-    ),
-    Rule(
-        "role-header",
-        "a line that speaks as the system, the assistant or the user",
-        # A role at a line's start: bracketed (`[system]`), a heading (`### System:`) or a line of
-        # its own (`SYSTEM:`, `Assistant:`) speaks as that role whatever follows; a role followed
-        # by a colon and more text only when the text turns to the reader (`System: you ...`).
-        rf"(?m)^[ \t>*\-]*(?:\[{_ROLE}\][ \t]*(?:$|[^\s(=])|#+[ \t]*{_ROLE}[ \t]*:"
-        rf"|{_ROLE}[ \t]*:[ \t]*$|(?:assistant|human)[ \t]*:[ \t]*\S"
-        rf"|\[?{_ROLE}\]?[ \t]*[:\]][ \t]*(?:you\b|ignore\b|disregard\b|forget\b|from now on|new instructions|"
-        r"as an? (?:ai|assistant)|override\b|always\b|never\b|do not\b|don'?t\b)"
-        r"|user[ \t]*[:\]][ \t]*(?:ignore|disregard|forget)\b)",
-        (":", "]"),
-        bounded=True,
-        view="folded",
-    ),
-    Rule(
-        "override-instructions",
-        "an attempt to override the agent's instructions",
-        rf"(?:ignore|disregard|forget|override|overrule|bypass|set aside)\s+"
-        rf"(?:(?:all|any|every|the|of|these|those|my)\s+){{0,3}}{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b"
-        rf"|(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?your\s+(?:\w+\s+)?{_ORDERS}\b"
-        rf"|(?:ignore|disregard|forget)\s+(?:all\s+of\s+|all\s+)?(?:everything|all)\s+(?:above|before\s+this|"
-        rf"(?:you\s+(?:were|have\s+been)\s+)?(?:told|said|instructed)\b)"
-        rf"|new\s+(?:system\s+)?instructions\s*:|from now on,?\s+you\s+(?:are|will|must|should|shall)\b"
-        rf"|you\s+are\s+no\s+longer\s+(?:an?\s+|bound|restricted|required)|you\s+are\s+now\s+(?:in\s+)?"
-        rf"(?:dan|free|unrestricted|jailbroken|developer mode|god mode|an? (?:unrestricted|different|new))\b"
-        rf"|your\s+(?:new|real|true|actual)\s+(?:task|instructions?|role|goal|purpose)\s+(?:is|are)\b"
-        rf"|(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to)"
-        rf"\s+the\s+(?:user|operator|human)\s+(?:about\s+(?:this|these|it)\b|that\s+you\b|what\s+you\b)"
-        rf"|(?:hide|conceal|keep)\s+this\s+(?:secret\s+)?from\s+the\s+(?:user|operator|human)\b",
-        (
-            "ignore",
-            "disregard",
-            "forget",
-            "override",
-            "overrule",
-            "bypass",
-            "set aside",
-            "instructions",
-            "from now on",
-            "you are",
-            "your ",
-            "the user",
-            "the operator",
-            "the human",
-        ),
-        bounded=True,
-        view="folded",
-    ),
-    Rule(
-        "claimed-approval",
-        "a claim that the user or operator approved something in advance",
-        r"pre-?\s?(?:approved|authori[sz]ed|consented)\b"
-        r"|(?:user|operator|owner|maintainers?|admin(?:istrator)?|human)\s+(?:has\s+|have\s+|had\s+)?"
-        r"(?:already\s+|explicitly\s+|previously\s+|fully\s+)*(?:approved|authori[sz]ed|consented|permitted|allowed|"
-        r"granted|given)\s+(?:you\b|the\s+(?:agent|assistant|ai|model)\b|(?:blanket\s+)?permission\b|consent\b|"
-        r"approval\b|everything\b|this\s+(?:in\s+advance|already)\b|in\s+advance\b|"
-        r"(?:it|this)\s+(?:already|in advance))"
-        r"|(?:user|operator|owner|human)\s+(?:has\s+|had\s+)?(?:already|explicitly|previously)\s+(?:approved|"
-        r"authori[sz]ed|consented\s+to|agreed\s+to|okayed|signed\s+off\s+on)\s+(?!(?:the|this|that|a|an|your)\s"
-        r"+(?:pr|pull|merge|review|design|schema|copy|change|rfc|proposal|plan|budget|release)\b)"
-        r"|(?:permission|approval|consent|authori[sz]ation)\s+(?:is|was|has\s+been)\s+(?:already\s+)?"
-        r"(?:granted|given|implied|assumed)\b"
-        r"|you\s+(?:already\s+have|have\s+already\s+been\s+(?:given|granted)|have\s+been\s+(?:given|granted)|"
-        r"are\s+(?:given|granted)|have\s+(?:full|blanket|standing|explicit))\s+(?:full\s+|blanket\s+|standing\s+)?"
-        r"(?:permission|approval|consent|authori[sz]ation)\b"
-        r"|(?:no\s+need|don'?t\s+need|do\s+not\s+need|never\s+need)\s+to\s+(?:ask|confirm|check)\s+(?:with\s+)?"
-        r"(?:the\s+user|the\s+operator|for\s+(?:permission|approval|confirmation))",
-        ("approv", "authori", "consent", "permi", "allowed", "granted", "given", "need to"),
-        bounded=True,
-        view="folded",
-    ),
-    Rule(
-        "addressed-to-agent",
-        "an instruction addressed to the AI agent reading the memory",
-        rf"(?:note|message|instructions?|attention|important|notice|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
-        rf"(?:{_AGENT}|assistants?)\b"
-        rf"|(?:dear|hey|hi|hello|attention)\s*,?\s+(?:the\s+)?(?:{_AGENT}|assistant)\b"
-        rf"|if\s+you\s+are\s+(?:an?\s+)?(?:{_AGENT}|assistant|agent|model|bot)\b"
-        rf"|you\s+are\s+(?:an?\s+)?(?:helpful\s+|autonomous\s+)?(?:ai|llm|language model|ai assistant|"
-        rf"coding (?:agent|assistant))\b|as\s+an?\s+(?:ai|llm|language model)\b"
-        rf"|(?:the|any|all|every)\s+(?:ai|llm)\s+(?:agents?|assistants?|models?|bots?)\s*(?:[,:]|must\b|should\b|"
-        rf"shall\b|needs?\s+to\b|has\s+to\b|is\s+(?:instructed|required|expected)\b|reading\s+this\b)"
-        rf"|(?m:^[ \t>*\-]*(?:claude|copilot|codex|chatgpt|gemini|assistant)\s*[,:]\s+"
-        rf"(?:you\b|please\b|always\b|never\b|ignore\b|do\b|run\b|delete\b|execute\b))",
-        (
-            "note",
-            "message",
-            "instruction",
-            "attention",
-            "important",
-            "notice",
-            "reminder",
-            "dear",
-            "hey",
-            "hi",
-            "hello",
-            "if you are",
-            "you are",
-            "as a",
-            "ai ",
-            "llm",
-            "claude",
-            "copilot",
-            "codex",
-            "chatgpt",
-            "gemini",
-            "assistant",
-        ),
-        bounded=True,
-        view="folded",
-    ),
-    Rule(
-        "remote-pipe-shell",
-        "a remote script piped into a shell",
-        # A download piped (through any other stages: `| tee x | sh`) into a shell or interpreter;
-        # a shell, eval or source running a download's output (`eval "$(curl ...)"`,
-        # `source <(curl ...)`); PowerShell evaluating a download (`iex (iwr ...)`).
-        rf"{_FETCH}\b[^\n;`]{{0,300}}?"
-        r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|k|da|fi|c|tc)?sh|iex|invoke-expression)\b"
-        r"|(?:python[0-9.]*|perl|ruby|node)(?=[ \t]*(?:$|-(?:\s|$)|[;&)\"'`])))"
-        r"|(?:(?:ba|z|k)?sh(?:\s+-c)?|eval|source|\.|exec|(?:python[0-9.]*|perl|ruby|node)\s+-[ce])\s+[\"']?"
-        rf"(?:<\(|\$\(|`)\s*{_FETCH}\b[^\n)`]{{0,300}}"
-        r"|(?:iex|invoke-expression)\b[^\n]{0,20}?\(\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object)"
-        r"[^\n]{0,300}",
-        ("sh", "iex", "invoke-expression", "python", "perl", "ruby", "node", "eval", "source", ". <(", "exec"),
-        _remote,
-        requires=("curl", "wget", "iwr", "irm", "iex", "invoke-"),  # what each branch downloads with
-        bounded=True,
-        view="folded",
-    ),
-    Rule(
-        "hidden-characters",
-        "invisible characters that hide text from a reader (tag or bidirectional-override characters)",
-        "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b\u200c\u2060]",
-        view="text",
-    ),
-)
+    Rule("chat-template-token", "a chat-template control token", _TOKEN,
+         ("<|", "<\uff5c", "[inst]", "[/inst]", "_of_turn>", "[system_prompt]", "[available_tools]", "[tool_"),
+         bounded=True, view="folded"),
+    Rule("role-header", "a line that speaks as the system, the assistant or the user",
+         # A role at a line's start: bracketed (`[system]`), a heading (`### System:`) or a line of
+         # its own (`SYSTEM:`, `Assistant:`) speaks as that role whatever follows; a role followed
+         # by a colon and more text only when the text turns to the reader (`System: you ...`).
+         rf"(?m)^[ \t>*\-]*(?:\[{_ROLE}\][ \t]*(?:$|[^\s(=])|#+[ \t]*{_ROLE}[ \t]*:"
+         rf"|{_ROLE}[ \t]*:[ \t]*$|(?:assistant|human)[ \t]*:[ \t]*\S"
+         rf"|\[?{_ROLE}\]?[ \t]*[:\]][ \t]*(?:you\b|ignore\b|disregard\b|forget\b|from now on|new instructions|"
+         r"as an? (?:ai|assistant)|override\b|always\b|never\b|do not\b|don'?t\b)"
+         r"|user[ \t]*[:\]][ \t]*(?:ignore|disregard|forget)\b)",
+         (":", "]"),
+         bounded=True, view="folded"),
+    Rule("override-instructions", "an attempt to override the agent's instructions",
+         rf"(?:ignore|disregard|forget|override|overrule|bypass|set aside)\s+"
+         rf"(?:(?:all|any|every|the|of|these|those|my)\s+){{0,3}}{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b"
+         rf"|(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?your\s+(?:\w+\s+)?{_ORDERS}\b"
+         rf"|(?:ignore|disregard|forget)\s+(?:all\s+of\s+|all\s+)?(?:everything|all)\s+(?:above|before\s+this|"
+         rf"(?:you\s+(?:were|have\s+been)\s+)?(?:told|said|instructed)\b)"
+         rf"|new\s+(?:system\s+)?instructions\s*:|from now on,?\s+you\s+(?:are|will|must|should|shall)\b"
+         rf"|you\s+are\s+no\s+longer\s+(?:an?\s+|bound|restricted|required)|you\s+are\s+now\s+(?:in\s+)?"
+         rf"(?:dan|free|unrestricted|jailbroken|developer mode|god mode|an? (?:unrestricted|different|new))\b"
+         rf"|your\s+(?:new|real|true|actual)\s+(?:task|instructions?|role|goal|purpose)\s+(?:is|are)\b"
+         rf"|(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to)"
+         rf"\s+the\s+(?:user|operator|human)\s+(?:about\s+(?:this|these|it)\b|that\s+you\b|what\s+you\b)"
+         rf"|(?:hide|conceal|keep)\s+this\s+(?:secret\s+)?from\s+the\s+(?:user|operator|human)\b",
+         ("ignore", "disregard", "forget", "override", "overrule", "bypass", "set aside", "instructions",
+          "from now on", "you are", "your ", "the user", "the operator", "the human"),
+         bounded=True, view="folded"),
+    Rule("claimed-approval", "a claim that the user or operator approved something in advance",
+         r"pre-?\s?(?:approved|authori[sz]ed|consented)\b"
+         r"|(?:user|operator|owner|maintainers?|admin(?:istrator)?|human)\s+(?:has\s+|have\s+|had\s+)?"
+         r"(?:already\s+|explicitly\s+|previously\s+|fully\s+)*(?:approved|authori[sz]ed|consented|permitted|allowed|"
+         r"granted|given)\s+(?:you\b|the\s+(?:agent|assistant|ai|model)\b|(?:blanket\s+)?permission\b|consent\b|"
+         r"approval\b|everything\b|this\s+(?:in\s+advance|already)\b|in\s+advance\b|"
+         r"(?:it|this)\s+(?:already|in advance))"
+         r"|(?:user|operator|owner|human)\s+(?:has\s+|had\s+)?(?:already|explicitly|previously)\s+(?:approved|"
+         r"authori[sz]ed|consented\s+to|agreed\s+to|okayed|signed\s+off\s+on)\s+(?!(?:the|this|that|a|an|your)\s"
+         r"+(?:pr|pull|merge|review|design|schema|copy|change|rfc|proposal|plan|budget|release)\b)"
+         r"|(?:permission|approval|consent|authori[sz]ation)\s+(?:is|was|has\s+been)\s+(?:already\s+)?"
+         r"(?:granted|given|implied|assumed)\b"
+         r"|you\s+(?:already\s+have|have\s+already\s+been\s+(?:given|granted)|have\s+been\s+(?:given|granted)|"
+         r"are\s+(?:given|granted)|have\s+(?:full|blanket|standing|explicit))\s+(?:full\s+|blanket\s+|standing\s+)?"
+         r"(?:permission|approval|consent|authori[sz]ation)\b"
+         r"|(?:no\s+need|don'?t\s+need|do\s+not\s+need|never\s+need)\s+to\s+(?:ask|confirm|check)\s+(?:with\s+)?"
+         r"(?:the\s+user|the\s+operator|for\s+(?:permission|approval|confirmation))",
+         ("approv", "authori", "consent", "permi", "allowed", "granted", "given", "need to"),
+         bounded=True, view="folded"),
+    Rule("addressed-to-agent", "an instruction addressed to the AI agent reading the memory",
+         rf"(?:note|message|instructions?|attention|important|notice|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
+         rf"(?:{_AGENT}|assistants?)\b"
+         rf"|(?:dear|hey|hi|hello|attention)\s*,?\s+(?:the\s+)?(?:{_AGENT}|assistant)\b"
+         rf"|if\s+you\s+are\s+(?:an?\s+)?(?:{_AGENT}|assistant|agent|model|bot)\b"
+         rf"|you\s+are\s+(?:an?\s+)?(?:helpful\s+|autonomous\s+)?(?:ai|llm|language model|ai assistant|"
+         rf"coding (?:agent|assistant))\b|as\s+an?\s+(?:ai|llm|language model)\b"
+         rf"|(?:the|any|all|every)\s+(?:ai|llm)\s+(?:agents?|assistants?|models?|bots?)\s*(?:[,:]|must\b|should\b|"
+         rf"shall\b|needs?\s+to\b|has\s+to\b|is\s+(?:instructed|required|expected)\b|reading\s+this\b)"
+         rf"|(?m:^[ \t>*\-]*(?:claude|copilot|codex|chatgpt|gemini|assistant)\s*[,:]\s+"
+         rf"(?:you\b|please\b|always\b|never\b|ignore\b|do\b|run\b|delete\b|execute\b))",
+         ("note", "message", "instruction", "attention", "important", "notice", "reminder", "dear", "hey", "hi",
+          "hello", "if you are", "you are", "as a", "ai ", "llm", "claude", "copilot", "codex", "chatgpt", "gemini",
+          "assistant"),
+         bounded=True, view="folded"),
+    Rule("remote-pipe-shell", "a remote script piped into a shell",
+         # A download piped (through any other stages: `| tee x | sh`) into a shell or interpreter;
+         # a shell, eval or source running a download's output (`eval "$(curl ...)"`,
+         # `source <(curl ...)`); PowerShell evaluating a download (`iex (iwr ...)`).
+         rf"{_FETCH}\b[^\n;`]{{0,300}}?"
+         r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|k|da|fi|c|tc)?sh|iex|invoke-expression)\b"
+         r"|(?:python[0-9.]*|perl|ruby|node)(?=[ \t]*(?:$|-(?:\s|$)|[;&)\"'`])))"
+         r"|(?:(?:ba|z|k)?sh(?:\s+-c)?|eval|source|\.|exec|(?:python[0-9.]*|perl|ruby|node)\s+-[ce])\s+[\"']?"
+         rf"(?:<\(|\$\(|`)\s*{_FETCH}\b[^\n)`]{{0,300}}"
+         r"|(?:iex|invoke-expression)\b[^\n]{0,20}?\(\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object)"
+         r"[^\n]{0,300}",
+         ("sh", "iex", "invoke-expression", "python", "perl", "ruby", "node", "eval", "source", ". <(", "exec"),
+         _remote,
+         requires=("curl", "wget", "iwr", "irm", "iex", "invoke-"),  # what each branch downloads with
+         bounded=True, view="folded"),
+    Rule("hidden-characters",
+         "invisible characters that hide text from a reader (tag or bidirectional-override characters)",
+         "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b\u200c\u2060]",
+         view="text"),
+)  # fmt: skip
 
 
 # Prefilters of the costliest rules, whose keywords occur in most notes (tests check that every
@@ -272,9 +203,7 @@ def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
 
 def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> list[tuple[Finding, ...]]:
     """`scan` of each text, with its allowed rules at the same place in `allows` (or none)."""
-    if allows and len(allows) != len(texts):
-        raise ValueError("scan_many needs one allowance per text, or none at all")
-    return [scan(text, allows[index] if allows else ()) for index, text in enumerate(texts)]
+    return [scan(text, allow) for text, allow in zip(texts, allows or [()] * len(texts), strict=True)]
 
 
 def preview(phrase: str) -> str:

@@ -1,12 +1,7 @@
-"""The one engine both rule sets run on: a rule is data, and running it is the same for all.
+"""The one engine both rule sets (credentials.py, directives.py) run on: a rule is data.
 
-A rule names what it finds (`id`, `description`), a regular expression, the lowercase keywords
-one of which must occur in the lowercased text for the rule to run at all (none: it always
-runs), and an optional `validate` that looks at the matched value alone. The value is the text
-of the first named group whose name starts with ``v`` that took part in the match, or the whole
-match. Credential rules (credentials.py) also carry a rank and the view of the text they read;
-directive rules (directives.py) read a folded view of the text (fold.py). Patterns compile on
-first use and stay in a module global: most scans need only a few rules.
+A rule's value is the first named group starting with ``v`` that took part in the match, or the
+whole match. Patterns compile on first use: most scans need only a few rules.
 """
 
 from __future__ import annotations
@@ -20,17 +15,11 @@ if TYPE_CHECKING:
 
 
 class Rule:
-    """One shape of text to find: where its value is and how to confirm it.
-
-    `keywords`: the rule runs only when one of these occurs in the lowered text; `rank`: of
-    overlapping credential candidates the higher wins (3: a provider format, credentials.py);
-    `bounded`: a value that starts with a letter or digit must not continue a word on its left;
-    `view`: what the pattern runs on: the text, the lowercased text (the pattern is then
-    lowercase), the text after a newline (a line start is a literal "\n"), or the folded text of
-    fold.py; `extend_left`: the value starts this many characters before the match; `requires`:
-    one of these must occur too (every match holds one: tests check it). A plain class, not a
-    dataclass: the session-start hook loads the rules, and dataclasses would double its imports
-    (adr/0036).
+    """One shape of text to find. `keywords`: it runs only when one occurs in the lowered text, and
+    one of `requires` too; `rank`: of overlapping credentials the higher wins; `bounded`: its value
+    must not continue a word; `view`: the text, lowercased, after a newline, or folded (fold.py);
+    `extend_left`: the value starts this much before the match. Not a dataclass: the hooks load
+    rules, and dataclasses would double their imports (adr/0036).
     """
 
     __slots__ = ("bounded", "description", "extend_left", "id", "keywords", "pattern", "rank", "requires",
@@ -70,9 +59,7 @@ _prefilters: dict[str, re.Pattern[str]] = {}
 
 
 def prefiltered(rule: Rule, view: str, sources: dict[str, str]) -> bool:
-    """False when the view holds nothing the rule's prefilter (its pattern in `sources`, if any)
-    needs: a short pattern every match contains, run so that the rule's own is compiled only when
-    it may match (adr/0036)."""
+    """False when the view lacks the rule's prefilter in `sources`, a pattern every match holds (adr/0036)."""
     source = sources.get(rule.id)
     if source is None:
         return True
@@ -100,8 +87,7 @@ def bounded(text: str, start: int) -> bool:
 
 
 def spans(rule: Rule, view: str, source: str, shift: int = 0) -> Iterator[tuple[int, int]]:
-    """Spans in `source` (the text `view` is read from, `shift` characters later) of the values
-    the rule finds in `view`, bounded and validated."""
+    """Spans in `source` (`view`'s text, `shift` characters on) of the rule's values, bounded and validated."""
     pattern, groups = _compile(rule)
     for match in pattern.finditer(view):
         start, end = match.start() - rule.extend_left, match.end()

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A match in scanned text: its rule, where it is (1-based line and column, `start`/`end`
-    offsets of the matched value) and a preview safe to print."""
+    """A match in scanned text: its rule, 1-based line and column, `start`/`end` of the value, a safe preview."""
 
     rule: str
     description: str

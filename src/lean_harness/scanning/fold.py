@@ -1,12 +1,8 @@
 """The folded view of a text that directive rules read, and where each of its characters came from.
 
-A phrase aimed at a model reads the same to the model whatever its letters look like, so the
-directive rules run on a view that undoes the usual disguises: compatibility forms (NFKC:
-fullwidth letters, ligatures, odd spaces), Cyrillic and Greek letters that look like Latin
-ones, invisible characters inside a word (zero-width, soft hyphen, bidirectional controls),
-Markdown emphasis inside or around words (`ig**nore**`) and HTML comments (read as a space); the
-view is lowercase. `origin[i]` is the place in the text of the view's i-th character (one
-more entry for the end), so findings keep the text's lines and columns.
+The view undoes the usual disguises, lowercased: NFKC forms, Cyrillic and Greek look-alikes,
+invisible characters, Markdown emphasis (`ig**nore**`) and HTML comments (read as a space).
+`origin[i]` is the place in the text of the view's i-th character (and of its end).
 """
 
 from __future__ import annotations
@@ -35,9 +31,8 @@ _cut: list[re.Pattern[str]] = []
 
 
 class Origin:
-    """Where each character of a folded view came from: runs of the view that map one to one onto
-    the text (step 1) or all onto one place (step 0), found by bisection. A list of places, one a
-    character, would cost a whole shard's worth of integers."""
+    """Where each character of a folded view came from, as runs mapped one to one (step 1) or onto
+    one place (step 0): a place per character would cost a shard's worth of integers."""
 
     __slots__ = ("_places", "_starts", "_steps")
 

@@ -17,17 +17,15 @@ from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
 from lean_harness.memory.shard import Entry, entry_at
 from lean_harness.memory.view import entry_cost
+from lean_harness.recall import CUT
 from lean_harness.scanning.masking import neutralise
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
     from typing import TypeVar
 
-    from lean_harness.scanning.finding import Finding
-
     T = TypeVar("T")
 
-CUT_MARKER = "\n[… cut; whole entry: lh memory get {shard}]"
 SHORT_CUT_MARKER = "…"
 
 
@@ -76,13 +74,8 @@ class Unreachable:
 
 
 def using_index(memory: Memory, work: Callable[[search.Index], T]) -> T:
-    """`work` done with the search index under the read lock, so the shards stay as indexed while
-    their entries are read.
-
-    A cache file whose values pass every check at load but not their use (a planted one) breaks
-    the work with one of these errors; it is then done again on segments made now from the
-    shards, which replace the files. Work that fails on those too fails as it would.
-    """
+    """`work` done with the search index under the read lock; again on an index made now from the
+    shards when a cache file passed its checks but breaks in use (a planted one)."""
     with memory.reading():
         try:
             return work(_load_index(memory))
@@ -110,61 +103,51 @@ def ask(
     min_score: float | None = None,
     headers: bool = False,
 ) -> Answer:
-    """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (with
-    `headers`, as `lh memory get --query` prints them: each with its header line). With no
-    `min_score`, those holding a word of `text`, however weakly; else those scoring `min_score`."""
+    """The entries that best answer `text`, whole, best first, while they fit `max_tokens` (`headers`:
+    counted with their header lines); all that hold a word of it, or with `min_score` those reaching it."""
+    from lean_harness.memory.leaks import mask_entry
+
     memory.check_dir()
     for name in shards:
         memory.check_shard(name)
-    asked = (text, limit, max_tokens, shards, [t.lower() for t in tags], min_score, headers)
-    return using_index(memory, lambda index: _answer(memory, index, *asked))
+    tags = [t.lower() for t in tags]
 
-
-def _answer(
-    memory: Memory,
-    index: search.Index,
-    text: str,
-    limit: int,
-    max_tokens: int,
-    shards: Sequence[str],
-    tags: Sequence[str],
-    min_score: float | None,
-    headers: bool,
-) -> Answer:
-    found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
-    hits = kept(found, min_score)
-    results: list[Result] = []
-    used = 0
-    texts: dict[str, str] = {}
-    for hit in hits:
-        entry = entry_of(memory, index, hit.shard, hit.id, texts)
-        if entry is None:
-            continue
-        body, findings = _masked(entry)  # what is printed is scanned as it is now, whatever the cache says
-        body = neutralise(body)
-        # the entry's one figure (memory/view.py), of the text as printed here
-        tokens = entry_cost(entry, memory.counter.counts, body)
-        result = _result(hit, entry, body, tokens, cut=False, masked=bool(findings))
-        cost = _printed(memory, result, first=not results) if headers else result.tokens
-        if used + cost > max_tokens:
-            if results:
-                break
-            # the best entry alone is cut to what fits below its header line (its count as long as the budget's)
-            frame = _printed(memory, replace(result, text="", tokens=max_tokens), first=True) if headers else 0
-            body, tokens = _cut(memory, body, hit.shard, max(0, max_tokens - frame))
-            result = replace(result, text=body, tokens=tokens, cut=True)
-            cost = _printed(memory, result, first=True) if headers else tokens
-            if cost > max_tokens:  # the header line and the shortest cut do not fit
-                return Answer(text, (), 0, None, len(index), cost)
+    def answer(index: search.Index) -> Answer:
+        found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
+        hits = kept(found, min_score)
+        results: list[Result] = []
+        used = 0
+        texts: dict[str, str] = {}
+        for hit in hits:
+            entry = entry_of(memory, index, hit.shard, hit.id, texts)
+            if entry is None:
+                continue
+            body, findings = mask_entry(entry)  # what is printed is scanned as it is now, whatever the cache says
+            body = neutralise(body)
+            # the entry's one figure (memory/view.py), of the text as printed here
+            tokens = entry_cost(entry, memory.counter.counts, body)
+            result = _result(hit, entry, body, tokens, cut=False, masked=bool(findings))
+            cost = _printed(memory, result, first=not results) if headers else result.tokens
+            if used + cost > max_tokens:
+                if results:
+                    break
+                # the best entry alone is cut to what fits below its header line (its count as long as the budget's)
+                frame = _printed(memory, replace(result, text="", tokens=max_tokens), first=True) if headers else 0
+                body, tokens = _cut(memory, body, hit.shard, max(0, max_tokens - frame))
+                result = replace(result, text=body, tokens=tokens, cut=True)
+                cost = _printed(memory, result, first=True) if headers else tokens
+                if cost > max_tokens:  # the header line and the shortest cut do not fit
+                    return Answer(text, (), 0, None, len(index), cost)
             results.append(result)
             used += cost
-            break
-        results.append(result)
-        used += cost
-    if not results and min_score:  # a threshold left them out: the best entry below it
-        found = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
-    nearest = found[0] if found and not results else None
-    return Answer(text, tuple(results), used, nearest, len(index))
+            if result.cut:
+                break
+        if not results and min_score:  # a threshold left them out: the best entry below it
+            found = index.search(text, limit=1, shards=shards, tags=tags, min_score=0.0)
+        nearest = found[0] if found and not results else None
+        return Answer(text, tuple(results), used, nearest, len(index))
+
+    return using_index(memory, answer)
 
 
 def kept(hits: Sequence[search.Hit], min_score: float | None) -> list[search.Hit]:
@@ -182,16 +165,9 @@ def heading(result: Result, shown: str) -> str:
 
 
 def _printed(memory: Memory, result: Result, first: bool) -> int:
-    """The tokens a result takes as `lh memory get --query` prints it: a blank line before all but
-    the first, its header line, its text."""
+    """The tokens a result takes as `lh memory get --query` prints it (a blank line before all but the first)."""
     block = f"{heading(result, memory.shown(memory.shard_path(result.shard)))}\n{result.text}\n"
     return memory.counter.count(block if first else "\n" + block)  # cached: a warm query counts nothing
-
-
-def _masked(entry: Entry) -> tuple[str, list[Finding]]:
-    from lean_harness.memory.leaks import mask_entry
-
-    return mask_entry(entry)
 
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
@@ -245,9 +221,7 @@ def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> En
     return entry if stop == len(text) else None
 
 
-# --- Loose prose as documents (memory/prose.py) ---------------------------------------------------
-# A block of prose is indexed under the id "@LINE" (memory/search_cache.py) and answered as an
-# entry-like value whose `line` is the block's first line and whose id is empty.
+# A block of loose prose (memory/prose.py) is indexed as "@LINE" and answered as an entry without an id.
 
 
 def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:
@@ -261,7 +235,7 @@ def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | Non
 
 
 def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
-    marker = CUT_MARKER.format(shard=shard)
+    marker = CUT.format(shard=shard)
     if memory.counter.measure(marker) > budget:
         marker = SHORT_CUT_MARKER  # a budget smaller than the marker still gets no more than it asked for
     room = max(0, budget - memory.counter.measure(marker))
@@ -279,17 +253,5 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
 def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
     key, line = (hit.id, 0) if entry.id else ("", entry.line)
     refs = entry.attr("refs") or ""
-    return Result(
-        key,
-        hit.shard,
-        round(hit.score, 4),
-        tokens,
-        entry.created,
-        entry.tags,
-        body,
-        cut,
-        masked,
-        hit.matched,
-        refs,
-        line,
-    )
+    score, created = round(hit.score, 4), entry.created
+    return Result(key, hit.shard, score, tokens, created, entry.tags, body, cut, masked, hit.matched, refs, line)

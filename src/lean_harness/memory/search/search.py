@@ -1,17 +1,11 @@
 """Lexical retrieval over memory entries: tokenize, index, score, rank (adr/0016, adr/0031).
 
-The ranking is BM25F over four fields of an entry (its text, its title as lh shows it, its tags
-and its shard name), one quantized impact per (term, entry). An identifier is indexed whole and as
-its parts, which weigh half in a query. Unknown query words are widened with technical synonyms,
-rejoined from known parts or completed as prefixes; known ones also reach, at a fraction of their
-weight, the terms that most often share their entries in this memory, and the words WordNet 3.0
-relates to them (`thesaurus.py`, adr/0024).
-
-A score is the entry's BM25F sum over the query's total idf weight: 1.0 is every query word found
-once in an entry of average length. `DEFAULT_MIN_SCORE` (0.3) cuts most off-topic queries: what is
-added unasked must reach it, and `lh memory get --query` marks an answer below it as weak.
-An index is a list of segments (segment.py), one per shard; impacts, document frequencies and
-associations are made from all of them when a query needs them, so it ranks as one index would.
+BM25F over an entry's text, title, tags and shard name, one quantized impact per (term, entry). An
+identifier is indexed whole and as its parts. Unknown query words are widened with synonyms, known
+parts or prefix completions; known ones also reach the terms that share their entries in this memory
+and the words WordNet relates to them (`thesaurus.py`, adr/0024). A score is the entry's sum over the
+query's total idf weight: 1.0 is every query word once in an entry of average length; below
+`DEFAULT_MIN_SCORE` an answer is weak. An index is a list of segments (segment.py), one per shard.
 """
 
 from __future__ import annotations
@@ -24,6 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import islice
 
 from lean_harness.memory.search import segment, thesaurus
@@ -36,11 +31,7 @@ DEFAULT_MIN_SCORE = 0.3
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How an index weighs and widens terms; the defaults were chosen on benchmarks/retrieval.
-
-    `k1`, `b`, the field weights, `short_title`, `part_doc`, `stem` and `association_common` shape the index
-    when it is built; the rest apply to each query. An index keeps the settings it was built with.
-    """
+    """How an index weighs and widens terms, chosen on benchmarks/retrieval; an index keeps its own."""
 
     k1: float = 1.2
     b: float = 0.5
@@ -142,19 +133,9 @@ class Hit:
     matched: tuple[str, ...] = ()  # the query's words that the entry contains, in query order
 
 
-_STEMS: dict[str, str] = {}
-
-
+@cache  # a memory repeats a few thousand words hundreds of thousands of times
 def stem(word: str) -> str:
     """A light English suffix stripper for lowercase words; other strings come back as they are."""
-    found = _STEMS.get(word)
-    if found is None:
-        found = _STEMS[word] = _stem(word)
-    return found
-
-
-def _stem(word: str) -> str:
-    # Memoized by stem(): a memory repeats a few thousand words hundreds of thousands of times.
     if len(word) <= 3 or not word.isalpha() or not word.isascii():
         return word
     if word.endswith("ies") and len(word) > 4:
@@ -232,12 +213,7 @@ def _split_parts(chunk: str) -> list[str]:
 
 
 class Index:
-    """An immutable inverted index over entries: segments (memory/segment.py) combined when queried.
-
-    Impacts, document frequencies and associations depend on every entry, so they are made from
-    all segments when a query first needs them; the ranking is the one of a single segment built
-    over every entry (adr/0031-one-search-cache-per-shard.md).
-    """
+    """An immutable inverted index over segments, ranking as one segment of every entry would (adr/0031)."""
 
     def __init__(self, segments: Sequence[Segment], settings: Settings = DEFAULT_SETTINGS) -> None:
         self._segments = tuple(segments)
@@ -283,8 +259,7 @@ class Index:
         return 0, 0
 
     def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int, int]]:
-        """The segments that hold the entry `key` of `shard` (copies too), with the number of their
-        first entry in the index and the entry's number in each."""
+        """Each segment holding the entry `key` of `shard` (copies too), its base and the entry's number in it."""
         for part, base in zip(self._segments, self._postings.bases, strict=True):
             if shard in part.shards:
                 at = bisect_left(part.ids, key)  # a segment numbers its entries in (id, shard) order
@@ -294,17 +269,8 @@ class Index:
                     at += 1
 
     def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
-        """Whether `search(query, limit=limit)` holds the entry `key` of `shard`.
-
-        The answer `search` gives, found without adding up every entry that shares a word with the
-        query. The entry's own score fixes a floor that any entry ranked above it must reach. A
-        concept adds at most its bound, its best term's highest impact; the concepts of the smallest
-        bounds, while those add up to less than the floor, cannot lift an entry to it on their own,
-        so only the entries holding a term of another concept are candidates. Concept by concept,
-        largest bound first, a candidate is dropped once what it has plus the bounds left stays
-        under the floor; once fewer than `limit` are left, the entry is found; else the rest are
-        scored as `search` adds them up (adr/0031).
-        """
+        """Whether `search(query, limit=limit)` holds the entry `key` of `shard`, found by bounding what
+        other entries can reach: only those that can pass its own score are added up (adr/0031)."""
         mine = [base + local for _, base, local in self._entries(shard, key)]
         if limit <= 0 or not mine:
             return False
@@ -412,11 +378,7 @@ class Index:
         tags: Collection[str] = (),
         min_score: float = 0.0,
     ) -> list[Hit]:
-        """Entries matching the query, best first; ties go to the newer entry, then the smaller id.
-
-        `shards` keeps entries of any of the named shards; `tags` keeps entries carrying every
-        named tag; `min_score` drops entries that match less than that share of the query.
-        """
+        """Entries matching the query, best first, then newer, then by id, kept by `shards`, `tags`, `min_score`."""
         count = len(self._ids)
         if limit <= 0 or count == 0:
             return []
@@ -426,7 +388,10 @@ class Index:
         asked = self._concepts(query)
         denominator = self._weight(asked)
         widen = 0 < len(asked) <= self._settings.association_words and self._settings.associations
-        totals = self._totals(self._related(self._associate(asked)) if widen else asked)
+        totals: dict[int, float] = {}
+        for _, weight, _, alternatives in self._related(self._associate(asked)) if widen else asked:
+            if alternatives:
+                self._add(totals, weight, alternatives)
         if not totals or not denominator:
             return []
         scale = 1.0 / denominator
@@ -444,15 +409,9 @@ class Index:
         ranked.sort(key=lambda item: (self._ids[item[1]], self._shard_names[shard_of[item[1]]]))
         ranked.sort(key=lambda item: self._created[item[1]], reverse=True)
         ranked.sort(key=lambda item: item[0], reverse=True)
+        names, ids, created = self._shard_names, self._ids, self._created
         return [
-            Hit(
-                self._ids[doc],
-                self._shard_names[shard_of[doc]],
-                score,
-                self._created[doc],
-                self._matched(asked, doc),
-            )
-            for score, doc in ranked[:limit]
+            Hit(ids[d], names[shard_of[d]], score, created[d], self._matched(asked, d)) for score, d in ranked[:limit]
         ]
 
     def _weight(self, concepts: list[_Concept]) -> float:
@@ -467,14 +426,6 @@ class Index:
                 top_idf = max(top_idf, value)
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
-
-    def _totals(self, concepts: list[_Concept]) -> dict[int, float]:
-        """Each entry's BM25F sum over the concepts."""
-        totals: dict[int, float] = {}
-        for _, weight, _, alternatives in concepts:
-            if alternatives:
-                self._add(totals, weight, alternatives)
-        return totals
 
     def _add(self, totals: dict[int, float], weight: float, alternatives: list[tuple[str, float]]) -> None:
         """Add one concept to the totals: the best of its alternatives in each entry."""
@@ -500,12 +451,7 @@ class Index:
                 totals[doc] = totals.get(doc, 0.0) + value
 
     def _associate(self, concepts: list[_Concept]) -> list[_Concept]:
-        """Each single-term concept widened with the terms that most often share its entries.
-
-        A term qualifies when it shares at least two of the word's entries; its share grows with
-        how many of the word's entries hold it and how few entries hold it elsewhere, so words
-        that always travel together in this memory ("ENOSPC" and "disk") reach each other.
-        """
+        """Each single-term concept widened with the terms that most often share its entries ("ENOSPC", "disk")."""
         settings = self._settings
         query_terms = {t for _, _, _, alternatives in concepts for t, _ in alternatives}
         widened: list[_Concept] = []
@@ -525,11 +471,7 @@ class Index:
         return widened
 
     def _sharing(self, term: str) -> list[tuple[float, str]]:
-        """The terms that share at least two of a term's sampled entries, best first, with their share.
-
-        A term of one entry shares nothing; a term of more than the `association_common` share of
-        all entries (and of more than 20) shares too small a part of any word's entries to rank.
-        """
+        """The not too common terms sharing two or more of a term's sampled entries, best first, with their share."""
         found = self._sharing_terms.get(term)
         if found is not None:
             return found
@@ -571,8 +513,7 @@ class Index:
         return widened
 
     def _relation_terms(self, label: str, most: int) -> list[str]:
-        """The index terms of the first `most` words WordNet relates to a word, once each, leaving out
-        terms in more than the `thesaurus_common` share of entries (and in more than 20)."""
+        """The index terms of the first `most` words WordNet relates to a word, each once and not too common."""
         common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         found: list[str] = []
         for word in thesaurus.related(label)[:most]:
@@ -661,11 +602,10 @@ class Index:
     def _word_concepts(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
         share = self._settings.synonym
+        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
         if term in self._postings:
-            synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
             concepts.setdefault(term, (word, 1.0, True, [(term, 1.0), *synonyms]))
             return
-        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
         if synonyms:
             concepts.setdefault(term, (word, 1.0, False, synonyms))
             return
@@ -778,12 +718,8 @@ class _Impacts(dict[int, int]):
 
 
 class _Postings:
-    """The posting lists of all segments as one: entry numbers run on from segment to segment.
-
-    `postings[term]` is the term's list as `Index` reads it: the bytes of an `array('I')` of entry
-    numbers, then one impact byte per entry. Each is made on first use, from the segments' shapes
-    and the averages over every segment.
-    """
+    """The posting lists of all segments as one, made on first use: `postings[term]` is the bytes of an
+    `array('I')` of entry numbers running on across segments, then one impact byte per entry."""
 
     def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
         self._segments = segments

@@ -1,19 +1,11 @@
 """The search index's cache: one file per shard, keyed by the SHA-256 of the shard's bytes.
 
-`<cacheDir>/lh/search/<shard>.idx` is one line of JSON, the format, the SHA-256 of the shard file it
-describes and the strings of that shard's segment, then the segment's arrays (memory/segment.py
-`Segment.to_bytes`). A shard whose hash still matches is not parsed; when it changed (a put, an
-edit, a compaction, another git branch), its segment is made again from its text, reusing from the
-old file the rows of entries whose key, the SHA-256 of everything an entry's row is made from, is
-unchanged: only new and changed entries are scanned and analyzed (adr/0031-one-search-cache-per-shard.md).
-
-The cache folder lies in the repository, so a file there is a hint, never trusted: it is read as
-JSON and plain bytes (nothing that can run code), every value's type and shape is checked, and a file that fails
-any check is rebuilt from the shard (memory/query.py `using_index` also rebuilds when a value
-passes those checks but not its use). What is indexed never holds a flagged credential: flagged
-values are indexed masked, and an entry whose id or tags hold one is left out. A reused row was
-made from the very text its key names, scanned then, so it is not scanned again; a planted row can
-only rank that text wrongly, and what a query prints is scanned as it is printed (memory/query.py).
+`<cacheDir>/lh/search/<shard>.idx` is one line of JSON, the format, the SHA-256 of the shard file
+and the strings of its segment, then the segment's arrays (segment.py `Segment.to_bytes`). A shard
+whose hash matches is not parsed; a changed one is indexed again, reusing the rows of entries whose
+key (the SHA-256 of what a row is made from) is unchanged (adr/0031). A cache file is a hint: every
+value is checked and a file that fails is rebuilt; flagged credentials are indexed masked, and what
+a query prints is scanned as it is printed (query.py).
 """
 
 from __future__ import annotations
@@ -37,9 +29,7 @@ _FORMAT = f"lh-search/{search.FORMAT_VERSION}/{_SETTINGS}/{__version__}"
 
 
 def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
-    """The segment of a shard as its file is now: from the cache when it holds that file's hash,
-    else made now, with the rows of the old cache file that still fit, and cached (with `rebuild`,
-    made now from the text alone)."""
+    """The segment of a shard as its file is now: cached, or made now reusing what still fits and cached."""
     path = memory.config.cache_dir / "lh" / "search" / f"{name}.idx"
     previous = None
     if not rebuild:

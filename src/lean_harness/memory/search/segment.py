@@ -25,7 +25,7 @@ import math
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 Shape = tuple[float, float, float, int, int]  # body, title, other frequency; body, title length
@@ -82,17 +82,9 @@ class Lexicon:
     def __contains__(self, term: object) -> bool:
         return isinstance(term, str) and self.place(term) >= 0
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.terms)
-
-    def __len__(self) -> int:
-        return len(self.terms)
-
 
 def holding(lexicons: Sequence[Lexicon], term: str) -> int:
-    """How many entries of all these lexicons' segments hold the term: the length of each one's posting
-    list over the 8 bytes an entry takes, found as `Lexicon.place` finds a term, in one loop (it
-    runs for every word near a query)."""
+    """How many entries of these lexicons' segments hold the term (8 bytes an entry in a posting)."""
     size = 0
     for lexicon in lexicons:
         terms, ends = lexicon.terms, lexicon.ends
@@ -102,45 +94,22 @@ def holding(lexicons: Sequence[Lexicon], term: str) -> int:
     return size // 8
 
 
+@dataclass(slots=True, eq=False)
 class Segment:
-    """The raw statistics of some entries; see the module docs for the layout.
+    """The raw statistics of some entries; see the module docs for the layout."""
 
-    Not a value type: its length is its number of entries, which a tuple's must not be.
-    """
-
-    __slots__ = (
-        "body_total",
-        "created",
-        "doc_shards",
-        "forward",
-        "ids",
-        "keys",
-        "postings",
-        "shapes",
-        "shards",
-        "spans",
-        "tags",
-        "title_total",
-    )
-
-    def __init__(
-        self,
-        ids: list[str],
-        created: list[str],
-        shards: list[str],
-        doc_shards: bytes,
-        tags: dict[str, bytes],
-        body_total: int,
-        title_total: int,
-        shapes: bytes,
-        postings: Lexicon,
-        forward: bytes,
-        spans: bytes,
-        keys: bytes = b"",
-    ) -> None:
-        self.ids, self.created, self.shards, self.doc_shards = ids, created, shards, doc_shards
-        self.tags, self.body_total, self.title_total, self.shapes = tags, body_total, title_total, shapes
-        self.postings, self.forward, self.spans, self.keys = postings, forward, spans, keys
+    ids: list[str]
+    created: list[str]
+    shards: list[str]
+    doc_shards: bytes
+    tags: dict[str, bytes]
+    body_total: int
+    title_total: int
+    shapes: bytes
+    postings: Lexicon
+    forward: bytes
+    spans: bytes
+    keys: bytes = b""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -183,8 +152,8 @@ class Segment:
 
 
 def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
-    """The head and the segment of shard `shard` that `Segment.to_bytes` gave; ValueError when any
-    value is not of the type, size or order that segment has (a file in the repository may hold anything)."""
+    """The head and the segment of shard `shard` that `Segment.to_bytes` gave; ValueError for any value
+    not of its type, size or order (a file in the repository may hold anything)."""
     end = data.find(b"\n")
     try:
         values = json.loads(data[:end]) if end >= 0 else None
@@ -233,22 +202,10 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
         raise ValueError("search index is corrupt (a posting list of the wrong size)")  # 8 bytes an entry
     # What is left, each entry's term numbers and each posting's entry and shape numbers, is checked
     # where it is read (`Segment.docs`), or fails there with IndexError (memory/query.py `using_index`).
-    postings = Lexicon(terms, ends, blob)
-    part = Segment(
-        ids,
-        created,
-        [shard] if ids else [],
-        bytes(4 * count),
-        tag_docs,
-        totals[0],
-        totals[1],
-        shapes,
-        postings,
-        forward,
-        spans,
-        keys,
+    shards, (body, title), postings = [shard] if ids else [], totals, Lexicon(terms, ends, blob)
+    return values, Segment(
+        ids, created, shards, bytes(4 * count), tag_docs, body, title, shapes, postings, forward, spans, keys
     )
-    return values, part
 
 
 _FIELDS = frozenset(("ids", "created", "terms", "tags", "totals", "sizes"))
@@ -267,9 +224,8 @@ Kept = tuple[int, int, dict[str, tuple[float, float, float]]]  # body length, ti
 
 
 def rows_of(part: Segment) -> dict[bytes, Kept]:
-    """What the segment keeps of each entry that has a key, by key: the part of its row that comes
-    from its text. ValueError (or IndexError) when the values do not fit together: a file in the
-    repository may hold anything, and a row is only ever reused for text whose key it carries."""
+    """What the segment keeps of each keyed entry's row, by key; ValueError (or IndexError) when the
+    values do not fit together (a row is only reused for the text its key names)."""
     count = len(part)
     if len(part.keys) != KEY_SIZE * count or not count:
         return {}
@@ -308,9 +264,7 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
         body_len, title_len = row.body_len, row.title_len
         for term, (body, title, other) in row.weights.items():
             shape = (body, title, other, body_len, title_len)
-            used = seen.get(shape)
-            if used is None:
-                used = seen[shape] = len(seen)
+            used = seen.setdefault(shape, len(seen))
             pairs = terms.get(term)
             if pairs is None:
                 pairs = terms[term] = ([], [])

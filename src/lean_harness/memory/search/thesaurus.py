@@ -26,9 +26,7 @@ def _table() -> bytes:
 
 @cache
 def related(word: str) -> tuple[str, ...]:
-    """Words WordNet relates to a lowercase word or to its base form, commonest sense first.
-
-    Remembered per process: `lh memory lint` and doctor ask for the same words many times."""
+    """Words WordNet relates to a lowercase word or to its base form, commonest sense first."""
     data = _table()
     found: list[str] = []
     for form in base_forms(word):
