@@ -112,8 +112,22 @@ def test_an_unrelated_failure_and_a_success_are_silent(noted: Path) -> None:
     assert failure(noted, NPM_ERROR) == ""
     assert failure(noted, "Exit code 1\n") == ""
     success = {"session_id": "s-1", "hook_event_name": "PostToolUse", "tool_name": "Bash"}
-    payload = {**success, "tool_input": {"command": "pytest"}, "tool_response": {"stdout": PYTEST_ERROR[12:]}}
+    said = "tests/test_lock.py .. [100%]\n2 passed in 0.03s; the pytest 9.2 crash note is old\n"
+    payload = {**success, "tool_input": {"command": "pytest"}, "tool_response": {"stdout": said}}
     assert run_hook("tool-use", noted, payload) == ""
+
+
+def test_a_failure_whose_exit_code_a_pipe_swallowed_meets_its_note(noted: Path) -> None:
+    """`pytest | tail` exits 0: the output still says what only a failure says."""
+    success = {"session_id": "s-1", "hook_event_name": "PostToolUse", "tool_name": "Bash"}
+    payload = {**success, "tool_input": {"command": "pytest | tail"}, "tool_response": {"stdout": PYTEST_ERROR[12:]}}
+    out = json.loads(run_hook("tool-use", noted, payload))["hookSpecificOutput"]
+    assert out == {
+        "hookEventName": "PostToolUse",
+        "additionalContext": f"{FAILURE_HEAD}\n\n[failures/pytest-9-2-crash]\n{CRASH}",
+    }
+    npm = {**payload, "session_id": "s-2", "tool_response": {"stdout": NPM_ERROR[12:]}}
+    assert run_hook("tool-use", noted, npm) == ""
 
 
 def test_codex_and_copilot_failures_meet_the_note_in_their_forms(noted: Path) -> None:

@@ -294,7 +294,7 @@ def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     """After a tool call: the note matching the failure it reported, or the notes citing the file it touched."""
     failed = any(
         sign in raw for sign in ('"PostToolUseFailure"', '"failure"', "xit code", "xited with code", "xitCode")
-    )
+    ) or any(sign in raw for sign in recall.PIPED)
     if not failed and "*** " not in raw and not any(f'"{key}"' in raw for key in recall.PATH_KEYS):
         return "", ""  # neither a failure nor a file: the common case, read nothing more
     data = _json_event(raw)

@@ -49,6 +49,8 @@ _SIGNS = (
     "unexpected", "incompatible", "expected", "err!", "e   ", "kill", "segmentation", "oom", "too large",
 )  # fmt: skip
 _FRAMES = ("traceback (most recent", 'file "', "at ", "exit code", "process exited", "^", "~")
+# What only a failure prints: a command that exits 0 through a pipe (`pytest | tail`) still failed.
+PIPED = ("Traceback (most recent call last)", "INTERNALERROR", "npm ERR!", "panicked at", "error[E", "fatal: ")
 _ROW = (str, str, str, str, bool, int, bool, str)
 _compiled: list[re.Pattern[str]] = []
 
@@ -170,6 +172,11 @@ def failure_output(event: Mapping[str, object]) -> str:
             said = value[:200].lower().replace("exited with code", "exit code").partition("exit code")[2]
             if said and said.lstrip(" :").split(None, 1)[0:1] not in ([], ["0"]):
                 return value
+    for name in ("tool_response", "toolResult"):  # a success that printed what only a failure prints
+        value = event.get(name)
+        text = " ".join(v for v in value.values() if isinstance(v, str)) if isinstance(value, dict) else value
+        if isinstance(text, str) and any(sign in text for sign in PIPED):
+            return text
     return ""
 
 
