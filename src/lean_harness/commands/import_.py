@@ -63,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
     shown = "-" if stdin is not None else (_shown(source) if args.origin else source.as_posix())
     result = importing.import_source(memory, source, shown, fmt, maps=args.map, dry_run=args.dry_run, stdin=stdin)
     code = 1 if result.refused or result.problems or result.count("conflict") else 0
+    conflicts = [
+        f"conflict: {o.shard}/{o.id} ({o.where}): {o.detail}; left alone"
+        for o in result.outcomes
+        if o.action == "conflict"
+    ]
     if args.json:
         emit(
             "memory import",
@@ -88,13 +93,7 @@ def run(args: argparse.Namespace) -> int:
                 "warnings": list(result.warnings),
                 "marker": result.marker,
             },
-            list(result.problems)
-            + [str(r) for r in result.refused]
-            + [
-                f"conflict: {o.shard}/{o.id} ({o.where}): {o.detail}; left alone"
-                for o in result.outcomes
-                if o.action == "conflict"
-            ],
+            [*result.problems, *map(str, result.refused), *conflicts],
         )
         return code
     for line in result.warnings:
@@ -103,12 +102,8 @@ def run(args: argparse.Namespace) -> int:
     for o in result.outcomes:
         if o.action == "added":
             print(f"{verb} {o.shard}/{o.id} ({o.where})")
-        elif o.action == "conflict":
-            print(f"conflict: {o.shard}/{o.id} ({o.where}): {o.detail}; left alone", file=sys.stderr)
-    for refusal in result.refused:
-        print(str(refusal), file=sys.stderr)
-    for problem in result.problems:
-        print(f"not imported: {problem}", file=sys.stderr)
+    for line in [*conflicts, *map(str, result.refused), *(f"not imported: {p}" for p in result.problems)]:
+        print(line, file=sys.stderr)
     stored = result.count("unchanged") + result.count("imported before")
     summary = (
         f"{result.format} {result.source}: {result.records} record(s); {result.count('added')} {verb},"

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import contextlib
 
 from lean_harness.commands import emit, open_memory
 from lean_harness.commands.put import read_text_arg
-
-if TYPE_CHECKING:
-    from lean_harness.memory.handle import Memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lean_harness.errors import LhError
     from lean_harness.memory.intake import inbox
+    from lean_harness.memory.status import write_index
 
     memory = open_memory()
     path = inbox.write_note(
@@ -46,22 +45,12 @@ def run(args: argparse.Namespace) -> int:
         allow=args.allow_secret,
         allow_directives=args.allow_directive,
     )
-    _refresh_index(memory)
+    # INDEX.md counts pending notes. A note never waits for another writer: when one holds the
+    # lock, INDEX.md is left to it or to the next write (`lh memory index` says if it is stale).
+    with contextlib.suppress(LhError), memory.writing(timeout=0):
+        write_index(memory)
     if args.json:
         emit("memory note", {"path": memory.shown(path)})
     else:
         print(f'noted in {memory.shown(path)}; "lh memory consolidate" merges pending notes into the shards')
     return 0
-
-
-def _refresh_index(memory: Memory) -> None:
-    # INDEX.md counts pending notes. A note never waits for another writer: when one holds the
-    # lock, INDEX.md is left to it or to the next write (`lh memory index` says if it is stale).
-    from lean_harness.errors import LhError
-    from lean_harness.memory.status import write_index
-
-    try:
-        with memory.writing(timeout=0):
-            write_index(memory)
-    except LhError:
-        pass

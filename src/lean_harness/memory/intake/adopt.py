@@ -1,11 +1,7 @@
 """`lh memory adopt`: turn each block of loose prose (memory/prose.py) into an entry, in place.
 
-Each block becomes an entry where it stands, its text kept as it is (in canonical form:
-memory/shard.py `normalize_text`), with a derived id, no tags and the time of adoption; the
-entries of one run share that time and keep their file order. Every new entry is checked with
-memory/rules.py; a block that breaks a rule or holds a credential stays prose and is named.
-All shards change in one journalled, all-or-nothing write (memory/writes.py `replace_shards`).
-Adopting again finds nothing left to do.
+Each block becomes an entry where it stands, text kept (in canonical form), with a derived id, no
+tags and the one time of the run; a block that breaks an entry rule stays prose and is named.
 """
 
 from __future__ import annotations
@@ -72,9 +68,8 @@ def _adopt_shard(name: str, shard: Shard, text: str, created: str, shown: str) -
     problems: list[str] = []
     for block in prose.blocks(shard):
         checked = rules.check(block.text)
-        where = f"{shown}:{block.line}"
         if checked.problems:
-            problems.append(f"{where}: {checked.problems[0]}; left as prose")
+            problems.append(f"{shown}:{block.line}: {checked.problems[0]}; left as prose")
             continue
         found = rules.screened([checked])[0]
         if found is not None:
@@ -102,9 +97,8 @@ def _adopt_shard(name: str, shard: Shard, text: str, created: str, shown: str) -
     at = 0
     for start, end, entry in spans:
         out += lines[at:start]
-        last = lines[end - 1]
         out.append(render_entry(entry, newline, close_id=True))
-        if not last.endswith("\n"):
+        if not lines[end - 1].endswith("\n"):
             out[-1] = out[-1][: -len(newline)]  # the file ended without a line break; keep it so
         at = end
     out += lines[at:]

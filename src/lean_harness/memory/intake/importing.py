@@ -1,12 +1,8 @@
 """Import memory from other formats: read, validate every record, plan against the memory, write.
 
-Every well-formed record is imported; each record that is not is reported with its file and
-line (exit 1), and so is each record refused for holding a credential. An id already in memory with other content is a
-conflict, reported and left alone. Each import of a source updates its marker,
-`<memory dir>/.imports/<format>-<hash>.json` (committed), which records the source, the digest
-of what was read and a digest per imported record: a record imported before is skipped even
-if its entry was since edited, compacted or deleted, so importing again adds nothing and a
-changed source adds only the difference (adr/0014-import-and-inbox.md).
+Each import of a source updates its committed marker, `<memory dir>/.imports/<format>-<hash>.json`:
+the source, the digest of what was read and a digest per imported record, so a record imported
+before is skipped even if its entry was since changed (adr/0014-import-and-inbox.md).
 """
 
 from __future__ import annotations
@@ -235,10 +231,9 @@ def _check(
         directives=allowed_rules(record.extra, "allow-directive"),
     )
     problems += [f"{where}: {problem}" for problem in checked.problems]
-    text, tags = checked.text, checked.tags
     if len(problems) > before:
         return None
-    return _Candidate(record, shard, text, tags, checked)
+    return _Candidate(record, shard, checked.text, checked.tags, checked)
 
 
 def allowed_rules(extra: Sequence[tuple[str, str]], name: str = "allow-secret") -> list[str]:
@@ -262,8 +257,7 @@ def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Ca
 
 
 def _location(problem: str) -> tuple[str, int, str]:
-    match = re.match(r"(.*?):(\d+): ", problem)
-    if match:
+    if match := re.match(r"(.*?):(\d+): ", problem):
         return match.group(1), int(match.group(2)), problem
     return problem.split(": ", 1)[0], 0, problem
 
@@ -293,13 +287,15 @@ def import_source(
     table = parse_maps(fmt, maps, memory)
     reading = read(source, shown, fmt, stdin)
     candidates, refused, problems = prepare(memory, reading, fmt, table)
-    marker = memory.config.memory_dir / MARKERS / f"{fmt}-{_label_hash(fmt, source, memory, stdin)}.json"
+    label = _label(source, memory, stdin)
+    digest = hashlib.sha256(f"{fmt}\n{label}".encode()).hexdigest()[:12]
+    marker = memory.config.memory_dir / MARKERS / f"{fmt}-{digest}.json"
     refuse_symlink(marker, memory.root)
     with memory.reading() if dry_run else memory.writing():
         outcomes, additions, recorded = _plan(memory, candidates)
         if not dry_run and (additions or recorded):  # an import that took nothing in changes no file
             # The entries and the record of their import are one commit (memory/journal.py).
-            record = _marker_bytes(marker, fmt, _label(source, memory, stdin), reading.digest(), recorded)
+            record = _marker_bytes(marker, fmt, label, reading.digest(), recorded)
             add_entries(memory, additions, {marker: record})
     return ImportResult(
         fmt,
@@ -395,10 +391,6 @@ def _label(source: Path, memory: Memory, stdin: bytes | None) -> str:
         return resolved.relative_to(memory.root.resolve()).as_posix() or "."
     except ValueError:
         return f"(outside the project)/{resolved.name}"
-
-
-def _label_hash(fmt: str, source: Path, memory: Memory, stdin: bytes | None) -> str:
-    return hashlib.sha256(f"{fmt}\n{_label(source, memory, stdin)}".encode()).hexdigest()[:12]
 
 
 def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> bytes:

@@ -6,20 +6,10 @@ share a name. It may start with frontmatter (`created`, `shard`, `tags` separate
 `allow-secret`, `allow-directive`); the rest is the note. Notes do not count against the budget; INDEX.md says
 how many wait.
 
-`consolidate` holds the write lock, takes a snapshot (path, bytes, SHA-256) of the notes, and
-writes their entries together with a marker per note named by the SHA-256 of the bytes it
-consolidated (`.pending/.consumed/<sha256>`), in one journalled commit (memory/journal.py). Then it
-moves each note aside and checks its bytes again: a note edited after the snapshot goes back to
-the inbox under a new name and is consolidated next time; an unchanged one is deleted, and its
-marker with it. A crash at any point leaves either the notes as they were, with no entry of
-theirs written, or entries whose notes are all marked, which keeps each from being consolidated
-twice, even when a compaction merged its entry meanwhile (adr/0014-import-and-inbox.md).
-
-With an agent in the loop (adr/0039-supersede-review-receipts.md), `plan` shows the notes and the
-id of their snapshot (a hash of names and SHA-256s); the agent writes a receipt saying which entries
-the notes become, which entries those supersede and which notes it dropped; `apply` checks all of
-it against the inbox as it is now and the entry rules, then writes the entries, the supersessions
-and the markers in the same one commit, and retires the notes as `consolidate` does.
+`consolidate` writes the entries of a snapshot of the notes together with a marker per note,
+`.pending/.consumed/<sha256 of its bytes>`, in one journalled commit, then retires the notes; a
+note edited after the snapshot goes back to the inbox (adr/0014-import-and-inbox.md). `plan` and
+`apply` do the same through a receipt (adr/0039-supersede-review-receipts.md).
 """
 
 from __future__ import annotations
@@ -246,8 +236,8 @@ def _entry(
     if front.problems:
         line, message = front.problems[0]
         return None, "", f"line {line}: {message}"
-    if front.mapping_problem():
-        return None, "", str(front.mapping_problem())
+    if problem := front.mapping_problem():
+        return None, "", problem
     fields = front.strings()
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
@@ -266,14 +256,12 @@ def _entry(
     )
     if checked.problems:
         return None, "", checked.problems[0]
-    problem = rules.said(checked)
-    if problem is not None:
-        return None, "", f"{problem}; remove it"
-    body, tags = checked.text, checked.tags
-    directives = checked.directives
+    if (said := rules.said(checked)) is not None:
+        return None, "", f"{said}; remove it"
+    body = checked.text
     extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
-    extra += (("allow-directive", ",".join(directives)),) if directives else ()
-    return Entry(derive_id(shard, body, taken), created, body, tags, extra), shard, ""
+    extra += (("allow-directive", ",".join(checked.directives)),) if checked.directives else ()
+    return Entry(derive_id(shard, body, taken), created, body, checked.tags, extra), shard, ""
 
 
 def _markers(consumed_dir: Path) -> set[str]:
@@ -291,11 +279,10 @@ def _retire(notes: Sequence[Pending], consumed_dir: Path, inbox: Path) -> None:
             os.replace(note.path, parked)
         except FileNotFoundError:
             continue  # another consolidation took it
-        if hashlib.sha256(parked.read_bytes()).hexdigest() == note.sha256:
-            parked.unlink()
-        else:
-            _place(inbox, parked.read_bytes())  # edited after the snapshot: pending again
-            parked.unlink()
+        data = parked.read_bytes()
+        if hashlib.sha256(data).hexdigest() != note.sha256:
+            _place(inbox, data)  # edited after the snapshot: pending again
+        parked.unlink()
     # A marker matters only while a note with its bytes is still in the inbox.
     remaining = {hashlib.sha256(p.read_bytes()).hexdigest() for p in inbox.glob("*.md") if p.is_file()}
     for marker in _markers(consumed_dir) - remaining:

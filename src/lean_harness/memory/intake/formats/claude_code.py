@@ -22,17 +22,6 @@ from lean_harness.errors import LhError
 MAX_NAME = 200
 
 
-def config_dir() -> Path:
-    """Claude Code's configuration folder."""
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".claude"
-
-
-def project_name(path: Path) -> str:
-    """The folder name Claude Code gives a project path (before any hash of a long one)."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
-
-
 def checkouts(root: Path) -> list[Path]:
     """The paths a project's memory may be keyed by: the main git checkout, this checkout, the folder."""
     found: list[Path] = []
@@ -67,7 +56,8 @@ def _main_checkout(dot_git: Path) -> Path | None:
 
 def memory_folder(root: Path) -> Path:
     """This project's Claude Code auto memory folder, or an error naming where it was looked for."""
-    config = config_dir()
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    config = Path(env).expanduser() if env else Path.home() / ".claude"
     configured = _configured(config)
     if configured is not None:
         if configured.is_dir():
@@ -76,7 +66,7 @@ def memory_folder(root: Path) -> Path:
     projects = config / "projects"
     tried = []
     for checkout in checkouts(root):
-        name = project_name(checkout)
+        name = re.sub(r"[^A-Za-z0-9]", "-", str(checkout))
         folder = projects / name / "memory"
         if len(name) > MAX_NAME:
             matches = sorted(projects.glob(f"{name[:MAX_NAME]}-*/memory")) if projects.is_dir() else []

@@ -65,10 +65,9 @@ def _record(value: Any, where: str) -> Record | str:
     extra: list[tuple[str, str]] = []
     if times["updated"]:
         extra.append(("updated", times["updated"]))
-    if lists["allow_secret"]:
-        extra.append(("allow-secret", ",".join(sorted(set(lists["allow_secret"])))))
-    if lists["allow_directive"]:
-        extra.append(("allow-directive", ",".join(sorted(set(lists["allow_directive"])))))
+    for name in ("allow_secret", "allow_directive"):
+        if lists[name]:
+            extra.append((name.replace("_", "-"), ",".join(sorted(set(lists[name])))))
     if lists["refs"]:
         try:
             extra.append(("refs", evidence.from_items(lists["refs"], "refs")))
@@ -93,15 +92,11 @@ def record(shard: str, entry: Entry) -> dict[str, object]:
         "tags": list(entry.tags),
         "created": entry.created,
     }
-    if entry.attr("updated"):
-        row["updated"] = entry.attr("updated")
-    allowed = [rule for rule in (entry.attr("allow-secret") or "").split(",") if rule]
-    if allowed:
-        row["allow_secret"] = allowed
-    directives = [rule for rule in (entry.attr("allow-directive") or "").split(",") if rule]
-    if directives:
-        row["allow_directive"] = directives
-    refs = (entry.attr("refs") or "").split()
-    if refs:
+    if updated := entry.attr("updated"):
+        row["updated"] = updated
+    for name in ("allow_secret", "allow_directive"):
+        if allowed := [rule for rule in (entry.attr(name.replace("_", "-")) or "").split(",") if rule]:
+            row[name] = allowed
+    if refs := (entry.attr("refs") or "").split():
         row["refs"] = refs
     return row

@@ -48,7 +48,7 @@ def folder_of(source: Path) -> Path:
 def read(folder: Path, shown: str, reading: Reading) -> None:
     """Add the effective entries of the event files in `folder` to `reading`."""
     events: dict[str, _Events] = {}
-    moved: dict[str, list[str]] = defaultdict(list)
+    moved: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for path in sorted(folder.glob("*.jsonl")):
         where = f"{shown}/{path.name}"
         if path.stem not in CATEGORIES:
@@ -86,7 +86,7 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
         for place in places:
             reading.problems.append(
                 Problem(
-                    *_split(place),
+                    *place,
                     f"id {key!r} is also in {item.category} ({item.where}); an id keeps one category:"
                     " give one of them a new id",
                 )
@@ -102,18 +102,13 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
         )
 
 
-def _split(place: str) -> tuple[str, int]:
-    path, _, line = place.rpartition(":")
-    return path, int(line)
-
-
 def _event(
     line: str,
     category: str,
     shown: str,
     number: int,
     events: dict[str, _Events],
-    moved: dict[str, list[str]],
+    moved: dict[str, list[tuple[str, int]]],
     unknown: dict[str, list[int]],
     reading: Reading,
 ) -> str | None:
@@ -129,12 +124,11 @@ def _event(
     key: str = value["id"]
     item = events.setdefault(key, _Events(category, f"{shown}:{number}"))
     if item.category != category:
-        moved[key].append(f"{shown}:{number}")
+        moved[key].append((shown, number))
         return key
     for name in sorted(set(value) - set(FIELDS)):
         unknown[name].append(number)
-    message = _check(value, category)
-    if message:
+    if message := _check(value, category):
         reading.problems.append(Problem(shown, number, message))
         item.broken = True
         return key

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness import markdown
@@ -78,17 +78,14 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
     if skipped:
         reading.warnings.append(f"{shown}: not Markdown memory files, not imported: {_some(skipped)}")
     if ignored:
-        keys = "; ".join(f"{key} ({_files_named(paths)})" for key, paths in sorted(ignored.items()))
+        named = {key: paths[0] if len(paths) == 1 else f"{len(paths)} files" for key, paths in ignored.items()}
+        keys = "; ".join(f"{key} ({files})" for key, files in sorted(named.items()))
         reading.warnings.append(f"{shown}: frontmatter keys not imported: {keys}")
 
 
 def _some(items: list[str]) -> str:
     """The first few of a list, and how many more."""
     return ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
-
-
-def _files_named(paths: list[str]) -> str:
-    return paths[0] if len(paths) == 1 else f"{len(paths)} files"
 
 
 def _files(folder: Path) -> tuple[list[Path], list[str]]:
@@ -227,14 +224,9 @@ def _time(value: str) -> str | None:
 
 def _assign_ids(found: list[_Found], reading: Reading) -> None:
     """Records with their ids: where several share one, each gets a hash of its own path appended."""
-    count: dict[str | None, int] = defaultdict(int)
-    for item in found:
-        count[item.key] += 1
+    count = Counter(item.key for item in found)
     for item in found:
         key = item.key
         if key is not None and count[key] > 1:
             key = f"{key[:51].rstrip('-._')}-{hashlib.sha256(item.path.encode('utf-8')).hexdigest()[:12]}"
-        record = item.record
-        reading.records.append(
-            Record(record.where, record.text, record.shard, record.kind, key, record.tags, record.created, record.extra)
-        )
+        reading.records.append(replace(item.record, id=key))

@@ -88,9 +88,7 @@ def utc_time(value: object) -> str | None:
         moment = datetime.fromisoformat(value)
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if moment.tzinfo is not None else None
 
 
 TIME_HINT = "expected a time with a zone, like 2026-01-31T09:00:00Z"
