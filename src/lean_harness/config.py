@@ -142,7 +142,8 @@ def load(root: Path) -> Config:
     if not path.is_file():
         raise LhError(f'no lean-harness config at {shown}; run "lh init"')
     user = parse_toml(read_text(path, root), shown)
-    found = _order_problems(user) if _plainly_valid(user, _schema()) else problems(user)
+    schema = json.loads((Path(__file__).parent / "schemas" / "config.schema.json").read_bytes())
+    found = _order_problems(user) if _plainly_valid(user, schema) else problems(user)
     if found:
         raise LhError("\n".join(f"{shown}: {line}" for line in found))
     return _build(root, path, effective(user))
@@ -228,22 +229,13 @@ def _order_problems(user: dict[str, Any]) -> list[str]:
     ]
 
 
-def _schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads((Path(__file__).parent / "schemas" / "config.schema.json").read_bytes())
-    return schema
-
-
 _TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "integer": int, "boolean": bool}
 _NOTES = frozenset({"$schema", "$id", "title", "description", "x-message"})  # keywords that check nothing
 
 
 def _plainly_valid(value: Any, rule: Any) -> bool:
-    """Whether `value` meets `rule`, a schema written with the few keywords config.schema.json uses.
-
-    Stricter than JSON Schema, never looser: a keyword not known here, or a value of a type this
-    does not follow (a float for an integer), counts as not valid, so the caller asks jsonschema,
-    which then names the problems or lets the file pass. Only a `False` costs time, never a check.
-    """
+    """Whether `value` meets `rule` (the few keywords config.schema.json uses); stricter than JSON Schema,
+    never looser: an unknown keyword or type counts as not valid, and the caller then asks jsonschema."""
     import re
 
     if isinstance(rule, bool):

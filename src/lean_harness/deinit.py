@@ -52,8 +52,7 @@ def project_root(start: Path) -> Path:
 
 
 def folders(root: Path) -> list[Path]:
-    """The folders that hold lean-harness data in the project: `.agents/`, and the memory and
-    cache dirs when the config puts them elsewhere inside the project."""
+    """The folders holding lean-harness data: `.agents/`, and the memory and cache dirs elsewhere in the project."""
     return [folder for folder, _ in _owned(root)]
 
 
@@ -65,9 +64,7 @@ _IMPORT_RECORD = re.compile(r"[a-z][a-z-]*-[0-9a-f]{12}\.json")
 
 
 def _owned(root: Path) -> list[tuple[Path, list[Path]]]:
-    """Each folder holding lean-harness data with the paths lh wrote in it, and nothing else:
-    the config, the usage record, the configured shards, INDEX.md and their archives, pending notes, consumed-note
-    markers and import records by their names, and the cache's `lh/` folders by name."""
+    """Each folder holding lean-harness data with the paths lh wrote in it (by name), and nothing else."""
     agents = root / ".agents"
     found: list[tuple[Path, list[Path]]] = [(agents, [agents / "lh.toml", agents / "lh.toml.bak", root / usage.PATH])]
     try:
@@ -155,7 +152,6 @@ def run(root: Path, purge: bool = False) -> DeinitResult:
         for path in sorted(paths, key=lambda p: len(p.parts), reverse=True):
             _prune(path.parent, folder)
         _prune(folder, folder)
-        shown = display(folder, root) + "/"
-        (emptied if folder.exists() else deleted).append(shown)
+        (emptied if folder.exists() else deleted).append(display(folder, root) + "/")
     kept = () if purge else tuple(display(f, root) + "/" for f in folders(root))
     return DeinitResult(root, tuple(cleaned), tuple(deleted), tuple(emptied), kept)

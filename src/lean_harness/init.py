@@ -36,11 +36,7 @@ class InitResult:
 
 
 def run(root: Path, force: bool = False) -> InitResult:
-    """Set up lean-harness in `root`, keeping everything that is already there.
-
-    Every file init writes is checked before the first is written; should a write still fail,
-    every file and folder init created is removed and every file it changed is put back.
-    """
+    """Set up lean-harness in `root`, keeping what is there; a failed write undoes every file and folder init made."""
     root = root.resolve()
     if not root.is_dir():
         raise LhError(f"{root.as_posix()} is not a folder; run lh init in the project's folder")
@@ -130,14 +126,10 @@ def _run(root: Path, force: bool) -> InitResult:
     result = status.reindex(memory, settle=archive.settle)
     if result.written:
         (updated if index_existed else created).append(result.path)
-    gitignore = root / ".gitignore"
-    existed = gitignore.exists()
-    if write_ignore_block(cfg):
-        (updated if existed else created).append(display(gitignore, root))
-    attributes = root / ".gitattributes"
-    existed = attributes.exists()
-    if write_attributes_block(cfg):
-        (updated if existed else created).append(display(attributes, root))
+    for name, write in ((".gitignore", write_ignore_block), (".gitattributes", write_attributes_block)):
+        existed = (root / name).exists()
+        if write(cfg):
+            (updated if existed else created).append(display(root / name, root))
     unlisted = tuple(f"{display(path, root)}: {fix}" for path, fix in status.unlisted_shards(cfg))
     return InitResult(root, tuple(created), tuple(updated), unlisted)
 

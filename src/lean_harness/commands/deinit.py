@@ -35,16 +35,8 @@ def run(args: argparse.Namespace) -> int:
             raise LhError("nothing was changed")
     result = deinit.run(root, purge=args.purge)
     if args.json:
-        emit(
-            "deinit",
-            {
-                "root": result.root.as_posix(),
-                "cleaned": list(result.cleaned),
-                "deleted": list(result.deleted),
-                "emptied": list(result.emptied),
-                "kept": list(result.kept),
-            },
-        )
+        lists = {name: list(getattr(result, name)) for name in ("cleaned", "deleted", "emptied", "kept")}
+        emit("deinit", {"root": result.root.as_posix()} | lists)
         return 0
     for shown in result.cleaned:
         print(f"removed the lean-harness block from {shown}")

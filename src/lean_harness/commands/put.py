@@ -63,9 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def read_text_arg(value: str) -> str:
     if value != "-":
         return value
-    data = sys.stdin.buffer.read()
     try:
-        return data.decode("utf-8")
+        return sys.stdin.buffer.read().decode("utf-8")
     except UnicodeDecodeError:
         raise LhError("standard input is not valid UTF-8; nothing was written") from None
 

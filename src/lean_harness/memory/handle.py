@@ -32,11 +32,8 @@ MAX_SHARD_BYTES = 64 * 1024 * 1024
 
 
 class Memory:
-    """One project's memory: its config, caches and token counter.
-
-    Opening it refuses a symbolic link on the way to the cache or in place of a folder in it, so
-    that no command writes a cache file through one: every cache write happens with a `Memory` open.
-    """
+    """One project's memory: its config, caches and token counter; opening it refuses a symbolic link
+    on the way to the cache or in it, so no cache file is written through one."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -148,10 +145,10 @@ class Memory:
     def ids(self, name: str, text: str, data: bytes) -> str:
         """The ids listing of a shard ("text-hash id" lines), from the cache or from the text."""
         listing = self.cache.ids(name, shard_digest(data))
-        if listing is None:
-            entries = parse(text, self.shown(self.shard_path(name))).entries
-            listing = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
-        return listing
+        if listing is not None:
+            return listing
+        entries = parse(text, self.shown(self.shard_path(name))).entries
+        return "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
 
     def forget_summaries(self) -> None:
         """Drop the summaries read so far, after shard files were replaced."""
@@ -230,12 +227,8 @@ def header_re(key: str) -> re.Pattern[str]:
 
 
 def locate(text: str, key: str, shown: str) -> tuple[int, int, Entry] | None:
-    """The span of the entry with id `key` in shard text, and the entry.
-
-    The first header line that names `key`, as `header_re(key).search(text)` finds it, but the
-    text is scanned with str.find and the pattern tried only on the lines that hold `id="KEY"`:
-    a scan of a large shard per hit was most of a query's time.
-    """
+    """The span of the entry with id `key` in shard text, and the entry: `header_re(key).search`, tried
+    only on the lines str.find says hold `id="KEY"` (a regex scan of a large shard per hit was slow)."""
     pattern = header_re(key)
     needle = f'id="{key}"'
     at = text.find(needle)

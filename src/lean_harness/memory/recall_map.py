@@ -22,9 +22,8 @@ def write(memory: Memory, total: int) -> None:
     stamp = recall.stamp(memory.config.memory_dir)  # before reading: a later edit leaves the map stale
     try:
         digests, rows = _rows(memory, recall.load(memory.config.cache_dir, None))
-        files = _files(memory)
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": memory.config.index_token_budget, "total": total}
-        data |= {"shards": digests, "files": files, "entries": rows}
+        data |= {"shards": digests, "files": _files(memory), "entries": rows}
         write_atomic(recall.path(memory.config.cache_dir), json.dumps(data).encode(), durable=False)
     except (LhError, OSError):
         pass

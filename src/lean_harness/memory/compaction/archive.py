@@ -62,8 +62,6 @@ HEAD = (
     " `lh memory expand DIGEST_ID` puts them back; entries superseded by newer ones, which"
     " `lh memory expand ID --print` shows. Not loaded into sessions, not counted against the token budget.\n"
 )
-_OPEN = '<!-- lh:archive digest="{key}" -->'
-_CLOSE = '<!-- /lh:archive digest="{key}" -->'
 _SUCCESSOR_RE = re.compile(r'^<!-- lh:archive superseded-by="([^"]+)" -->\r?$', re.MULTILINE)
 _SECRET_HINT = 'Remove the credential from that entry, or add allow-secret="{rule}" to its header if it is not a secret'
 _DIRECTIVE_HINT = 'Remove it from that entry, or add allow-directive="{rule}" to its header if it only quotes such text'
@@ -260,22 +258,13 @@ def _commit(
     paths = {folder / name: data for name, data in files.items()} | dict(records)
     for path in paths:
         refuse_symlink(path, memory.root)
-    unchanged = [p for p, data in paths.items() if data is not None and _holds(p, data)]
-    for path in unchanged:
-        del paths[path]
+    paths = {p: data for p, data in paths.items() if data is None or not (p.exists() and p.read_bytes() == data)}
     remove_stale_temps(folder / planner.ARCHIVE_DIR)
     journal.commit(folder, paths, memory.journal_path)
     for name, (_, summary, ids) in changes.items():
         if summary is not None:
             memory.cache.store(summary, memory.shard_path(name), ids)
     return tuple(memory.shown(p) for p in sorted(paths))
-
-
-def _holds(path: Path, data: bytes) -> bool:
-    try:
-        return path.read_bytes() == data
-    except FileNotFoundError:
-        return False
 
 
 def _archive_text(memory: Memory, name: str) -> str:
@@ -289,8 +278,7 @@ def _archive_text(memory: Memory, name: str) -> str:
 
 def _archived_ids(memory: Memory, name: str) -> set[str]:
     """Ids of the entries and digests in a shard's archive, which a new digest must not take."""
-    text = _archive_text(memory, name)
-    return set(re.findall(r'(?:id|digest)="([^"]*)"', text))
+    return set(re.findall(r'(?:id|digest)="([^"]*)"', _archive_text(memory, name)))
 
 
 def _group(key: str, raws: list[str], kind: str = "digest") -> str:
@@ -303,12 +291,8 @@ def supersede(
     heads: Sequence[tuple[str, Sequence[str]]],
     records: Mapping[Path, bytes] = {},
 ) -> tuple[str, ...]:
-    """Add `additions`, move each entry a head supersedes into its shard's archive under a pointer to
-    the head, and write `records` (consumed-note markers), in one journalled commit.
-
-    The caller holds `memory.writing()` and checked each new entry with memory/rules.py; a head is a
-    live or added entry. An id that is not live, or a supersession that would loop, raises with
-    nothing written."""
+    """Add `additions`, move each entry a head supersedes into its archive under a pointer to the head,
+    and write `records`, in one journalled commit; the caller holds `memory.writing()` and checked the entries."""
     names = memory.config.shard_names
     shards = {name: _shard(memory, name) for name in names}
     live = {e.id for shard in shards.values() for e in shard.entries}
@@ -420,10 +404,10 @@ def history(memory: Memory, key: str) -> tuple[Link, ...]:
 
 def _group_at(text: str, key: str, shown: str) -> tuple[tuple[int, int] | None, tuple[Entry, ...]]:
     """The span of digest `key`'s group in archive text and the entries in it."""
-    opening = re.search("^" + re.escape(_OPEN.format(key=key)) + r"\r?$", text, re.MULTILINE)
+    opening = re.search("^" + re.escape(f'<!-- lh:archive digest="{key}" -->') + r"\r?$", text, re.MULTILINE)
     if opening is None:
         return None, ()
-    closing = re.compile("^" + re.escape(_CLOSE.format(key=key)) + r"\r?\n?", re.MULTILINE)
+    closing = re.compile("^" + re.escape(f'<!-- /lh:archive digest="{key}" -->') + r"\r?\n?", re.MULTILINE)
     found = closing.search(text, opening.end())
     if found is None:
         line = text.count("\n", 0, opening.start()) + 1
@@ -482,15 +466,8 @@ def _scan_digest(digest: planner.Digest) -> None:
 
 
 def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
-    """After a merge: entries both live in a shard and merged into a live digest; the caller holds the lock.
-
-    The rule (adr/0012-compaction.md): a live entry with the same text and tags as its copy in a
-    live digest's archive group is a copy the merge brought back, and the digest wins: with `fix`
-    the live copy is removed, and each is named. Other text or tags is two versions of one entry,
-    and one entry in two live digests is two compactions of it: both are a Conflict naming the
-    places, and nothing is written. A superseded entry with a live successor follows the same rule,
-    and one superseded by two live entries (two branches) is a Conflict too.
-    """
+    """After a merge: live copies of entries a live digest or successor holds (adr/0012-compaction.md);
+    an identical copy is named (and removed with `fix`), a differing one is a Conflict. The caller holds the lock."""
     notes: list[str] = []
     live = {e.id for name in memory.config.shard_names for e in memory.entries(name)}
     successors: dict[str, Link] = {}

@@ -142,9 +142,8 @@ def plan(
     taken: Callable[[str], set[str]] | None = None,
     last_used: Mapping[tuple[str, str], str] | None = None,
 ) -> Plan:
-    """The compaction of `shards` down to `target_percent` of `budget` (only when due, or forced).
-
-    `last_used` ((shard, id) -> last use) orders entries by use; None (no usage record) by writing alone."""
+    """The compaction of `shards` down to `target_percent` of `budget` (only when due, or forced); `last_used`
+    ((shard, id) -> last use) orders entries by use, None (no usage record) by writing alone."""
     threshold = compaction_threshold(budget, at_percent)
     target = budget * target_percent // 100
     total = sum(sum(s.tokens) + s.loose for s in shards)
@@ -180,10 +179,9 @@ def plan(
     for shard in shards:
         digest = digests.get(shard.name)
         tokens = sum(shard.tokens) + shard.loose
-        merged = len(digest.sources) if digest else 0
-        after = tokens - (digest.tokens_before - digest.tokens if digest else 0)
-        entries_after = len(shard.entries) - merged + (1 if digest else 0)
-        rows.append(ShardPlan(shard.name, len(shard.entries), entries_after, tokens, after, len(kept[shard.name])))
+        saved, merged = (digest.tokens_before - digest.tokens, len(digest.sources) - 1) if digest else (0, 0)
+        after = len(shard.entries) - merged
+        rows.append(ShardPlan(shard.name, len(shard.entries), after, tokens, tokens - saved, len(kept[shard.name])))
     chosen = tuple(replace(d, reasons=_reasons(s, d, last_used)) for s in shards if (d := digests.get(s.name)))
     total_after = total - sum(d.tokens_before - d.tokens for d in chosen)
     protected_tokens = sum(s.tokens[i] for s in shards for i in kept[s.name])
