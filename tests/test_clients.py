@@ -26,7 +26,9 @@ from lean_harness import __version__
 REPO = Path(__file__).resolve().parents[1]
 CLIENTS_BIN = os.environ.get("LEAN_HARNESS_CLIENTS_BIN", "")
 pytestmark = pytest.mark.skipif(not CLIENTS_BIN, reason="run by nox -s clients, which installs the real clients")
+# Claude Code lists a plugin's slash commands (commands/*.md) among its skills.
 SKILL_COUNT = len(list((REPO / "skills").glob("*/SKILL.md")))
+CLAUDE_SKILLS = SKILL_COUNT + len(list((REPO / "commands").glob("*.md")))
 
 
 def client(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -135,7 +137,7 @@ def test_claude_installs_the_plugin_from_its_marketplace(clean_copy: Path, tmp_p
     assert ours[0]["enabled"] is True
     assert not ours[0].get("errors")
     details = client("claude", "plugin", "details", "lean-harness@lean-harness", cwd=tmp_path).stdout
-    assert f"Skills ({SKILL_COUNT})" in details
+    assert f"Skills ({CLAUDE_SKILLS})" in details
     assert "Hooks (4)  SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure" in details
     root = ours[0]["installPath"]
     check_hooks(root, tmp_path, {"CLAUDE_PROJECT_DIR": str(tmp_path / "project")}, plain)
