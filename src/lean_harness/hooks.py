@@ -170,7 +170,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     room = recall.START_CHARS - len("\n".join(tail)) - len(PREFACE) - len(MUST) - 2 * MAX_SHOWN
     body, notes, whole = recall.cut_lines(text, room, shown), list[recall.Note](), False
     if found:  # the notes are read only when they can be shown whole
-        found.notes = with_texts(project, [n for n in found.notes if n.must or found.total <= found.budget])
+        found.notes = with_texts(project, found.notes if found.total <= found.budget else recall.must_first(found))
         body, notes, whole = recall.session_view(found, text, room, shown)
     from lean_harness.personal import section  # the owner's own entries, never in INDEX.md (adr/0040)
 

@@ -232,6 +232,17 @@ def hand(cache_dir: str, root: str, session: str, kind: str, notes: Sequence[Not
     return fresh
 
 
+def must_first(found: Map, spare: int = 5) -> list[Note]:
+    """The notes to follow a session start may show, newest first: those within the budget's share
+    (`session_view` decides), and `spare` more for any withheld; their texts alone are read."""
+    ordered, tokens, room = sorted((n for n in found.notes if n.must), key=lambda n: n.written, reverse=True), 0, 0
+    for note in ordered:
+        tokens, room = tokens + note.tokens, room + 1
+        if tokens > found.budget // MUST_SHARE:
+            break
+    return ordered[: room + spare]
+
+
 def session_view(found: Map, index_text: str, room: int, where: str) -> tuple[str, list[Note], bool]:
     """What a session start shows in `room` characters, its notes, and whether that is all of them:
     every note when all fit, else the notes to follow, newest first, in a share of the budget and
