@@ -353,6 +353,11 @@ VERSION = {
     "sed": "sed --version",
     "ruff": "ruff --version",
     "mypy": "python3 -m mypy --version",
+    "mypy-cli": "mypy --version",
+    "tsc": "tsc --version",
+    "pnpm": "pnpm --version",
+    "docker-compose": "docker-compose --version",
+    "gofmt": "go version",
 }
 
 
@@ -363,9 +368,9 @@ def shown(text: str, home: str) -> str:
     return text.replace(venv + "/", "/home/dev/.venv/") if venv not in ("/usr", "/") else text
 
 
-def run(case: str) -> dict[str, Any] | None:
-    """The recorded event of one case, or None when its tool is missing."""
-    tool, files, setup, command = CASES[case]
+def run(case: str, cases: dict[str, tuple[str, dict[str, str], list[str], str]] | None = None) -> dict[str, Any] | None:
+    """The recorded event of one case (of `cases`, default CASES), or None when its tool is missing."""
+    tool, files, setup, command = (cases or CASES)[case]
     executable = VERSION[tool].split()[0]
     if shutil.which(executable) is None:
         print(f"{case}: {executable} is not installed; skipped", file=sys.stderr)

@@ -10,8 +10,10 @@ id appears in what the hook prints. Events are labelled with the entries that sh
 (`expect`), entries that may come without being wrong (`ok`), or nothing; the labels were set by
 reading the notes, never by running the hooks.
 
-Sets (`sets/*.json`, events from `recorded.jsonl` and `issues.jsonl`):
+Sets (`sets/*.json`, events from `recorded.jsonl`, `issues.jsonl` and `fresh.jsonl`):
 - `designed`: notes, files and events written together for this benchmark; tune on this one.
+- `fresh`: a polyglot repository's notes, files and events, written without reading or running the
+  hooks; its commands' real output is in `fresh.jsonl` (`capture_fresh.py`). Do not tune on it.
 - `heldout`: benchmarks/retrieval/heldout's 120 notes and 303 questions (its qrels), with the
   recorded commands labelled by reading the notes.
 - `public`: public memory folders, imported as they are; `--public DIR` holds one folder per
@@ -74,7 +76,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def recorded_events() -> dict[str, dict[str, Any]]:
     """Every recorded command's event, by id."""
-    return {r["id"]: r["event"] for name in ("recorded.jsonl", "issues.jsonl") for r in read_jsonl(HERE / name)}
+    return {
+        r["id"]: r["event"]
+        for name in ("recorded.jsonl", "issues.jsonl", "fresh.jsonl")
+        for r in read_jsonl(HERE / name)
+    }
 
 
 class Project:
@@ -321,8 +327,9 @@ def _share(part: int, whole: int) -> str:
     return f"{part / whole:.0%} ({part}/{whole})" if whole else "-"
 
 
-def designed_set(base: Path, hooks: Path) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
-    data = json.loads((HERE / "sets" / "designed.json").read_text("utf-8"))
+def written_set(base: Path, hooks: Path, name: str) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
+    """A set that holds its own files, notes and events (`designed`, `fresh`)."""
+    data = json.loads((HERE / "sets" / f"{name}.json").read_text("utf-8"))
     yield Project(base, hooks, data["files"], data["notes"]), data["events"]
 
 
@@ -413,8 +420,8 @@ def memories_of(
     name: str, base: Path, hooks: Path, args: argparse.Namespace
 ) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
     """The projects of one set, each with its events."""
-    if name == "designed":
-        return designed_set(base, hooks)
+    if name in ("designed", "fresh"):
+        return written_set(base, hooks, name)
     if name == "heldout":
         return heldout_set(base, hooks)
     if name == "public":
@@ -425,7 +432,9 @@ def memories_of(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hooks", type=Path, default=HERE.parent.parent, help="the source tree whose hooks run")
-    parser.add_argument("--set", dest="sets", action="append", choices=["designed", "heldout", "public", "locomo"])
+    parser.add_argument(
+        "--set", dest="sets", action="append", choices=["designed", "fresh", "heldout", "public", "locomo"]
+    )
     parser.add_argument("--public", type=Path, help="folder with one memory folder per public memory name")
     parser.add_argument("--locomo", type=Path, help="LoCoMo's data/locomo10.zip")
     parser.add_argument("--conversations", type=int, default=2, help="LoCoMo conversations to replay (default 2)")
@@ -450,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         " | prompts: recall / precision / silent | wrong | tokens / 100 events |",
         "|---|---|---|---|---:|---:|",
     ]
-    for name in args.sets or ["designed", "heldout", "public", "locomo"]:
+    for name in args.sets or ["designed", "fresh", "heldout", "public", "locomo"]:
         with tempfile.TemporaryDirectory(prefix=f"replay-{name}-") as folder:
             memories = memories_of(name, Path(folder), hooks, args)
             results: list[dict[str, Any]] = []
