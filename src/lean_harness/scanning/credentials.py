@@ -64,12 +64,8 @@ def _entropy(value: str) -> float:
 
 def _classes(value: str) -> int:
     """How many of lowercase, uppercase, digits and other characters occur."""
-    return (
-        any(c.islower() for c in value)
-        + any(c.isupper() for c in value)
-        + any(c.isdigit() for c in value)
-        + any(not c.isalnum() for c in value)
-    )
+    kinds = (str.islower, str.isupper, str.isdigit, lambda c: not c.isalnum())
+    return sum(any(kind(c) for c in value) for kind in kinds)
 
 
 def _has_run(value: str, length: int = 6) -> bool:
@@ -104,27 +100,26 @@ def _plausible(value: str) -> bool:
 
 def _random_looking(value: str, min_entropy: float = 3.0) -> bool:
     """Not a placeholder, and letters mixed with digits at a reasonable entropy."""
-    return (
-        not _placeholder(value)
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-        and _entropy(value) >= min_entropy
-    )
+    return not _placeholder(value) and _mixed(value) and _entropy(value) >= min_entropy
 
 
-def _base62_checksum_ok(value: str) -> bool:
-    """GitHub and npm tokens end in the base62 CRC32 of their random part."""
-    body, check = value[value.index("_") + 1 : -6], value[-6:]
-    number, digits = binascii.crc32(body.encode()), ""
-    while number:
-        number, rest = divmod(number, 62)
-        digits = _BASE62[rest] + digits
-    return digits.rjust(6, "0") == check
+def _generated(value: str) -> bool:
+    """Random-looking at the entropy of a generated key."""
+    return _random_looking(value, 3.5)
+
+
+def _mixed(run: str) -> bool:
+    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
 
 
 def _checksummed(value: str) -> bool:
-    """A valid checksum proves the token; without one its shape still counts, unless it is a placeholder."""
-    return _base62_checksum_ok(value) or _random_looking(value)
+    """GitHub and npm tokens end in the base62 CRC32 of their random part, which proves the token;
+    without it the shape still counts, unless it is a placeholder."""
+    number, digits = binascii.crc32(value[value.index("_") + 1 : -6].encode()), ""
+    while number:
+        number, rest = divmod(number, 62)
+        digits = _BASE62[rest] + digits
+    return digits.rjust(6, "0") == value[-6:] or _random_looking(value)
 
 
 def _aws_secret(value: str) -> bool:
@@ -206,20 +201,19 @@ def _keyword_value(value: str) -> bool:
         digit = any(c.isdigit() for c in value)
         if not (digit and len(value) >= 12 and ((lower and upper) or hexish)):
             return False
-    if _classes(value) < 2:
-        return False
     size = len(value)
-    return _entropy(value) >= (2.5 if size < 12 else 3.0 if size < 20 else 3.3)
+    return _classes(value) >= 2 and _entropy(value) >= (2.5 if size < 12 else 3.0 if size < 20 else 3.3)
 
 
 def _named_value(value: str) -> bool:
     """A value under a name that says it is secret: a literal that is not a plain word."""
     value = value.rstrip(".,;:!?") or value  # the end of a sentence ("token: build.") is not part of the value
-    if re.match(r"[A-Za-z_$][\w.$]*\(", value):  # a call; other parentheses are characters
-        return False
-    if re.fullmatch(_SLUG, value):
-        return False
-    if not _literal(value.replace("(", "").replace(")", ""), 6, path_like=False) or value[0] in "/~":
+    if (
+        re.match(r"[A-Za-z_$][\w.$]*\(", value)  # a call; other parentheses are characters
+        or re.fullmatch(_SLUG, value)
+        or not _literal(value.replace("(", "").replace(")", ""), 6, path_like=False)
+        or value[0] in "/~"
+    ):
         return False
     if re.fullmatch(_IDENTIFIER, value) and ("." in value or not any(c.isdigit() for c in value)):
         return len(value) >= 16 and _keyword_value(value)  # a variable, unless it looks generated
@@ -294,16 +288,21 @@ def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...
 
 
 _KEY_QUALIFIERS = "api access auth private client encryption signing master app account secret aws"
+# a token, unless a qualifier makes it public: csrf_token, publicToken, jsonwebtoken
+_PUBLIC_TOKEN = r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
+
+
+def _qualified_key(qualifiers: str) -> str:
+    """ "key" after one of the qualifiers, alone or joined by a separator (api_key, clientkey)."""
+    return "key(?:" + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in qualifiers.split()) + ")"
+
+
 # Lowercase, matched against the lowercased text. Every branch starts with a literal
 # so that `re` skips quickly to candidates; "key" only counts after a qualifier such
 # as "api_" or "client", checked by fixed-width look-behinds once "key" has matched.
 _KEY_NAME = (
-    r"(?:pass(?:word|wd|phrase)?|pwd(?<![a-z]pwd)|secret|credentials?|auth(?<![a-z]auth)|"
-    r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
-    r"(?<!jsonwebtoken)|"
-    r"key(?:"
-    + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in _KEY_QUALIFIERS.split())
-    + r"))(?:[_.\-]?(?:key|value|str|string))?"
+    rf"(?:pass(?:word|wd|phrase)?|pwd(?<![a-z]pwd)|secret|credentials?|auth(?<![a-z]auth)|"
+    rf"{_PUBLIC_TOKEN}(?<!jsonwebtoken)|{_qualified_key(_KEY_QUALIFIERS)})(?:[_.\-]?(?:key|value|str|string))?"
 )
 _ENV_NAME = (
     r"(?:[A-Z][A-Z0-9_]*?)?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|"
@@ -313,18 +312,16 @@ _ENV_NAME = (
 _PEM_HEADER = r"[A-Za-z][A-Za-z\-]*:[^\n\\]*"
 # A name that says its value is secret: a secret word, then at most three more parts
 # (`db_password_prod`) unless a part says the value is not the secret (`token_url`, `key_id`).
-_TOKEN_WORD = (  # a token, unless a qualifier makes it public: csrf_token, publicToken, jsonwebtoken
-    r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
-    r"(?<!jsonwebtoken)(?<!next.token)(?<!page.token)(?<!sync.token)(?<!continuation.token)"
+_TOKEN_WORD = (  # nor one that pages through results
+    rf"{_PUBLIC_TOKEN}(?<!jsonwebtoken)(?<!next.token)(?<!page.token)(?<!sync.token)(?<!continuation.token)"
 )
 _SECRET_KEY_QUALIFIERS = (
     _KEY_QUALIFIERS + " write read admin deploy service storage shared license webhook session consumer bot"
     " ingest sdk server jwt hmac"
 )
 _SECRET_WORD = (
-    rf"(?:pass(?:word|wd|phrase)?|pwd|secret|{_TOKEN_WORD}|creds|credentials?|auth(?=[\"'`]?[ \t]*[:=])|key(?:"
-    + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in _SECRET_KEY_QUALIFIERS.split())
-    + "))"
+    rf"(?:pass(?:word|wd|phrase)?|pwd|secret|{_TOKEN_WORD}|creds|credentials?|auth(?=[\"'`]?[ \t]*[:=])|"
+    rf"{_qualified_key(_SECRET_KEY_QUALIFIERS)})"
 )
 _NOT_SECRET_PART = (
     r"(?:ids?|names?|type|ur[li]s?|endpoint|file|path|length|len|size|count|min|max|ttl|expir\w*|lifetime|"
@@ -384,7 +381,7 @@ RULES: tuple[Rule, ...] = (
               r"sk-or-v1-[a-f0-9]{64}"),
     _prefixed("openai-api-key", "an OpenAI API key",
               r"sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{32,250}",
-              validate=lambda v: _random_looking(v, 3.5), end=_EW),
+              validate=_generated, end=_EW),
     _prefixed("google-api-key", "a Google API key", r"AIza[A-Za-z0-9_\-]{35}", end=_EW),
     _prefixed("google-oauth-token", "a Google OAuth token",
               r"(?:ya29\.[A-Za-z0-9_\-.]{20,}|1//0[A-Za-z0-9_\-]{40,})",
@@ -400,7 +397,7 @@ RULES: tuple[Rule, ...] = (
          ("sharedaccesskey", "sharedsecretvalue"), _plausible),
     Rule("azure-sas-token", "an Azure shared access signature",
          r"[?&;]sig=(?P<v>(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){30,})", ("sig=",),
-         lambda v: _random_looking(v, 3.5)),
+         _generated),
     Rule("azure-ad-client-secret", "an Azure AD client secret",
          r"(?<![A-Za-z0-9_~.\-])(?P<v>[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})"
          r"(?![A-Za-z0-9_~.\-])",
@@ -408,17 +405,17 @@ RULES: tuple[Rule, ...] = (
     _prefixed("azure-devops-pat", "an Azure DevOps personal access token",
               r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}", keys=("azdo",)),
     _prefixed("twilio-api-key", "a Twilio API key SID", r"SK[0-9a-fA-F]{32}",
-              validate=lambda v: _random_looking(v, 3.0)),
+              validate=_random_looking),
     _prefixed("twilio-account-sid", "a Twilio account SID", r"AC[0-9a-f]{32}",
-              validate=lambda v: _random_looking(v, 3.0)),
+              validate=_random_looking),
     Rule("twilio-auth-token", "a Twilio auth token",
          r"twilio[^\n]{0,40}?(?<![a-z0-9])(?P<v>[0-9a-f]{32})(?![a-z0-9])",
-         ("twilio",), lambda v: _random_looking(v, 3.0), view="lowered"),
+         ("twilio",), _random_looking, view="lowered"),
     _prefixed("sendgrid-api-key", "a SendGrid API key",
               r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", end=_EW),
     _prefixed("discord-bot-token", "a Discord bot token",
               r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}",
-              validate=lambda v: _random_looking(v, 3.5), end=_EW),
+              validate=_generated, end=_EW),
     Rule("discord-webhook", "a Discord webhook URL",
          r"discord(?:app)?\.com/api/webhooks/\d{17,20}/(?P<v>[A-Za-z0-9_\-]{60,70})",
          ("discord",), _plausible),
@@ -439,11 +436,11 @@ RULES: tuple[Rule, ...] = (
               r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", keys=("shpat_", "shpss_", "shpca_", "shppa_")),
     Rule("mailgun-api-key", "a Mailgun API key",  # hex32-hex8-hex8, found from its first dash
          r"-(?<=(?<![A-Za-z0-9])[0-9a-f]{32}-)[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9])", (),
-         lambda v: _random_looking(v, 3.0), extend_left=32),
+         _random_looking, extend_left=32),
     _prefixed("mailgun-legacy-api-key", "a Mailgun API key", r"key-[0-9a-zA-Z]{32}",
-              validate=lambda v: _random_looking(v, 3.0)),
+              validate=_random_looking),
     _prefixed("mailchimp-api-key", "a Mailchimp API key",
-              r"[0-9a-f]{32}-us\d{1,2}", validate=lambda v: _random_looking(v, 3.0), keys=("-us",)),
+              r"[0-9a-f]{32}-us\d{1,2}", validate=_random_looking, keys=("-us",)),
     Rule("heroku-api-key", "a Heroku API key",
          rf"(?:(?P<v1>HRKU-[A-Za-z0-9_\-]{{20,}})|(?i:heroku)[^\n]{{0,40}}?"
          rf"(?i:key|token|auth|password|secret)[^\n]{{0,30}}?(?<![A-Za-z0-9\-])"
@@ -474,13 +471,13 @@ RULES: tuple[Rule, ...] = (
               r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{60})", end=_EW,
               keys=("sq0atp-", "sq0csp-", "eaaa")),
     _prefixed("facebook-access-token", "a Facebook access token", r"EAA[A-Za-z0-9]{90,}",
-              validate=lambda v: _random_looking(v, 3.5)),
+              validate=_generated),
     _prefixed("supabase-token", "a Supabase access token", r"sb(?:p|_secret)_[A-Za-z0-9_]{40,}",
               keys=("sbp_", "sb_secret_")),
     _prefixed("notion-token", "a Notion integration token", r"ntn_[A-Za-z0-9]{40,50}",
-              validate=lambda v: _random_looking(v, 3.5)),
+              validate=_generated),
     _prefixed("notion-legacy-token", "a Notion integration token", r"secret_[A-Za-z0-9]{43}",
-              validate=lambda v: _random_looking(v, 3.5)),
+              validate=_generated),
     _prefixed("airtable-token", "an Airtable personal access token",
               r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
     _prefixed("replicate-token", "a Replicate API token", r"r8_[A-Za-z0-9]{37}"),
@@ -530,7 +527,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:bearer(?<![a-z0-9]bearer)[ \t]+(?P<v1>[a-z0-9._~+/\-]{16,}=*)"
          r"|authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:token|bot|apikey|api-key|api-token|key|sso-key)[ \t]+"
          r"(?P<v2>[a-z0-9._~+/:\-]{16,}=*))",
-         ("bearer", "authorization"), lambda v: _random_looking(v, 3.0), STRUCTURAL, view="lowered"),
+         ("bearer", "authorization"), _random_looking, STRUCTURAL, view="lowered"),
     Rule("basic-auth", "basic authentication credentials",
          r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:basic)[ \t]+"
          r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
@@ -541,7 +538,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:password|passwd|token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)"
          r"[\"']?(?P<v2>[^\s\"']{3,200}))",
          ("-u", "-basic-auth", "-password", "-passwd", "-token", "-secret", "-apikey", "-api-key", "-access-key"),
-         lambda v: _literal(v, 6), STRUCTURAL),
+         _literal, STRUCTURAL),
     Rule("storage-account-key", "a cloud storage account key",
          r"(?:key|storage|azure|account|blob)[^\n]{0,60}?(?<![a-z0-9+/])(?P<v>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
          ("==",), _storage_key, view="lowered"),
@@ -561,7 +558,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]{0,80}?[ \t]-p(?:[\"'](?P<v1>[^\"'\n]{3,200})[\"']"
          r"|(?P<v2>[^\s\"'\-][^\s\"']{2,200}))|sshpass[ \t]+-p[ \t]*[\"']?(?P<v3>[^\s\"']{3,200})"
          r"|redis-cli\b[^\n|;]{0,80}?[ \t]-a[ \t]+[\"']?(?P<v4>[^\s\"']{3,200}))",
-         ("mysql", "mariadb", "sshpass", "redis-cli"), lambda v: _literal(v, 6), STRUCTURAL),
+         ("mysql", "mariadb", "sshpass", "redis-cli"), _literal, STRUCTURAL),
     Rule("env-assignment", "a secret in an environment variable assignment",
          rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
          ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines"),
@@ -641,18 +638,18 @@ def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     return found
 
 
-def _percent_decoded(line: str) -> tuple[str, list[int]]:
-    """A line with its printable %XX escapes decoded, and where each character came from."""
+def _edited(text: str, first: int, last: int, edits: Iterable[tuple[int, int, str]]) -> tuple[str, list[int]]:
+    """`text[first:last]` with each (start, end, replacement) made, and the place in `text` of each of
+    its characters (a replacement's: where it starts) and of its end."""
     parts: list[str] = []
     origin: list[int] = []
-    done = 0
-    for match in re.finditer("%([2-7][0-9A-Fa-f])", line):
-        parts += [line[done : match.start()], chr(int(match.group(1), 16))]
-        origin += [*range(done, match.start()), match.start()]
-        done = match.end()
-    parts.append(line[done:])
-    origin += range(done, len(line) + 1)
-    return "".join(parts), origin
+    done = first
+    for start, end, new in edits:
+        parts += [text[done:start], new]
+        origin += [*range(done, start), *[start] * len(new)]
+        done = end
+    parts.append(text[done:last])
+    return "".join(parts), [*origin, *range(done, last), last]
 
 
 def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
@@ -662,11 +659,10 @@ def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     while at >= 0:
         start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
         end = len(text) if end < 0 else end
-        decoded, origin = _percent_decoded(text[start:end])
+        escapes = re.compile("%([2-7][0-9A-Fa-f])").finditer(text, start, end)  # printable ones
+        decoded, origin = _edited(text, start, end, ((m.start(), m.end(), chr(int(m[1], 16))) for m in escapes))
         if len(decoded) < end - start:  # a decoded line: every candidate, mapped back
-            found += [
-                (start + origin[s], start + origin[e], rank, rule) for s, e, rank, rule in _raw_candidates(decoded)
-            ]
+            found += [(origin[s], origin[e], rank, rule) for s, e, rank, rule in _raw_candidates(decoded)]
         at = text.find("%", end)
     for joined, origin, least in _joined_texts(text):
         for start, end, rank, rule in _raw_candidates(joined):
@@ -701,10 +697,6 @@ def _joins(text: str) -> list[tuple[int, int, int]]:
     return sorted(cuts)
 
 
-def _mixed(run: str) -> bool:
-    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
-
-
 def _joined_texts(text: str) -> list[tuple[str, list[int], int]]:
     """The lines around each group of cuts with the cuts removed: (text, origin of each of its
     characters and of its end, least rank a candidate across a cut needs)."""
@@ -720,16 +712,8 @@ def _joined_texts(text: str) -> list[tuple[str, list[int], int]]:
         first = text.rfind("\n", 0, group[0][0]) + 1
         last = text.find("\n", group[-1][1])
         last = len(text) if last < 0 else last
-        parts: list[str] = []
-        origin: list[int] = []
-        done = first
-        for start, end, _ in group:
-            parts.append(text[done:start])
-            origin += range(done, start)
-            done = end
-        parts.append(text[done:last])
-        origin += [*range(done, last), last]
-        joined.append(("".join(parts), origin, min(rank for _, _, rank in group)))
+        edited = _edited(text, first, last, ((start, end, "") for start, end, _ in group))
+        joined.append((*edited, min(rank for _, _, rank in group)))
     return joined
 
 

@@ -174,23 +174,19 @@ _PREFILTERS = {
 def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Every directive in `text`, sorted by position; rules in `allow` are skipped."""
     allowed = frozenset(allow)
-    origin: Origin | None
-    view, origin = "", None  # the folded view, made when a rule first needs it
+    view: tuple[str, Origin] | None = None  # the folded view, made when a rule first needs it
     places: Origin | None
     found: list[Finding] = []
     for rule in RULES:
-        if rule.id in allowed:
+        # the one rule on the text itself looks for invisible characters, which ASCII has none of
+        if rule.id in allowed or (rule.view == "text" and text.isascii()):
             continue
         if rule.view == "text":
-            if text.isascii():  # the one rule on the text itself looks for invisible characters
-                continue
             source, places = text, None
         else:
-            if origin is None:
-                view, origin = folded(text)
-            if not gated(rule, view) or not prefiltered(rule, view, _PREFILTERS):
+            source, places = view = view or folded(text)
+            if not gated(rule, source) or not prefiltered(rule, source, _PREFILTERS):
                 continue
-            source, places = view, origin
         for begin, finish in spans(rule, source, source):
             from lean_harness.scanning.finding import Finding  # loads dataclasses: only once a finding is made
 
