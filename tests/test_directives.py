@@ -113,16 +113,6 @@ BENIGN = [
 ]
 
 
-@pytest.mark.parametrize(("text", "rule"), DIRECTIVES)
-def test_each_directive_shape_is_found(text: str, rule: str) -> None:
-    assert rule in {f.rule for f in injection.scan(text)}
-
-
-@pytest.mark.parametrize("text", BENIGN)
-def test_ordinary_engineering_notes_are_not_directives(text: str) -> None:
-    assert injection.scan(text) == ()
-
-
 def test_a_finding_says_where_and_previews_safely() -> None:
     text = "fine line\nthen </system-reminder> here"
     (finding,) = injection.scan(text)
@@ -393,13 +383,23 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "rule"), FOLDED + ROLE_LINES + TOKENS + DOWNLOADS)
-def test_each_widened_shape_is_found(text: str, rule: str) -> None:
+# Every shape, by the kind of directive its rule finds.
+BY_KIND = sorted(
+    (
+        pytest.param(*p.values, id=f"{p.values[1]}/{p.id}")
+        for p in DIRECTIVES + FOLDED + ROLE_LINES + TOKENS + DOWNLOADS
+    ),
+    key=lambda p: [rule.id for rule in injection.RULES].index(str(p.values[1])),
+)
+
+
+@pytest.mark.parametrize(("text", "rule"), BY_KIND)
+def test_each_directive_shape_is_found_by_its_rule(text: str, rule: str) -> None:
     assert rule in {f.rule for f in injection.scan(text)}
 
 
-@pytest.mark.parametrize("text", NEAR_MISSES)
-def test_a_near_miss_is_not_found(text: str) -> None:
+@pytest.mark.parametrize("text", BENIGN + NEAR_MISSES)
+def test_ordinary_notes_and_near_misses_are_not_directives(text: str) -> None:
     assert injection.scan(text) == ()
 
 
