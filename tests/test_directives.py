@@ -426,10 +426,13 @@ def _prefilter_samples() -> list[str]:
     return texts + [t.upper() for t in texts] + [f"Deploy note.\n{t}\nThanks." for t in texts]
 
 
-@pytest.mark.parametrize("rule_id", sorted(injection._PREFILTERS))
-def test_wherever_a_directive_rule_matches_its_prefilter_matches(rule_id: str) -> None:
-    rule = next(rule for rule in injection.RULES if rule.id == rule_id)
-    pattern, prefilter = re.compile(rule.pattern), re.compile(injection._PREFILTERS[rule_id])
+PREFILTERED = [rule for rule in injection.RULES if rule.prefilter]
+
+
+@pytest.mark.parametrize("rule", PREFILTERED, ids=[rule.id for rule in PREFILTERED])
+def test_wherever_a_directive_rule_matches_its_prefilter_matches(rule: injection.Rule) -> None:
+    rule_id = rule.id
+    pattern, prefilter = re.compile(rule.pattern), re.compile(rule.prefilter)
     matched = 0
     for text in _prefilter_samples():
         view = folded(text)[0]
@@ -439,14 +442,12 @@ def test_wherever_a_directive_rule_matches_its_prefilter_matches(rule_id: str) -
     assert matched >= 20, f"{rule_id}: only {matched} texts exercise the rule"
 
 
-def test_directive_findings_are_the_same_with_and_without_the_prefilters() -> None:
+def test_directive_findings_are_the_same_with_and_without_the_prefilters(monkeypatch: pytest.MonkeyPatch) -> None:
     texts = _prefilter_samples()
-    kept = dict(injection._PREFILTERS)
     with_them = [injection.scan(text) for text in texts]
-    try:
-        injection._PREFILTERS.clear()
-        without = [injection.scan(text) for text in texts]
-    finally:
-        injection._PREFILTERS.update(kept)
+    assert [rule.id for rule in PREFILTERED] == ["framing-tag", "role-header", "addressed-to-agent"]
+    for rule in PREFILTERED:
+        monkeypatch.setattr(rule, "prefilter", "")
+    without = [injection.scan(text) for text in texts]
     assert with_them == without
     assert sum(1 for found in without if found) >= 300

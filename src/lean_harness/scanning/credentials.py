@@ -4,7 +4,8 @@ A rule (engine.py) is a pattern for one format and a validator of the matched va
 value is masked, so its context (`AccountKey=`, `Bearer`) survives. A rule runs only when one of
 its keywords occurs in the lowercased text. Of overlapping candidates the best-ranked wins: a
 provider format, then a structural one (JWT, URL password, PEM block), a `.env` line, a generic
-assignment. The generic rules also have a prefilter, so that prose does not compile them (adr/0036).
+assignment. The generic rules also have a prefilter, a short pattern read off the rule, so that
+prose does not compile them (adr/0036).
 """
 
 from __future__ import annotations
@@ -553,7 +554,7 @@ RULES: tuple[Rule, ...] = (
          r"|(?<![a-z])login[ \t]+\S+[ \t]+password[ \t]+(?P<v3>\S{1,256})"
          r"|;[ \t]*pass(?:word)?[ \t]*=[ \t]*(?P<v4>[^;\"'\s]{1,256})(?=;|$|[ \t]*[\"']))",
          ("password", "passwd", "passphrase", "secret", "token", "key", ";pass"), _named_value, STRUCTURAL,
-         view="lowered"),
+         view="lowered", prefilter=r"</|key[ \t]*=|login[ \t]|;[ \t]*pass"),
     Rule("db-cli-password", "a password on a command line",
          r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]{0,80}?[ \t]-p(?:[\"'](?P<v1>[^\"'\n]{3,200})[\"']"
          r"|(?P<v2>[^\s\"'\-][^\s\"']{2,200}))|sshpass[ \t]+-p[ \t]*[\"']?(?P<v3>[^\s\"']{3,200})"
@@ -561,28 +562,37 @@ RULES: tuple[Rule, ...] = (
          ("mysql", "mariadb", "sshpass", "redis-cli"), _literal, STRUCTURAL),
     Rule("env-assignment", "a secret in an environment variable assignment",
          rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
-         ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines"),
+         ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines",
+         prefilter=r"(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|KEY)[ \t]*="),
     Rule("keyword-assignment", "a secret assigned to a password, token or key",
          rf"{_KEY_NAME}{_QUOTE}{_OP}{_value('', 1)}",
-         ("pass", "pwd", "secret", "credential", "auth", "token", "key"), _keyword_value, KEYWORD, view="lowered"),
+         ("pass", "pwd", "secret", "credential", "auth", "token", "key"), _keyword_value, KEYWORD, view="lowered",
+         prefilter=r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*"
+                   r"(?:[=:]|%3[da])"),
     Rule("encoded-secret", "a base64-encoded secret printed after its name",
          rf"(?:pass(?:word|wd)?|secret|{_TOKEN_WORD}|credentials?|key(?<=[a-z_]key)(?<!public.key)(?<!publickey))"
          rf"(?:[\"'`]?[ \t]*[:=]|[^\n]{{0,80}}?(?:printed|"
          rf"prints|shows?|outputs?|gives?|returns?|returned|decodes? to|->|=>)|[^\n]{{0,40}}?\.data\.[^\n]{{0,60}}?)"
          rf"[\s\"'`]{{1,4}}(?P<v>{_B64_VALUE})(?![A-Za-z0-9+/=])",
          ("password", "passwd", "secret", "token", "credential", "key"), _encoded_secret, KEYWORD,
-         view="lowered"),
+         view="lowered", prefilter=r"(?:[:=>]|printed|prints|shows?|outputs?|gives?|returns?|returned|decodes? to)"
+                                   r"[\s\"'`]{1,4}[a-z0-9+/]{12}|\.data\."),
     Rule("spoken-password", "a password stated in prose",
          rf"(?:pass(?:word|phrase|wd)?|pwd|pw|passcode|pin|secret|{_TOKEN_WORD}|api key|credentials?|login|creds)"
          r"(?:[ \t]+(?:for|of|on|to)[ \t]+[^\n]{1,40}?)?(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])"
          r"[ \t]+(?:still[ \t]+|now[ \t]+|just[ \t]+)?(?:[^\s/:]{1,40}[ \t]*(?:/|:)[ \t]*)?[\"'`]?"
          r"(?P<v>[^\s\"'`]{6,128})",
          ("pass", "pwd", "pw ", "pin", "secret", "token", "api key", "credential", "login", "creds"),
-         _spoken_password, KEYWORD, view="lowered"),
+         _spoken_password, KEYWORD, view="lowered",
+         prefilter=r"(?:pass|pw|pin|secret|token|api key|credential|login|creds)[a-z]*(?:[ \t]+(?:for|of|on|to)"
+                   r"[ \t]+[^\n]{1,40}?)?(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"),
     Rule("named-secret", "a secret assigned to a name that says it is one",
          rf"{_SECRET_NAME}(?:[\"'`]?[ \t]*(?:=>|:=|==|=|:|%3[da])[ \t]*|[\"'`][ \t]*,[ \t]*(?=[\"'`]))"
          rf"{_value('', 1)}",
-         ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
+         ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered",
+         # a comma follows a quoted name only: "tokens, ..." in prose (and in lh's own output) is no candidate
+         prefilter=r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*"
+                   r"(?:[\"'`]?[ \t]*(?:[=:]|%3[da])|[\"'`][ \t]*,)"),
 )  # fmt: skip
 # On a long text a rule whose pattern starts with a literal runs ungated: `re` finds the literal as
 # fast as a substring search, and searching a long text for every keyword costs more than the rules.
@@ -591,29 +601,6 @@ _HEADED = frozenset(r.id for r in RULES if r.bounded and r.view == "text" and le
 _KEYWORDS = {
     long: tuple(dict.fromkeys(k for rule in RULES if not (long and rule.id in _HEADED) for k in rule.keywords))
     for long in (False, True)
-}
-
-# Prefilters of the costliest rules whose keywords occur in most prose: a pattern every match of the
-# rule contains, read off the rule (tests check each against the rule's own matches).
-_PREFILTERS = {
-    "keyword-assignment": (
-        r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*(?:[=:]|%3[da])"
-    ),
-    # a comma follows a quoted name only: "tokens, ..." in prose (and in lh's own output) is no candidate
-    "named-secret": (
-        r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*(?:[\"'`]?[ \t]*(?:[=:]|%3[da])|[\"'`][ \t]*,)"
-    ),
-    "env-assignment": r"(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|KEY)[ \t]*=",
-    "config-password": r"</|key[ \t]*=|login[ \t]|;[ \t]*pass",
-    "encoded-secret": (
-        r"(?:[:=>]|printed|prints|shows?|outputs?|gives?|returns?|returned|decodes? to)[\s\"'`]{1,4}[a-z0-9+/]{12}"
-        r"|\.data\."
-    ),
-    "spoken-password": (
-        r"(?:pass|pw|pin|secret|token|api key|credential|login|creds)[a-z]*"
-        r"(?:[ \t]+(?:for|of|on|to)[ \t]+[^\n]{1,40}?)?"
-        r"(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"
-    ),
 }
 
 
@@ -632,7 +619,7 @@ def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
         if rule.keywords and not (long and rule.id in _HEADED) and present.isdisjoint(rule.keywords):
             continue
         view = text if rule.view == "text" else lowered if rule.view == "lowered" else "\n" + text
-        if prefiltered(rule, view, _PREFILTERS):
+        if prefiltered(rule, view):
             shift = 1 if rule.view == "lines" else 0  # the "lines" view starts with an added newline
             found += [(start, end, rule.rank, rule) for start, end in spans(rule, view, text, shift)]
     return found
