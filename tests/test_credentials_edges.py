@@ -738,15 +738,15 @@ def test_prefixed_rules_are_bounded_provider_rules() -> None:
     ],
 )
 def test_a_value_is_quoted_escaped_or_bare(text: str, value: str) -> None:
-    match = re.match(secret_scan._value("t", 3), text)
+    match = re.match(secret_scan._VALUE, text)
     assert match is not None
     assert next(group for group in match.groups() if group is not None) == value
 
 
 def test_a_value_has_its_minimum_length() -> None:
-    assert re.fullmatch(secret_scan._value("t", 3), "ab") is None
-    assert re.fullmatch(secret_scan._value("t", 3), '"ab"') is None
-    assert re.fullmatch(secret_scan._value("t"), "a") is not None
+    assert re.fullmatch(secret_scan._VALUE, "") is None
+    assert re.fullmatch(secret_scan._VALUE, '""') is None
+    assert re.fullmatch(secret_scan._VALUE, "a") is not None
 
 
 # --- overlapping candidates ----------------------------------------------------------------

@@ -257,15 +257,12 @@ _QUOTE = r"(?:\\?[\"'`]|%2[27])?"
 _OP = r"[ \t]*(?:=>|:=|=|:|%3[DdAa])[ \t]*"
 
 
-def _value(n: str, min_length: int = 1) -> str:
-    """Alternatives for a value: quoted, JSON-escaped or bare (URL-encoded allowed)."""
-    bare = r"(?:[^\s\"'`,;&|<>(){}\[\]\\%]|%(?![0-9A-Fa-f]{2})|%(?!2[0267CcBb]|3[BbCcEe]|0[AaDd])[0-9A-Fa-f]{2})"
-    return (
-        rf"(?:\"(?P<v{n}a>[^\"\n]{{{min_length},256}})\""
-        rf"|'(?P<v{n}b>[^'\n]{{{min_length},256}})'"
-        rf"|\\\"(?P<v{n}c>[^\"\\\n]{{{min_length},256}})\\\""
-        rf"|(?:%2[27])?(?P<v{n}d>{bare}{{{min_length},256}}))"
-    )
+# A value: quoted, JSON-escaped or bare (URL-encoded allowed).
+_BARE = r"(?:[^\s\"'`,;&|<>(){}\[\]\\%]|%(?![0-9A-Fa-f]{2})|%(?!2[0267CcBb]|3[BbCcEe]|0[AaDd])[0-9A-Fa-f]{2})"
+_VALUE = (
+    r"(?:\"(?P<va>[^\"\n]{1,256})\"|'(?P<vb>[^'\n]{1,256})'|\\\"(?P<vc>[^\"\\\n]{1,256})\\\""
+    rf"|(?:%2[27])?(?P<vd>{_BARE}{{1,256}}))"
+)
 
 
 def _head_of(pattern: str) -> str:
@@ -561,11 +558,11 @@ RULES: tuple[Rule, ...] = (
          r"|redis-cli\b[^\n|;]{0,80}?[ \t]-a[ \t]+[\"']?(?P<v4>[^\s\"']{3,200}))",
          ("mysql", "mariadb", "sshpass", "redis-cli"), _literal, STRUCTURAL),
     Rule("env-assignment", "a secret in an environment variable assignment",
-         rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
+         rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_VALUE}",
          ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines",
          prefilter=r"(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|KEY)[ \t]*="),
     Rule("keyword-assignment", "a secret assigned to a password, token or key",
-         rf"{_KEY_NAME}{_QUOTE}{_OP}{_value('', 1)}",
+         rf"{_KEY_NAME}{_QUOTE}{_OP}{_VALUE}",
          ("pass", "pwd", "secret", "credential", "auth", "token", "key"), _keyword_value, KEYWORD, view="lowered",
          prefilter=r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*"
                    r"(?:[=:]|%3[da])"),
@@ -588,7 +585,7 @@ RULES: tuple[Rule, ...] = (
                    r"[ \t]+[^\n]{1,40}?)?(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"),
     Rule("named-secret", "a secret assigned to a name that says it is one",
          rf"{_SECRET_NAME}(?:[\"'`]?[ \t]*(?:=>|:=|==|=|:|%3[da])[ \t]*|[\"'`][ \t]*,[ \t]*(?=[\"'`]))"
-         rf"{_value('', 1)}",
+         rf"{_VALUE}",
          ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered",
          # a comma follows a quoted name only: "tokens, ..." in prose (and in lh's own output) is no candidate
          prefilter=r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*"
@@ -644,8 +641,7 @@ def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     found = _raw_candidates(text)
     at = text.find("%")
     while at >= 0:
-        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-        end = len(text) if end < 0 else end
+        start, end = _lines(text, at, at)
         escapes = re.compile("%([2-7][0-9A-Fa-f])").finditer(text, start, end)  # printable ones
         decoded, origin = _edited(text, start, end, ((m.start(), m.end(), chr(int(m[1], 16))) for m in escapes))
         if len(decoded) < end - start:  # a decoded line: every candidate, mapped back
@@ -684,24 +680,26 @@ def _joins(text: str) -> list[tuple[int, int, int]]:
     return sorted(cuts)
 
 
+def _lines(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the lines holding `text[start:end]` start and end."""
+    last = text.find("\n", end)
+    return text.rfind("\n", 0, start) + 1, len(text) if last < 0 else last
+
+
 def _joined_texts(text: str) -> list[tuple[str, list[int], int]]:
     """The lines around each group of cuts with the cuts removed: (text, origin of each of its
     characters and of its end, least rank a candidate across a cut needs)."""
-    joined: list[tuple[str, list[int], int]] = []
-    cuts = _joins(text)
-    index = 0
-    while index < len(cuts):
-        group = [cuts[index]]  # cuts whose surrounding lines touch are joined together
-        while index + 1 < len(cuts) and cuts[index + 1][0] - group[-1][1] < 400:
-            index += 1
-            group.append(cuts[index])
-        index += 1
-        first = text.rfind("\n", 0, group[0][0]) + 1
-        last = text.find("\n", group[-1][1])
-        last = len(text) if last < 0 else last
-        edited = _edited(text, first, last, ((start, end, "") for start, end, _ in group))
-        joined.append((*edited, min(rank for _, _, rank in group)))
-    return joined
+    groups: list[list[tuple[int, int, int]]] = []
+    for cut in _joins(text):  # cuts whose surrounding lines touch are joined together
+        if groups and cut[0] - groups[-1][-1][1] < 400:
+            groups[-1].append(cut)
+        else:
+            groups.append([cut])
+    return [
+        (*_edited(text, *_lines(text, group[0][0], group[-1][1]), ((start, end, "") for start, end, _ in group)),
+         min(rank for _, _, rank in group))
+        for group in groups
+    ]  # fmt: skip
 
 
 _ORDER: dict[str, int] = {}  # each rule's place in the registry, worked out once
@@ -734,10 +732,7 @@ def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> lis
     """`scan` of each text with its allowed rules in `allows` (or none); a text repeated is scanned once."""
     if allows and len(allows) != len(texts):
         raise ValueError("scan_many needs one allowance per text, or none at all")
-    candidates: dict[str, list[tuple[int, int, int, Rule]]] = {}
-    for text in texts:
-        if text not in candidates:
-            candidates[text] = _candidates(text)
+    candidates = {text: _candidates(text) for text in dict.fromkeys(texts)}
     return [_findings(text, candidates[text], allows[index] if allows else ()) for index, text in enumerate(texts)]
 
 
