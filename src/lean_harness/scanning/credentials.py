@@ -65,8 +65,12 @@ def _entropy(value: str) -> float:
 
 def _classes(value: str) -> int:
     """How many of lowercase, uppercase, digits and other characters occur."""
-    kinds = (str.islower, str.isupper, str.isdigit, lambda c: not c.isalnum())
-    return sum(any(kind(c) for c in value) for kind in kinds)
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
 
 
 def _has_run(value: str, length: int = 6) -> bool:
