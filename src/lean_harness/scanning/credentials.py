@@ -32,8 +32,8 @@ _MASK = "********"
 # --- value checks -------------------------------------------------------------
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-# Stand-in markers: checked anywhere in short values, as whole words in long ones
-# (a long random token contains any four-letter string by chance now and then).
+# Stand-in markers: checked anywhere in short values; in long ones only the first six, as whole words,
+# and a run of eight x (a long random token contains any four-letter string by chance now and then).
 _PLACEHOLDER_PARTS = (
     "example", "dummy", "fake", "sample", "placeholder", "redacted", "changeme",
     "change_me", "change-me", "your", "xxxx", "here", "todo", "insert", "replace",
@@ -45,7 +45,7 @@ _PLACEHOLDER_TEXT = """password passwd pass pwd secret token apikey api_key key 
     username root foo bar foobar baz secret123 password123 letmein hunter2 demo"""
 _PLACEHOLDER_WORDS = frozenset(_PLACEHOLDER_TEXT.split())
 # Helper patterns stay strings: `re` compiles and caches them on first use.
-_LONG_PLACEHOLDER = r"(?i)(?:^|[^a-z])(?:example|dummy|fake|sample|placeholder|redacted)(?:$|[^a-z])|x{8}"
+_LONG_PLACEHOLDER = rf"(?i)(?:^|[^a-z])(?:{'|'.join(_PLACEHOLDER_PARTS[:6])})(?:$|[^a-z])|x{{8}}"
 _KEYWORD_WORDS = ("password", "passwd", "secret", "token", "apikey", "api_key")
 _REFERENCE = (
     r"(?i)(?:\$|%\(|%[a-z_]|\{|<|\[|!vault|#\{|enc\[|vault:|env[:.(\[]|getenv|os\.|"
