@@ -271,15 +271,8 @@ _VALUE = (
 
 def _head_of(pattern: str) -> str:
     """The lowercased literal a pattern starts with ("ghp_" for ``ghp_[A-Za-z0-9]{36}``)."""
-    head, index = "", 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\" and pattern[index + 1 : index + 2] in (".", "$", "-"):
-            char, index = pattern[index + 1], index + 1
-        elif not (char.isalnum() or char in "_-:/"):
-            break
-        head, index = head + char, index + 1
-    return head.lower()
+    head = re.match(r"(?:[A-Za-z0-9_:/-]|\\[.$-])*", pattern)  # literal characters and escaped . $ -
+    return head[0].replace("\\", "").lower() if head else ""
 
 
 def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...] = (),
