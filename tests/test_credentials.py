@@ -188,14 +188,6 @@ def test_rule_ids_are_unique_kebab_case() -> None:
     assert ids == tuple(rule.id for rule in RULES)
 
 
-@pytest.mark.parametrize("rule", sorted(POSITIVE), ids=sorted(POSITIVE))
-def test_positive(rule: str) -> None:
-    text, value = POSITIVE[rule]
-    findings = scan(text)
-    assert [f.rule for f in findings] == [rule]
-    assert text[findings[0].start : findings[0].end] == value
-
-
 NEAR_MISS = [
     pytest.param("AKIA" + "IOSFODNN7EXAMPLE", id="aws-access-key-id"),
     pytest.param("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", id="aws-secret-key"),
@@ -250,11 +242,6 @@ NEAR_MISS = [
 ]
 
 
-@pytest.mark.parametrize("text", NEAR_MISS)
-def test_near_miss(text: str) -> None:
-    assert scan(text) == []
-
-
 BENIGN = [
     pytest.param("${GITHUB_TOKEN}", id="braced-env"),
     pytest.param("token=$API_KEY", id="dollar-env"),
@@ -287,8 +274,8 @@ BENIGN = [
 ]
 
 
-@pytest.mark.parametrize("text", BENIGN)
-def test_benign(text: str) -> None:
+@pytest.mark.parametrize("text", NEAR_MISS + BENIGN)
+def test_a_near_miss_or_a_benign_look_alike_finds_nothing(text: str) -> None:
     assert scan(text) == []
 
 
@@ -303,43 +290,72 @@ CONTEXTS = [
 ]
 
 
-@pytest.mark.parametrize("template", CONTEXTS)
-def test_found_in_every_context(template: str) -> None:
-    value = crc_token("gh" + "p_")
-    findings = scan(template.replace("{v}", value))
-    assert [f.rule for f in findings] == ["github-pat"]
+def pem_kind(kind: str) -> tuple[str, str]:
+    label = f"{kind} {K.upper()}" + (" BLOCK" if kind.startswith("PGP") else "")
+    headers = "Version: GnuPG v2\n\n" if kind.startswith("PGP") else ""
+    body = pem_body()
+    return f"-----BEGIN {label}-----\n{headers}{body}\n-----END {label}-----\n", body
+
+
+def broken(token: str) -> str:
+    return token[:-1] + ("A" if token[-1] != "A" else "B")
+
+
+def zero_token() -> str:
+    number, check, body = binascii.crc32(b"0" * 30), "", "0" * 30
+    while number:
+        number, rest = divmod(number, 62)
+        check = B62[rest] + check
+    return "gh" + "p_" + body + check.rjust(6, "0")
+
+
+def flag(form: str) -> str:
+    return next(word for word in form.split() if word.startswith("-")).split("{v}")[0]
+
+
+CLI_FORMS = [
+    "curl -u deploy:{v} https://api.dev", "curl --user deploy:{v} https://api.dev",
+    "curl --basic-auth deploy:{v} https://api.dev", "tool --password {v}", "tool --passwd={v}",
+    "tool --db-password {v}", "tool --token {v}", "tool --registry-token={v}", "tool --secret {v}",
+    "tool --apikey {v}", "tool --api-key {v}", "tool --access-key {v}", "tool --secret-key {v}",
+]  # fmt: skip
+PEM_KINDS = [
+    "RSA PRIVATE",
+    "EC PRIVATE",
+    "DSA PRIVATE",
+    "OPENSSH PRIVATE",
+    "ENCRYPTED PRIVATE",
+    "PRIVATE",
+    "PGP PRIVATE",
+]
+TOKENS = [crc_token("gh" + "p_") for _ in CONTEXTS]
+CLI_VALUES = [rnd(16) + "7q" for _ in CLI_FORMS]
+
+# (text, value, rule): one row a rule (POSITIVE), then the families of shapes one rule must find in
+# every form: a token in every context, every kind of PEM key, every command-line form of a password,
+# a checksum that fails and one that proves a stand-in-looking token.
+FOUND = [
+    *(pytest.param(*POSITIVE[rule], rule, id=rule) for rule in sorted(POSITIVE)),
+    *(pytest.param(str(c.values[0]).replace("{v}", token), token, "github-pat", id=f"github-pat/in-{c.id}")
+      for c, token in zip(CONTEXTS, TOKENS, strict=True)),
+    *(pytest.param(broken(token), broken(token), "github-pat", id="github-pat/invalid-checksum-exact-shape")
+      for token in [crc_token("gh" + "p_")]),
+    pytest.param(zero_token(), zero_token(), "github-pat", id="github-pat/valid-checksum-over-placeholder-filters"),
+    *(pytest.param(*pem_kind(kind), "private-key", id="private-key/" + kind.replace(" ", "-")) for kind in PEM_KINDS),
+    *(pytest.param(form.format(v=value), value, "cli-password", id="cli-password/" + flag(form))
+      for form, value in zip(CLI_FORMS, CLI_VALUES, strict=True)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value", "rule"), FOUND)
+def test_the_rule_finds_the_value_and_nothing_else(text: str, value: str, rule: str) -> None:
+    assert [(f.rule, text[f.start : f.end]) for f in scan(text)] == [(rule, value)]
 
 
 def test_escaped_pem_in_service_account_json() -> None:
     key = "-----BEGIN PRIVATE " + K.upper() + "-----\\n" + pem_body(sep="\\n") + "\\n-----END PRIVATE KEY-----\\n"
     text = json.dumps({"type": "service_account", "private_key": "@"})[:-3] + key + '"}'
     assert "private-key" in [f.rule for f in scan(text)]
-
-
-@pytest.mark.parametrize(
-    "kind",
-    ["RSA PRIVATE", "EC PRIVATE", "DSA PRIVATE", "OPENSSH PRIVATE", "ENCRYPTED PRIVATE", "PRIVATE", "PGP PRIVATE"],
-)
-def test_every_pem_private_key_kind(kind: str) -> None:
-    label = f"{kind} {K.upper()}" + (" BLOCK" if kind.startswith("PGP") else "")
-    headers = "Version: GnuPG v2\n\n" if kind.startswith("PGP") else ""
-    text = f"-----BEGIN {label}-----\n{headers}{pem_body()}\n-----END {label}-----\n"
-    assert [f.rule for f in scan(text)] == ["private-key"]
-
-
-def test_invalid_checksum_still_found_when_shape_is_exact() -> None:
-    token = crc_token("gh" + "p_")
-    broken = token[:-1] + ("A" if token[-1] != "A" else "B")
-    assert [f.rule for f in scan(broken)] == ["github-pat"]
-
-
-def test_valid_checksum_overrides_placeholder_filters() -> None:
-    number, check, body = 0, "", "0" * 30
-    number = binascii.crc32(body.encode())
-    while number:
-        number, rest = divmod(number, 62)
-        check = B62[rest] + check
-    assert [f.rule for f in scan("gh" + "p_" + body + check.rjust(6, "0"))] == ["github-pat"]
 
 
 def test_most_specific_rule_wins_an_overlap() -> None:
@@ -441,27 +457,3 @@ def test_url_encoded_values_are_read_decoded() -> None:
     (finding,) = scan(text)
     assert finding.rule == "aws-secret-key"
     assert text[finding.start : finding.end] == encoded
-
-
-@pytest.mark.parametrize(
-    "template",
-    [
-        "curl -u deploy:{v} https://api.dev",
-        "curl --user deploy:{v} https://api.dev",
-        "curl --basic-auth deploy:{v} https://api.dev",
-        "tool --password {v}",
-        "tool --passwd={v}",
-        "tool --db-password {v}",
-        "tool --token {v}",
-        "tool --registry-token={v}",
-        "tool --secret {v}",
-        "tool --apikey {v}",
-        "tool --api-key {v}",
-        "tool --access-key {v}",
-        "tool --secret-key {v}",
-    ],
-)
-def test_every_form_of_a_command_line_password_is_found(template: str) -> None:
-    value = rnd(16) + "7q"
-    found = scan(template.format(v=value))
-    assert [(f.rule, template.format(v=value)[f.start : f.end]) for f in found] == [("cli-password", value)]

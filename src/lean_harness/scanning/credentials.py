@@ -4,7 +4,8 @@ A rule (engine.py) is a pattern for one format and a validator of the matched va
 value is masked, so its context (`AccountKey=`, `Bearer`) survives. A rule runs only when one of
 its keywords occurs in the lowercased text. Of overlapping candidates the best-ranked wins: a
 provider format, then a structural one (JWT, URL password, PEM block), a `.env` line, a generic
-assignment. The generic rules also have a prefilter, so that prose does not compile them (adr/0036).
+assignment. The generic rules also have a prefilter, a short pattern read off the rule, so that
+prose does not compile them (adr/0036).
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ _MASK = "********"
 # --- value checks -------------------------------------------------------------
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-# Stand-in markers: checked anywhere in short values, as whole words in long ones
-# (a long random token contains any four-letter string by chance now and then).
+# Stand-in markers: checked anywhere in short values; in long ones only the first six, as whole words,
+# and a run of eight x (a long random token contains any four-letter string by chance now and then).
 _PLACEHOLDER_PARTS = (
     "example", "dummy", "fake", "sample", "placeholder", "redacted", "changeme",
     "change_me", "change-me", "your", "xxxx", "here", "todo", "insert", "replace",
@@ -44,7 +45,7 @@ _PLACEHOLDER_TEXT = """password passwd pass pwd secret token apikey api_key key 
     username root foo bar foobar baz secret123 password123 letmein hunter2 demo"""
 _PLACEHOLDER_WORDS = frozenset(_PLACEHOLDER_TEXT.split())
 # Helper patterns stay strings: `re` compiles and caches them on first use.
-_LONG_PLACEHOLDER = r"(?i)(?:^|[^a-z])(?:example|dummy|fake|sample|placeholder|redacted)(?:$|[^a-z])|x{8}"
+_LONG_PLACEHOLDER = rf"(?i)(?:^|[^a-z])(?:{'|'.join(_PLACEHOLDER_PARTS[:6])})(?:$|[^a-z])|x{{8}}"
 _KEYWORD_WORDS = ("password", "passwd", "secret", "token", "apikey", "api_key")
 _REFERENCE = (
     r"(?i)(?:\$|%\(|%[a-z_]|\{|<|\[|!vault|#\{|enc\[|vault:|env[:.(\[]|getenv|os\.|"
@@ -104,27 +105,26 @@ def _plausible(value: str) -> bool:
 
 def _random_looking(value: str, min_entropy: float = 3.0) -> bool:
     """Not a placeholder, and letters mixed with digits at a reasonable entropy."""
-    return (
-        not _placeholder(value)
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-        and _entropy(value) >= min_entropy
-    )
+    return not _placeholder(value) and _mixed(value) and _entropy(value) >= min_entropy
 
 
-def _base62_checksum_ok(value: str) -> bool:
-    """GitHub and npm tokens end in the base62 CRC32 of their random part."""
-    body, check = value[value.index("_") + 1 : -6], value[-6:]
-    number, digits = binascii.crc32(body.encode()), ""
-    while number:
-        number, rest = divmod(number, 62)
-        digits = _BASE62[rest] + digits
-    return digits.rjust(6, "0") == check
+def _generated(value: str) -> bool:
+    """Random-looking at the entropy of a generated key."""
+    return _random_looking(value, 3.5)
+
+
+def _mixed(run: str) -> bool:
+    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
 
 
 def _checksummed(value: str) -> bool:
-    """A valid checksum proves the token; without one its shape still counts, unless it is a placeholder."""
-    return _base62_checksum_ok(value) or _random_looking(value)
+    """GitHub and npm tokens end in the base62 CRC32 of their random part, which proves the token;
+    without it the shape still counts, unless it is a placeholder."""
+    number, digits = binascii.crc32(value[value.index("_") + 1 : -6].encode()), ""
+    while number:
+        number, rest = divmod(number, 62)
+        digits = _BASE62[rest] + digits
+    return digits.rjust(6, "0") == value[-6:] or _random_looking(value)
 
 
 def _aws_secret(value: str) -> bool:
@@ -206,20 +206,19 @@ def _keyword_value(value: str) -> bool:
         digit = any(c.isdigit() for c in value)
         if not (digit and len(value) >= 12 and ((lower and upper) or hexish)):
             return False
-    if _classes(value) < 2:
-        return False
     size = len(value)
-    return _entropy(value) >= (2.5 if size < 12 else 3.0 if size < 20 else 3.3)
+    return _classes(value) >= 2 and _entropy(value) >= (2.5 if size < 12 else 3.0 if size < 20 else 3.3)
 
 
 def _named_value(value: str) -> bool:
     """A value under a name that says it is secret: a literal that is not a plain word."""
     value = value.rstrip(".,;:!?") or value  # the end of a sentence ("token: build.") is not part of the value
-    if re.match(r"[A-Za-z_$][\w.$]*\(", value):  # a call; other parentheses are characters
-        return False
-    if re.fullmatch(_SLUG, value):
-        return False
-    if not _literal(value.replace("(", "").replace(")", ""), 6, path_like=False) or value[0] in "/~":
+    if (
+        re.match(r"[A-Za-z_$][\w.$]*\(", value)  # a call; other parentheses are characters
+        or re.fullmatch(_SLUG, value)
+        or not _literal(value.replace("(", "").replace(")", ""), 6, path_like=False)
+        or value[0] in "/~"
+    ):
         return False
     if re.fullmatch(_IDENTIFIER, value) and ("." in value or not any(c.isdigit() for c in value)):
         return len(value) >= 16 and _keyword_value(value)  # a variable, unless it looks generated
@@ -262,28 +261,18 @@ _QUOTE = r"(?:\\?[\"'`]|%2[27])?"
 _OP = r"[ \t]*(?:=>|:=|=|:|%3[DdAa])[ \t]*"
 
 
-def _value(n: str, min_length: int = 1) -> str:
-    """Alternatives for a value: quoted, JSON-escaped or bare (URL-encoded allowed)."""
-    bare = r"(?:[^\s\"'`,;&|<>(){}\[\]\\%]|%(?![0-9A-Fa-f]{2})|%(?!2[0267CcBb]|3[BbCcEe]|0[AaDd])[0-9A-Fa-f]{2})"
-    return (
-        rf"(?:\"(?P<v{n}a>[^\"\n]{{{min_length},256}})\""
-        rf"|'(?P<v{n}b>[^'\n]{{{min_length},256}})'"
-        rf"|\\\"(?P<v{n}c>[^\"\\\n]{{{min_length},256}})\\\""
-        rf"|(?:%2[27])?(?P<v{n}d>{bare}{{{min_length},256}}))"
-    )
+# A value: quoted, JSON-escaped or bare (URL-encoded allowed).
+_BARE = r"(?:[^\s\"'`,;&|<>(){}\[\]\\%]|%(?![0-9A-Fa-f]{2})|%(?!2[0267CcBb]|3[BbCcEe]|0[AaDd])[0-9A-Fa-f]{2})"
+_VALUE = (
+    r"(?:\"(?P<va>[^\"\n]{1,256})\"|'(?P<vb>[^'\n]{1,256})'|\\\"(?P<vc>[^\"\\\n]{1,256})\\\""
+    rf"|(?:%2[27])?(?P<vd>{_BARE}{{1,256}}))"
+)
 
 
 def _head_of(pattern: str) -> str:
     """The lowercased literal a pattern starts with ("ghp_" for ``ghp_[A-Za-z0-9]{36}``)."""
-    head, index = "", 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\" and pattern[index + 1 : index + 2] in (".", "$", "-"):
-            char, index = pattern[index + 1], index + 1
-        elif not (char.isalnum() or char in "_-:/"):
-            break
-        head, index = head + char, index + 1
-    return head.lower()
+    head = re.match(r"(?:[A-Za-z0-9_:/-]|\\[.$-])*", pattern)  # literal characters and escaped . $ -
+    return head[0].replace("\\", "").lower() if head else ""
 
 
 def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...] = (),
@@ -294,16 +283,21 @@ def _prefixed(rule_id: str, description: str, body: str, *, keys: tuple[str, ...
 
 
 _KEY_QUALIFIERS = "api access auth private client encryption signing master app account secret aws"
+# a token, unless a qualifier makes it public: csrf_token, publicToken, jsonwebtoken
+_PUBLIC_TOKEN = r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
+
+
+def _qualified_key(qualifiers: str) -> str:
+    """ "key" after one of the qualifiers, alone or joined by a separator (api_key, clientkey)."""
+    return "key(?:" + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in qualifiers.split()) + ")"
+
+
 # Lowercase, matched against the lowercased text. Every branch starts with a literal
 # so that `re` skips quickly to candidates; "key" only counts after a qualifier such
 # as "api_" or "client", checked by fixed-width look-behinds once "key" has matched.
 _KEY_NAME = (
-    r"(?:pass(?:word|wd|phrase)?|pwd(?<![a-z]pwd)|secret|credentials?|auth(?<![a-z]auth)|"
-    r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
-    r"(?<!jsonwebtoken)|"
-    r"key(?:"
-    + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in _KEY_QUALIFIERS.split())
-    + r"))(?:[_.\-]?(?:key|value|str|string))?"
+    rf"(?:pass(?:word|wd|phrase)?|pwd(?<![a-z]pwd)|secret|credentials?|auth(?<![a-z]auth)|"
+    rf"{_PUBLIC_TOKEN}(?<!jsonwebtoken)|{_qualified_key(_KEY_QUALIFIERS)})(?:[_.\-]?(?:key|value|str|string))?"
 )
 _ENV_NAME = (
     r"(?:[A-Z][A-Z0-9_]*?)?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|"
@@ -313,18 +307,16 @@ _ENV_NAME = (
 _PEM_HEADER = r"[A-Za-z][A-Za-z\-]*:[^\n\\]*"
 # A name that says its value is secret: a secret word, then at most three more parts
 # (`db_password_prod`) unless a part says the value is not the secret (`token_url`, `key_id`).
-_TOKEN_WORD = (  # a token, unless a qualifier makes it public: csrf_token, publicToken, jsonwebtoken
-    r"token(?<!csrf.token)(?<!xsrf.token)(?<!csrftoken)(?<!xsrftoken)(?<!public.token)(?<!publictoken)"
-    r"(?<!jsonwebtoken)(?<!next.token)(?<!page.token)(?<!sync.token)(?<!continuation.token)"
+_TOKEN_WORD = (  # nor one that pages through results
+    rf"{_PUBLIC_TOKEN}(?<!jsonwebtoken)(?<!next.token)(?<!page.token)(?<!sync.token)(?<!continuation.token)"
 )
 _SECRET_KEY_QUALIFIERS = (
     _KEY_QUALIFIERS + " write read admin deploy service storage shared license webhook session consumer bot"
     " ingest sdk server jwt hmac"
 )
 _SECRET_WORD = (
-    rf"(?:pass(?:word|wd|phrase)?|pwd|secret|{_TOKEN_WORD}|creds|credentials?|auth(?=[\"'`]?[ \t]*[:=])|key(?:"
-    + "|".join(f"(?<={q}key)|(?<={q}[_.\\-]key)" for q in _SECRET_KEY_QUALIFIERS.split())
-    + "))"
+    rf"(?:pass(?:word|wd|phrase)?|pwd|secret|{_TOKEN_WORD}|creds|credentials?|auth(?=[\"'`]?[ \t]*[:=])|"
+    rf"{_qualified_key(_SECRET_KEY_QUALIFIERS)})"
 )
 _NOT_SECRET_PART = (
     r"(?:ids?|names?|type|ur[li]s?|endpoint|file|path|length|len|size|count|min|max|ttl|expir\w*|lifetime|"
@@ -384,7 +376,7 @@ RULES: tuple[Rule, ...] = (
               r"sk-or-v1-[a-f0-9]{64}"),
     _prefixed("openai-api-key", "an OpenAI API key",
               r"sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{32,250}",
-              validate=lambda v: _random_looking(v, 3.5), end=_EW),
+              validate=_generated, end=_EW),
     _prefixed("google-api-key", "a Google API key", r"AIza[A-Za-z0-9_\-]{35}", end=_EW),
     _prefixed("google-oauth-token", "a Google OAuth token",
               r"(?:ya29\.[A-Za-z0-9_\-.]{20,}|1//0[A-Za-z0-9_\-]{40,})",
@@ -400,7 +392,7 @@ RULES: tuple[Rule, ...] = (
          ("sharedaccesskey", "sharedsecretvalue"), _plausible),
     Rule("azure-sas-token", "an Azure shared access signature",
          r"[?&;]sig=(?P<v>(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){30,})", ("sig=",),
-         lambda v: _random_looking(v, 3.5)),
+         _generated),
     Rule("azure-ad-client-secret", "an Azure AD client secret",
          r"(?<![A-Za-z0-9_~.\-])(?P<v>[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})"
          r"(?![A-Za-z0-9_~.\-])",
@@ -408,17 +400,17 @@ RULES: tuple[Rule, ...] = (
     _prefixed("azure-devops-pat", "an Azure DevOps personal access token",
               r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}", keys=("azdo",)),
     _prefixed("twilio-api-key", "a Twilio API key SID", r"SK[0-9a-fA-F]{32}",
-              validate=lambda v: _random_looking(v, 3.0)),
+              validate=_random_looking),
     _prefixed("twilio-account-sid", "a Twilio account SID", r"AC[0-9a-f]{32}",
-              validate=lambda v: _random_looking(v, 3.0)),
+              validate=_random_looking),
     Rule("twilio-auth-token", "a Twilio auth token",
          r"twilio[^\n]{0,40}?(?<![a-z0-9])(?P<v>[0-9a-f]{32})(?![a-z0-9])",
-         ("twilio",), lambda v: _random_looking(v, 3.0), view="lowered"),
+         ("twilio",), _random_looking, view="lowered"),
     _prefixed("sendgrid-api-key", "a SendGrid API key",
               r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", end=_EW),
     _prefixed("discord-bot-token", "a Discord bot token",
               r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}",
-              validate=lambda v: _random_looking(v, 3.5), end=_EW),
+              validate=_generated, end=_EW),
     Rule("discord-webhook", "a Discord webhook URL",
          r"discord(?:app)?\.com/api/webhooks/\d{17,20}/(?P<v>[A-Za-z0-9_\-]{60,70})",
          ("discord",), _plausible),
@@ -439,11 +431,11 @@ RULES: tuple[Rule, ...] = (
               r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", keys=("shpat_", "shpss_", "shpca_", "shppa_")),
     Rule("mailgun-api-key", "a Mailgun API key",  # hex32-hex8-hex8, found from its first dash
          r"-(?<=(?<![A-Za-z0-9])[0-9a-f]{32}-)[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9])", (),
-         lambda v: _random_looking(v, 3.0), extend_left=32),
+         _random_looking, extend_left=32),
     _prefixed("mailgun-legacy-api-key", "a Mailgun API key", r"key-[0-9a-zA-Z]{32}",
-              validate=lambda v: _random_looking(v, 3.0)),
+              validate=_random_looking),
     _prefixed("mailchimp-api-key", "a Mailchimp API key",
-              r"[0-9a-f]{32}-us\d{1,2}", validate=lambda v: _random_looking(v, 3.0), keys=("-us",)),
+              r"[0-9a-f]{32}-us\d{1,2}", validate=_random_looking, keys=("-us",)),
     Rule("heroku-api-key", "a Heroku API key",
          rf"(?:(?P<v1>HRKU-[A-Za-z0-9_\-]{{20,}})|(?i:heroku)[^\n]{{0,40}}?"
          rf"(?i:key|token|auth|password|secret)[^\n]{{0,30}}?(?<![A-Za-z0-9\-])"
@@ -474,13 +466,13 @@ RULES: tuple[Rule, ...] = (
               r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{60})", end=_EW,
               keys=("sq0atp-", "sq0csp-", "eaaa")),
     _prefixed("facebook-access-token", "a Facebook access token", r"EAA[A-Za-z0-9]{90,}",
-              validate=lambda v: _random_looking(v, 3.5)),
+              validate=_generated),
     _prefixed("supabase-token", "a Supabase access token", r"sb(?:p|_secret)_[A-Za-z0-9_]{40,}",
               keys=("sbp_", "sb_secret_")),
     _prefixed("notion-token", "a Notion integration token", r"ntn_[A-Za-z0-9]{40,50}",
-              validate=lambda v: _random_looking(v, 3.5)),
+              validate=_generated),
     _prefixed("notion-legacy-token", "a Notion integration token", r"secret_[A-Za-z0-9]{43}",
-              validate=lambda v: _random_looking(v, 3.5)),
+              validate=_generated),
     _prefixed("airtable-token", "an Airtable personal access token",
               r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
     _prefixed("replicate-token", "a Replicate API token", r"r8_[A-Za-z0-9]{37}"),
@@ -530,7 +522,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:bearer(?<![a-z0-9]bearer)[ \t]+(?P<v1>[a-z0-9._~+/\-]{16,}=*)"
          r"|authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:token|bot|apikey|api-key|api-token|key|sso-key)[ \t]+"
          r"(?P<v2>[a-z0-9._~+/:\-]{16,}=*))",
-         ("bearer", "authorization"), lambda v: _random_looking(v, 3.0), STRUCTURAL, view="lowered"),
+         ("bearer", "authorization"), _random_looking, STRUCTURAL, view="lowered"),
     Rule("basic-auth", "basic authentication credentials",
          r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:basic)[ \t]+"
          r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
@@ -541,7 +533,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:password|passwd|token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)"
          r"[\"']?(?P<v2>[^\s\"']{3,200}))",
          ("-u", "-basic-auth", "-password", "-passwd", "-token", "-secret", "-apikey", "-api-key", "-access-key"),
-         lambda v: _literal(v, 6), STRUCTURAL),
+         _literal, STRUCTURAL),
     Rule("storage-account-key", "a cloud storage account key",
          r"(?:key|storage|azure|account|blob)[^\n]{0,60}?(?<![a-z0-9+/])(?P<v>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
          ("==",), _storage_key, view="lowered"),
@@ -556,36 +548,45 @@ RULES: tuple[Rule, ...] = (
          r"|(?<![a-z])login[ \t]+\S+[ \t]+password[ \t]+(?P<v3>\S{1,256})"
          r"|;[ \t]*pass(?:word)?[ \t]*=[ \t]*(?P<v4>[^;\"'\s]{1,256})(?=;|$|[ \t]*[\"']))",
          ("password", "passwd", "passphrase", "secret", "token", "key", ";pass"), _named_value, STRUCTURAL,
-         view="lowered"),
+         view="lowered", prefilter=r"</|key[ \t]*=|login[ \t]|;[ \t]*pass"),
     Rule("db-cli-password", "a password on a command line",
          r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]{0,80}?[ \t]-p(?:[\"'](?P<v1>[^\"'\n]{3,200})[\"']"
          r"|(?P<v2>[^\s\"'\-][^\s\"']{2,200}))|sshpass[ \t]+-p[ \t]*[\"']?(?P<v3>[^\s\"']{3,200})"
          r"|redis-cli\b[^\n|;]{0,80}?[ \t]-a[ \t]+[\"']?(?P<v4>[^\s\"']{3,200}))",
-         ("mysql", "mariadb", "sshpass", "redis-cli"), lambda v: _literal(v, 6), STRUCTURAL),
+         ("mysql", "mariadb", "sshpass", "redis-cli"), _literal, STRUCTURAL),
     Rule("env-assignment", "a secret in an environment variable assignment",
-         rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_value('', 1)}",
-         ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines"),
+         rf"\n[ \t]*(?:export[ \t]+|set[ \t]+)?{_ENV_NAME}[ \t]*=[ \t]*{_VALUE}",
+         ("pass", "pwd", "secret", "token", "key", "credential"), _dotenv_value, DOTENV, view="lines",
+         prefilter=r"(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|KEY)[ \t]*="),
     Rule("keyword-assignment", "a secret assigned to a password, token or key",
-         rf"{_KEY_NAME}{_QUOTE}{_OP}{_value('', 1)}",
-         ("pass", "pwd", "secret", "credential", "auth", "token", "key"), _keyword_value, KEYWORD, view="lowered"),
+         rf"{_KEY_NAME}{_QUOTE}{_OP}{_VALUE}",
+         ("pass", "pwd", "secret", "credential", "auth", "token", "key"), _keyword_value, KEYWORD, view="lowered",
+         prefilter=r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*"
+                   r"(?:[=:]|%3[da])"),
     Rule("encoded-secret", "a base64-encoded secret printed after its name",
          rf"(?:pass(?:word|wd)?|secret|{_TOKEN_WORD}|credentials?|key(?<=[a-z_]key)(?<!public.key)(?<!publickey))"
          rf"(?:[\"'`]?[ \t]*[:=]|[^\n]{{0,80}}?(?:printed|"
          rf"prints|shows?|outputs?|gives?|returns?|returned|decodes? to|->|=>)|[^\n]{{0,40}}?\.data\.[^\n]{{0,60}}?)"
          rf"[\s\"'`]{{1,4}}(?P<v>{_B64_VALUE})(?![A-Za-z0-9+/=])",
          ("password", "passwd", "secret", "token", "credential", "key"), _encoded_secret, KEYWORD,
-         view="lowered"),
+         view="lowered", prefilter=r"(?:[:=>]|printed|prints|shows?|outputs?|gives?|returns?|returned|decodes? to)"
+                                   r"[\s\"'`]{1,4}[a-z0-9+/]{12}|\.data\."),
     Rule("spoken-password", "a password stated in prose",
          rf"(?:pass(?:word|phrase|wd)?|pwd|pw|passcode|pin|secret|{_TOKEN_WORD}|api key|credentials?|login|creds)"
          r"(?:[ \t]+(?:for|of|on|to)[ \t]+[^\n]{1,40}?)?(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])"
          r"[ \t]+(?:still[ \t]+|now[ \t]+|just[ \t]+)?(?:[^\s/:]{1,40}[ \t]*(?:/|:)[ \t]*)?[\"'`]?"
          r"(?P<v>[^\s\"'`]{6,128})",
          ("pass", "pwd", "pw ", "pin", "secret", "token", "api key", "credential", "login", "creds"),
-         _spoken_password, KEYWORD, view="lowered"),
+         _spoken_password, KEYWORD, view="lowered",
+         prefilter=r"(?:pass|pw|pin|secret|token|api key|credential|login|creds)[a-z]*(?:[ \t]+(?:for|of|on|to)"
+                   r"[ \t]+[^\n]{1,40}?)?(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"),
     Rule("named-secret", "a secret assigned to a name that says it is one",
          rf"{_SECRET_NAME}(?:[\"'`]?[ \t]*(?:=>|:=|==|=|:|%3[da])[ \t]*|[\"'`][ \t]*,[ \t]*(?=[\"'`]))"
-         rf"{_value('', 1)}",
-         ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered"),
+         rf"{_VALUE}",
+         ("pass", "pwd", "secret", "token", "cred", "key", "auth"), _named_value, KEYWORD, view="lowered",
+         # a comma follows a quoted name only: "tokens, ..." in prose (and in lh's own output) is no candidate
+         prefilter=r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*"
+                   r"(?:[\"'`]?[ \t]*(?:[=:]|%3[da])|[\"'`][ \t]*,)"),
 )  # fmt: skip
 # On a long text a rule whose pattern starts with a literal runs ungated: `re` finds the literal as
 # fast as a substring search, and searching a long text for every keyword costs more than the rules.
@@ -594,29 +595,6 @@ _HEADED = frozenset(r.id for r in RULES if r.bounded and r.view == "text" and le
 _KEYWORDS = {
     long: tuple(dict.fromkeys(k for rule in RULES if not (long and rule.id in _HEADED) for k in rule.keywords))
     for long in (False, True)
-}
-
-# Prefilters of the costliest rules whose keywords occur in most prose: a pattern every match of the
-# rule contains, read off the rule (tests check each against the rule's own matches).
-_PREFILTERS = {
-    "keyword-assignment": (
-        r"(?:pass|pwd|secret|credential|auth|token|key)[a-z_.\-]*(?:\\?[\"'`]|%2[27])?[ \t]*(?:[=:]|%3[da])"
-    ),
-    # a comma follows a quoted name only: "tokens, ..." in prose (and in lh's own output) is no candidate
-    "named-secret": (
-        r"(?:pass|pwd|secret|token|cred|key|auth)[a-z0-9_.\-]*(?:[\"'`]?[ \t]*(?:[=:]|%3[da])|[\"'`][ \t]*,)"
-    ),
-    "env-assignment": r"(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|CREDENTIALS?|KEY)[ \t]*=",
-    "config-password": r"</|key[ \t]*=|login[ \t]|;[ \t]*pass",
-    "encoded-secret": (
-        r"(?:[:=>]|printed|prints|shows?|outputs?|gives?|returns?|returned|decodes? to)[\s\"'`]{1,4}[a-z0-9+/]{12}"
-        r"|\.data\."
-    ),
-    "spoken-password": (
-        r"(?:pass|pw|pin|secret|token|api key|credential|login|creds)[a-z]*"
-        r"(?:[ \t]+(?:for|of|on|to)[ \t]+[^\n]{1,40}?)?"
-        r"(?:[ \t]+(?:is|was|are|set to|changed to|reset to)|[ \t]*[:=])[ \t]"
-    ),
 }
 
 
@@ -635,24 +613,24 @@ def _raw_candidates(text: str) -> list[tuple[int, int, int, Rule]]:
         if rule.keywords and not (long and rule.id in _HEADED) and present.isdisjoint(rule.keywords):
             continue
         view = text if rule.view == "text" else lowered if rule.view == "lowered" else "\n" + text
-        if prefiltered(rule, view, _PREFILTERS):
+        if prefiltered(rule, view):
             shift = 1 if rule.view == "lines" else 0  # the "lines" view starts with an added newline
             found += [(start, end, rule.rank, rule) for start, end in spans(rule, view, text, shift)]
     return found
 
 
-def _percent_decoded(line: str) -> tuple[str, list[int]]:
-    """A line with its printable %XX escapes decoded, and where each character came from."""
+def _edited(text: str, first: int, last: int, edits: Iterable[tuple[int, int, str]]) -> tuple[str, list[int]]:
+    """`text[first:last]` with each (start, end, replacement) made, and the place in `text` of each of
+    its characters (a replacement's: where it starts) and of its end."""
     parts: list[str] = []
     origin: list[int] = []
-    done = 0
-    for match in re.finditer("%([2-7][0-9A-Fa-f])", line):
-        parts += [line[done : match.start()], chr(int(match.group(1), 16))]
-        origin += [*range(done, match.start()), match.start()]
-        done = match.end()
-    parts.append(line[done:])
-    origin += range(done, len(line) + 1)
-    return "".join(parts), origin
+    done = first
+    for start, end, new in edits:
+        parts += [text[done:start], new]
+        origin += [*range(done, start), *[start] * len(new)]
+        done = end
+    parts.append(text[done:last])
+    return "".join(parts), [*origin, *range(done, last), last]
 
 
 def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
@@ -660,13 +638,11 @@ def _candidates(text: str) -> list[tuple[int, int, int, Rule]]:
     found = _raw_candidates(text)
     at = text.find("%")
     while at >= 0:
-        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
-        end = len(text) if end < 0 else end
-        decoded, origin = _percent_decoded(text[start:end])
+        start, end = _lines(text, at, at)
+        escapes = re.compile("%([2-7][0-9A-Fa-f])").finditer(text, start, end)  # printable ones
+        decoded, origin = _edited(text, start, end, ((m.start(), m.end(), chr(int(m[1], 16))) for m in escapes))
         if len(decoded) < end - start:  # a decoded line: every candidate, mapped back
-            found += [
-                (start + origin[s], start + origin[e], rank, rule) for s, e, rank, rule in _raw_candidates(decoded)
-            ]
+            found += [(origin[s], origin[e], rank, rule) for s, e, rank, rule in _raw_candidates(decoded)]
         at = text.find("%", end)
     for joined, origin, least in _joined_texts(text):
         for start, end, rank, rule in _raw_candidates(joined):
@@ -701,36 +677,26 @@ def _joins(text: str) -> list[tuple[int, int, int]]:
     return sorted(cuts)
 
 
-def _mixed(run: str) -> bool:
-    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+def _lines(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the lines holding `text[start:end]` start and end."""
+    last = text.find("\n", end)
+    return text.rfind("\n", 0, start) + 1, len(text) if last < 0 else last
 
 
 def _joined_texts(text: str) -> list[tuple[str, list[int], int]]:
     """The lines around each group of cuts with the cuts removed: (text, origin of each of its
     characters and of its end, least rank a candidate across a cut needs)."""
-    joined: list[tuple[str, list[int], int]] = []
-    cuts = _joins(text)
-    index = 0
-    while index < len(cuts):
-        group = [cuts[index]]  # cuts whose surrounding lines touch are joined together
-        while index + 1 < len(cuts) and cuts[index + 1][0] - group[-1][1] < 400:
-            index += 1
-            group.append(cuts[index])
-        index += 1
-        first = text.rfind("\n", 0, group[0][0]) + 1
-        last = text.find("\n", group[-1][1])
-        last = len(text) if last < 0 else last
-        parts: list[str] = []
-        origin: list[int] = []
-        done = first
-        for start, end, _ in group:
-            parts.append(text[done:start])
-            origin += range(done, start)
-            done = end
-        parts.append(text[done:last])
-        origin += [*range(done, last), last]
-        joined.append(("".join(parts), origin, min(rank for _, _, rank in group)))
-    return joined
+    groups: list[list[tuple[int, int, int]]] = []
+    for cut in _joins(text):  # cuts whose surrounding lines touch are joined together
+        if groups and cut[0] - groups[-1][-1][1] < 400:
+            groups[-1].append(cut)
+        else:
+            groups.append([cut])
+    return [
+        (*_edited(text, *_lines(text, group[0][0], group[-1][1]), ((start, end, "") for start, end, _ in group)),
+         min(rank for _, _, rank in group))
+        for group in groups
+    ]  # fmt: skip
 
 
 _ORDER: dict[str, int] = {}  # each rule's place in the registry, worked out once
@@ -763,10 +729,7 @@ def scan_many(texts: Sequence[str], allows: Sequence[Iterable[str]] = ()) -> lis
     """`scan` of each text with its allowed rules in `allows` (or none); a text repeated is scanned once."""
     if allows and len(allows) != len(texts):
         raise ValueError("scan_many needs one allowance per text, or none at all")
-    candidates: dict[str, list[tuple[int, int, int, Rule]]] = {}
-    for text in texts:
-        if text not in candidates:
-            candidates[text] = _candidates(text)
+    candidates = {text: _candidates(text) for text in dict.fromkeys(texts)}
     return [_findings(text, candidates[text], allows[index] if allows else ()) for index, text in enumerate(texts)]
 
 

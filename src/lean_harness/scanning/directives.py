@@ -69,7 +69,11 @@ def _remote(command: str) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("framing-tag", "a tag that opens or closes system or conversation framing", _TAG, ("<",), view="folded"),
+    # Prefilters (adr/0036): a framing tag names a role, a role header starts a line with one, a note
+    # addressed to the agent names it.
+    Rule("framing-tag", "a tag that opens or closes system or conversation framing", _TAG, ("<",), view="folded",
+         prefilter=r"<\s*/?\s*(?:system|assistant|developer|human|instruction|tool|function|user|im_|important|ai|"
+                   r"model)|<<\s*/?\s*sys"),
     Rule("chat-template-token", "a chat-template control token", _TOKEN,
          ("<|", "<\uff5c", "[inst]", "[/inst]", "_of_turn>", "[system_prompt]", "[available_tools]", "[tool_"),
          bounded=True, view="folded"),
@@ -83,7 +87,8 @@ RULES: tuple[Rule, ...] = (
          r"as an? (?:ai|assistant)|override\b|always\b|never\b|do not\b|don'?t\b)"
          r"|user[ \t]*[:\]][ \t]*(?:ignore|disregard|forget)\b)",
          (":", "]"),
-         bounded=True, view="folded"),
+         bounded=True, view="folded",
+         prefilter=r"(?m)^[ \t>*\-]*(?:\[|#+[ \t]*)?(?:system|assistant|developer|human|ai|user)"),
     Rule("override-instructions", "an attempt to override the agent's instructions",
          rf"(?:ignore|disregard|forget|override|overrule|bypass|set aside)\s+"
          rf"(?:(?:all|any|every|the|of|these|those|my)\s+){{0,3}}{_EARLIER}\s+(?:\w+\s+)?{_ORDERS}\b"
@@ -133,7 +138,8 @@ RULES: tuple[Rule, ...] = (
          ("note", "message", "instruction", "attention", "important", "notice", "reminder", "dear", "hey", "hi",
           "hello", "if you are", "you are", "as a", "ai ", "llm", "claude", "copilot", "codex", "chatgpt", "gemini",
           "assistant"),
-         bounded=True, view="folded"),
+         bounded=True, view="folded",
+         prefilter=r"\b(?:ai|llm|gpt|language|coding|claude|copilot|codex|chatgpt|gemini|assistant|agent|model|bot)"),
     Rule("remote-pipe-shell", "a remote script piped into a shell",
          # A download piped (through any other stages: `| tee x | sh`) into a shell or interpreter;
          # a shell, eval or source running a download's output (`eval "$(curl ...)"`,
@@ -156,41 +162,22 @@ RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 
-# Prefilters of the costliest rules, whose keywords occur in most notes (tests check that every
-# match holds its prefilter's): a framing tag names a role, a role header starts a line with one,
-# a note addressed to the agent names it.
-_PREFILTERS = {
-    "framing-tag": (
-        r"<\s*/?\s*(?:system|assistant|developer|human|instruction|tool|function|user|im_|important|ai|model)"
-        r"|<<\s*/?\s*sys"
-    ),
-    "role-header": r"(?m)^[ \t>*\-]*(?:\[|#+[ \t]*)?(?:system|assistant|developer|human|ai|user)",
-    "addressed-to-agent": (
-        r"\b(?:ai|llm|gpt|language|coding|claude|copilot|codex|chatgpt|gemini|assistant|agent|model|bot)"
-    ),
-}
-
-
 def scan(text: str, allow: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Every directive in `text`, sorted by position; rules in `allow` are skipped."""
     allowed = frozenset(allow)
-    origin: Origin | None
-    view, origin = "", None  # the folded view, made when a rule first needs it
+    view: tuple[str, Origin] | None = None  # the folded view, made when a rule first needs it
     places: Origin | None
     found: list[Finding] = []
     for rule in RULES:
-        if rule.id in allowed:
+        # the one rule on the text itself looks for invisible characters, which ASCII has none of
+        if rule.id in allowed or (rule.view == "text" and text.isascii()):
             continue
         if rule.view == "text":
-            if text.isascii():  # the one rule on the text itself looks for invisible characters
-                continue
             source, places = text, None
         else:
-            if origin is None:
-                view, origin = folded(text)
-            if not gated(rule, view) or not prefiltered(rule, view, _PREFILTERS):
+            source, places = view = view or folded(text)
+            if not gated(rule, source) or not prefiltered(rule, source):
                 continue
-            source, places = view, origin
         for begin, finish in spans(rule, source, source):
             from lean_harness.scanning.finding import Finding  # loads dataclasses: only once a finding is made
 

@@ -16,14 +16,15 @@ if TYPE_CHECKING:
 
 class Rule:
     """One shape of text to find. `keywords`: it runs only when one occurs in the lowered text, and
-    one of `requires` too; `rank`: of overlapping credentials the higher wins; `bounded`: its value
-    must not continue a word; `view`: the text, lowercased, after a newline, or folded (fold.py);
-    `extend_left`: the value starts this much before the match. Not a dataclass: the hooks load
+    one of `requires` too; `prefilter`: for a costly rule whose keywords occur in most prose, a short
+    pattern every match holds (adr/0036); `rank`: of overlapping credentials the higher wins; `bounded`:
+    its value must not continue a word; `view`: the text, lowercased, after a newline, or folded
+    (fold.py); `extend_left`: the value starts this much before the match. Not a dataclass: the hooks load
     rules, and dataclasses would double their imports (adr/0036).
     """
 
-    __slots__ = ("bounded", "description", "extend_left", "id", "keywords", "pattern", "rank", "requires",
-                 "validate", "view")  # fmt: skip
+    __slots__ = ("bounded", "description", "extend_left", "id", "keywords", "pattern", "prefilter", "rank",
+                 "requires", "validate", "view")  # fmt: skip
 
     def __init__(
         self,
@@ -38,10 +39,11 @@ class Rule:
         view: Literal["text", "lowered", "lines", "folded"] = "text",
         extend_left: int = 0,
         requires: tuple[str, ...] = (),
+        prefilter: str = "",
     ) -> None:
         self.id, self.description, self.pattern, self.keywords = id, description, pattern, keywords
         self.validate, self.rank, self.bounded, self.view = validate, rank, bounded, view
-        self.extend_left, self.requires = extend_left, requires
+        self.extend_left, self.requires, self.prefilter = extend_left, requires, prefilter
 
 
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
@@ -58,14 +60,13 @@ def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
 _prefilters: dict[str, re.Pattern[str]] = {}
 
 
-def prefiltered(rule: Rule, view: str, sources: dict[str, str]) -> bool:
-    """False when the view lacks the rule's prefilter in `sources`, a pattern every match holds (adr/0036)."""
-    source = sources.get(rule.id)
-    if source is None:
+def prefiltered(rule: Rule, view: str) -> bool:
+    """False when the view lacks the rule's prefilter."""
+    if not rule.prefilter:
         return True
     pattern = _prefilters.get(rule.id)
     if pattern is None:
-        pattern = _prefilters[rule.id] = re.compile(source)
+        pattern = _prefilters[rule.id] = re.compile(rule.prefilter)
     return pattern.search(view) is not None
 
 

@@ -12,16 +12,11 @@ import unicodedata
 from bisect import bisect_right
 
 # Letters that render like Latin letters, by code point (lowercase: the view is lowercased first).
-_LOOKALIKES = {
-    **dict.fromkeys(map(ord, "аαɑ"), "a"), **dict.fromkeys(map(ord, "вβ"), "b"), **dict.fromkeys(map(ord, "сϲ"), "c"),
-    **dict.fromkeys(map(ord, "ԁ"), "d"), **dict.fromkeys(map(ord, "еεё"), "e"), **dict.fromkeys(map(ord, "ɡ"), "g"),
-    **dict.fromkeys(map(ord, "һ"), "h"), **dict.fromkeys(map(ord, "іιıї"), "i"), **dict.fromkeys(map(ord, "ј"), "j"),
-    **dict.fromkeys(map(ord, "кκ"), "k"), **dict.fromkeys(map(ord, "ӏ"), "l"), **dict.fromkeys(map(ord, "м"), "m"),
-    **dict.fromkeys(map(ord, "ոη"), "n"), **dict.fromkeys(map(ord, "оοσ"), "o"), **dict.fromkeys(map(ord, "рρ"), "p"),
-    **dict.fromkeys(map(ord, "ԛ"), "q"), **dict.fromkeys(map(ord, "ѕ"), "s"), **dict.fromkeys(map(ord, "тτ"), "t"),
-    **dict.fromkeys(map(ord, "υ"), "u"), **dict.fromkeys(map(ord, "νѵ"), "v"), **dict.fromkeys(map(ord, "ԝѡ"), "w"),
-    **dict.fromkeys(map(ord, "хχ"), "x"), **dict.fromkeys(map(ord, "уγ"), "y"), **dict.fromkeys(map(ord, "ᴢ"), "z"),
-}  # fmt: skip
+_LOOKALIKES = {ord(char): latin for latin, chars in (
+    ("a", "аαɑ"), ("b", "вβ"), ("c", "сϲ"), ("d", "ԁ"), ("e", "еεё"), ("g", "ɡ"), ("h", "һ"), ("i", "іιıї"),
+    ("j", "ј"), ("k", "кκ"), ("l", "ӏ"), ("m", "м"), ("n", "ոη"), ("o", "оοσ"), ("p", "рρ"), ("q", "ԛ"),
+    ("s", "ѕ"), ("t", "тτ"), ("u", "υ"), ("v", "νѵ"), ("w", "ԝѡ"), ("x", "хχ"), ("y", "уγ"), ("z", "ᴢ"),
+) for char in chars}  # fmt: skip
 # Characters a reader does not see: zero-width, soft hyphen, bidirectional controls, tag characters.
 _INVISIBLE = "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
 # Markup a renderer hides: an HTML comment, emphasis marks touching a word.
