@@ -1,8 +1,8 @@
 """The `lh` command line: find the command, build only its parser, run it, pick the exit code.
 
 Each command module (`add_arguments(parser)`, `run(args) -> int`) is listed once in COMMANDS and
-imported only when chosen. Exit codes: 0 ok; 1 found a problem; 2 could not do what was asked;
-130 interrupted; 70 a bug (the traceback is shown).
+imported only when chosen; --json is declared here for every one not in PLAIN. Exit codes: 0 ok;
+1 found a problem; 2 could not do what was asked; 130 interrupted; 70 a bug (the traceback is shown).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("memory", "review"): ("list likely contradictions, duplicates, superseded, stale and pending notes", "review"),
     ("memory", "adopt"): ("make the prose written outside entries entries, text unchanged", "adopt"),
 }
+PLAIN = ("demo", "config_set", "config_schema", "export")  # modules whose output is not the JSON envelope
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -276,6 +277,8 @@ def _add_level(
         else:
             module = importlib.import_module(f"lean_harness.commands.{module_name}")
             module.add_arguments(child)
+            if module_name not in PLAIN:
+                child.add_argument("--json", action="store_true", help="print versioned JSON")
             child.set_defaults(command_module=module_name)
             leaf = child
     return leaf

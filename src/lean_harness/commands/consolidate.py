@@ -17,7 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--review", action="store_true", help="with --plan: add the findings of lh memory review")
     parser.add_argument("--apply", metavar="RECEIPT", help="check a receipt (a JSON file, - for stdin), then write it")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:

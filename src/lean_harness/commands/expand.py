@@ -17,7 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the id of a digest written by lh memory compact (with --print, or of a superseded entry)",
     )
     parser.add_argument("--print", action="store_true", help="print the entries it stands for and write nothing")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:

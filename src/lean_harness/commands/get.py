@@ -36,7 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep entries scoring X or more (1.0 is every query word matched once), not those holding a query word",
     )
     parser.add_argument("--ids", action="store_true", help="print every entry's id (to update it with put --id)")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
     told = parser.error
 
     def error(message: str) -> NoReturn:

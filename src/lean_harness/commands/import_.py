@@ -43,7 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="send a memory-md type, layered-jsonl category or notes-tree topic to SHARD (repeatable)",
     )
     parser.add_argument("--dry-run", action="store_true", help="say what would happen and write nothing")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,8 +9,7 @@ from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory lint`."""
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    """`lh memory lint` takes no options but --json."""
 
 
 def run(args: argparse.Namespace) -> int:

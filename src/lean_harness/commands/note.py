@@ -28,7 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="keep the note despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
     )
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:

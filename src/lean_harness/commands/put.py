@@ -57,7 +57,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="move entry ID (any shard) to the archive, pointing to this one (repeatable)",
     )
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def read_text_arg(value: str) -> str:
