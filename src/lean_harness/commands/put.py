@@ -7,7 +7,7 @@ import functools
 import sys
 from typing import TYPE_CHECKING
 
-from lean_harness.commands import emit, open_memory
+from lean_harness.commands import add_allowances, emit, open_memory
 from lean_harness.errors import LhError
 
 if TYPE_CHECKING:
@@ -29,13 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--id", dest="key", metavar="KEY", help="update the entry KEY in place, or create it")
     parser.add_argument("--pin", action="store_true", help="tag the entry pinned: compaction never merges it")
     parser.add_argument(
-        "--allow-secret",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="store despite a finding of scanner rule RULE (recorded in the entry)",
-    )
-    parser.add_argument(
         "--ref",
         dest="refs",
         action="append",
@@ -43,13 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a project file (and lines) the note is about; with --id, replaces the entry's references (repeatable)",
     )
     parser.add_argument("--no-refs", action="store_true", help="with --id: drop the entry's references")
-    parser.add_argument(
-        "--allow-directive",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="store despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
-    )
+    add_allowances(parser)
     parser.add_argument(
         "--supersedes",
         action="append",

@@ -61,10 +61,7 @@ class Refusal:
 
     def __str__(self) -> str:
         if self.directive:
-            return (
-                f'refused: {self.where}: line {self.line} reads as {self.description} ("{self.preview}",'
-                f" rule {self.rule}); not imported"
-            )
+            return f"refused: {rules.reads_as(f'{self.where}: line {self.line}', self)}; not imported"
         from lean_harness.scanning.masking import refusal
 
         return refusal(f"{self.where}: {self.what}", self, "not imported")
