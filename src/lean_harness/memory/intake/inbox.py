@@ -29,6 +29,7 @@ from lean_harness.memory import rules, writes
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.intake.formats import frontmatter
 from lean_harness.memory.intake.formats.records import TIME_HINT, utc_time
+from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import Entry, derive_id
 from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import text_key
@@ -92,13 +93,12 @@ def write_note(
     name = memory.check_shard(shard) if shard else None
     checked = rules.require(rules.check(text, tags=tags, allow=allow, directives=allow_directives), "note")
     rules.refuse_credentials(checked, "note")
-    directives = checked.directives
-    rules.refuse_directives(checked.text, directives, "note")
+    rules.refuse_directives(checked.text, checked.directives, "note")
     lines = ["---", f"created: {now_utc()}"]
     lines += [f"shard: {name}"] if name else []
     lines += [f"tags: {' '.join(checked.tags)}"] if checked.tags else []
     lines += [f"allow-secret: {','.join(checked.allow)}"] if checked.allow else []
-    lines += [f"allow-directive: {','.join(directives)}"] if directives else []
+    lines += [f"allow-directive: {','.join(checked.directives)}"] if checked.directives else []
     data = "\n".join([*lines, "---", checked.text, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
@@ -251,17 +251,15 @@ def _entry(
     checked = rules.check(
         front.body,
         tags=fields.get("tags", "").split(),
-        allow=[r for r in fields.get("allow-secret", "").split(",") if r],
-        directives=[r for r in fields.get("allow-directive", "").split(",") if r],
+        allow=rule_list(fields.get("allow-secret")),
+        directives=rule_list(fields.get("allow-directive")),
     )
     if checked.problems:
         return None, "", checked.problems[0]
     if (said := rules.said(checked)) is not None:
         return None, "", f"{said}; remove it"
-    body = checked.text
-    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
-    extra += (("allow-directive", ",".join(checked.directives)),) if checked.directives else ()
-    return Entry(derive_id(shard, body, taken), created, body, checked.tags, extra), shard, ""
+    key = derive_id(shard, checked.text, taken)
+    return Entry(key, created, checked.text, checked.tags, writes.extra_of(checked, None)), shard, ""
 
 
 def _markers(consumed_dir: Path) -> set[str]:

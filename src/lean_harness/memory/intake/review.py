@@ -89,13 +89,12 @@ def review(memory: Memory) -> tuple[Finding, ...]:
 def notes(memory: Memory) -> list[Item]:
     """The pending notes as items: shard "" or the one they name, id the file name (it starts with its time)."""
     from lean_harness.memory.intake import inbox
+    from lean_harness.memory.intake.formats import frontmatter
 
     found = []
     for note in inbox.snapshot(memory):
-        text = note.data.decode("utf-8", "replace")
-        body = text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text
-        shard = re.search(r"^shard: *(\S+)", text, re.MULTILINE) if text.startswith("---\n") else None
-        found.append(Item(shard.group(1) if shard else "", note.path.name, title_of(body), body))
+        front = frontmatter.split(note.data.decode("utf-8", "replace"))
+        found.append(Item(front.string("shard"), note.path.name, title_of(front.body), front.body))
     return found
 
 
