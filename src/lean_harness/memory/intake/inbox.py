@@ -1,15 +1,10 @@
 """The pending inbox: notes any number of agents drop without a lock, merged by one consolidation.
 
-A note is one Markdown file `<memory dir>/.pending/<UTC time>-<pid>-<random>.md`, written to a
-temporary file and linked into place, so a reader never sees half a note and two writers never
-share a name. It may start with frontmatter (`created`, `shard`, `tags` separated by spaces,
-`allow-secret`, `allow-directive`); the rest is the note. Notes do not count against the budget; INDEX.md says
-how many wait.
-
-`consolidate` writes the entries of a snapshot of the notes together with a marker per note,
-`.pending/.consumed/<sha256 of its bytes>`, in one journalled commit, then retires the notes; a
-note edited after the snapshot goes back to the inbox (adr/0014-import-and-inbox.md). `plan` and
-`apply` do the same through a receipt (adr/0039-supersede-review-receipts.md).
+A note is one Markdown file `<memory dir>/.pending/<UTC time>-<pid>-<random>.md` (frontmatter
+FIELDS, then the text), linked into place from a synced temp file. `consolidate` writes the
+entries of a snapshot of the notes with a marker per note, `.pending/.consumed/<sha256>`, in one
+journalled commit, then retires the notes (adr/0014-import-and-inbox.md); `plan` and `apply` do
+the same through a receipt (adr/0039-supersede-review-receipts.md).
 """
 
 from __future__ import annotations
