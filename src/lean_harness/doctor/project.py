@@ -12,7 +12,7 @@ from lean_harness import locations
 from lean_harness.doctor import NO_CONFIG, Check, Result, Verdict, apply, listed
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
-from lean_harness.files import display
+from lean_harness.files import cache_link, display, first_link
 from lean_harness.memory.handle import Memory, open_memory
 from lean_harness.memory.shard import CONFLICT_MARKERS, is_conflict_marker
 
@@ -263,19 +263,10 @@ def symlinks(p: Project) -> Verdict:
         cfg = p.config
         paths += [cfg.memory_dir, cfg.memory_dir / "INDEX.md", cfg.cache_dir]
         paths += [cfg.shard_path(name) for name in cfg.shard_names]
-    links: list[str] = []
-    for path in paths:
-        current = path
-        while current != p.root and p.root in current.parents:
-            if current.is_symlink() and p.shown(current) not in links:
-                links.append(p.shown(current))
-            current = current.parent
+    found = [first_link(path, p.root) for path in paths]
     if p.config is not None:  # and every folder under lh's cache, as every command checks it
-        from lean_harness.files import cache_link
-
-        found = cache_link(p.config.cache_dir / "lh", p.root)
-        if found is not None and p.shown(Path(found)) not in links:
-            links.append(p.shown(Path(found)))
+        found.append(cache_link(p.config.cache_dir / "lh", p.root))
+    links = list(dict.fromkeys(p.shown(Path(link)) for link in found if link is not None))
     return listed(
         [f"{links[0]} is a symbolic link; lean-harness only manages real files", *links[1:]] if links else [],
         "replace the link with the file or folder itself",
