@@ -80,7 +80,8 @@ def _main(argv: Sequence[str] | None) -> int:
     chosen = _chosen(words)
     parser, leaf = _parser(chosen)
     # A failure is reported as JSON when the chosen command accepts --json and was given it.
-    as_json = "--json" in leaf._option_string_actions and "--json" in words[: _end_of_options(words)]
+    options = words[: words.index("--")] if "--" in words else words
+    as_json = "--json" in leaf._option_string_actions and "--json" in options
     command = " ".join(chosen)
     for number, word in enumerate(words, 1):
         if not word.isascii() and any("\ud800" <= c <= "\udfff" for c in word):  # undecodable bytes
@@ -152,10 +153,6 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(self, message)
-
-
-def _end_of_options(words: Sequence[str]) -> int:
-    return words.index("--") if "--" in words else len(words)
 
 
 _OS_PROBLEMS = (
