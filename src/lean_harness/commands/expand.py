@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
+from lean_harness.commands.put import print_totals
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,16 +45,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"restored {len(result.restored)} entries of {result.shard} from digest {result.digest} ({result.archive})")
-    print(
-        f"{result.shard}: {result.tokens_before} -> {result.tokens_after} tokens;"
-        f" memory: {totals.tokens} of {totals.budget} tokens ({totals.percent}%)"
-    )
-    if totals.compaction_due:
-        print(
-            f"warning: memory is over its compaction threshold ({totals.compact_at_percent}% of {totals.budget}"
-            ' tokens); "lh memory compact" would merge old entries again',
-            file=sys.stderr,
-        )
+    then = '"lh memory compact" would merge old entries again'
+    print_totals(f"{result.shard}: {result.tokens_before} -> {result.tokens_after}", totals, then)
     return 0
 
 

@@ -124,15 +124,16 @@ def _next_merge(memory: Any, result: Any) -> list[str]:
 
 def print_put(result: Any) -> None:
     verb = {"added": "added", "updated": "updated", "unchanged": "already stored as"}[result.action]
-    totals = result.totals
     print(f"{verb} {result.id} in {result.shard} ({result.entry_tokens} tokens)")
-    print(
-        f"{result.shard}: {result.shard_tokens} tokens; memory: {totals.tokens} of {totals.budget} tokens"
-        f" ({totals.percent}%)"
-    )
+    print_totals(f"{result.shard}: {result.shard_tokens}", result.totals, 'run "lh memory compact"')
+
+
+def print_totals(shard: str, totals: Any, then: str) -> None:
+    """A shard's tokens after a write, the memory's against its budget, and what to run when compaction is due."""
+    print(f"{shard} tokens; memory: {totals.tokens} of {totals.budget} tokens ({totals.percent}%)")
     if totals.compaction_due:
         print(
             f"warning: memory is over its compaction threshold ({totals.compact_at_percent}% of {totals.budget}"
-            ' tokens); run "lh memory compact"',
+            f" tokens); {then}",
             file=sys.stderr,
         )
