@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 
 from lean_harness.commands import emit, open_memory
 
@@ -17,8 +18,7 @@ def run(args: argparse.Namespace) -> int:
 
     found = query.unreachable(open_memory())
     if args.json:
-        rows = [{"id": u.id, "shard": u.shard, "title": u.title} for u in found]
-        emit("memory lint", {"unreachable": rows})
+        emit("memory lint", {"unreachable": [asdict(u) for u in found]})  # id, shard, title
         return 1 if found else 0
     for u in found:
         print(f"{u.shard}/{u.id}: its first line does not find it in the top 5: {u.title}")
