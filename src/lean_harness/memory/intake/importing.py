@@ -257,12 +257,6 @@ def _location(problem: str) -> tuple[str, int, str]:
     return problem.split(": ", 1)[0], 0, problem
 
 
-def _entry(candidate: _Candidate, key: str, created: str) -> Entry:
-    # A digest from another project keeps its lines but no longer offers an expand (adr/0012).
-    text = carried(candidate.text) if DIGEST_TAG in candidate.tags else candidate.text
-    return Entry(key, created, text, candidate.tags, candidate.record.extra)
-
-
 def import_source(
     memory: Memory,
     source: Path,
@@ -341,7 +335,9 @@ def _plan(
             if not detail:
                 recorded[key] = digest
             continue
-        entry = _entry(candidate, key, record.created or now_utc())
+        # A digest from another project keeps its lines but no longer offers an expand (adr/0012).
+        text = carried(candidate.text) if DIGEST_TAG in candidate.tags else candidate.text
+        entry = Entry(key, record.created or now_utc(), text, candidate.tags, record.extra)
         additions.append((shard, entry))
         existing[key] = (shard, entry)
         by_text[shard][found] = key

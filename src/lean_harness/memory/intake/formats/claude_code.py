@@ -55,8 +55,13 @@ def memory_folder(root: Path) -> Path:
     """This project's Claude Code auto memory folder, or an error naming where it was looked for."""
     env = os.environ.get("CLAUDE_CONFIG_DIR")
     config = Path(env).expanduser() if env else Path.home() / ".claude"
-    configured = _configured(config)
-    if configured is not None:
+    try:
+        settings = json.loads((config / "settings.json").read_bytes())
+    except (OSError, ValueError):
+        settings = None
+    value = settings.get("autoMemoryDirectory") if isinstance(settings, dict) else None
+    if isinstance(value, str) and value.strip():
+        configured = Path(value).expanduser()
         if configured.is_dir():
             return configured
         raise LhError(f"no Claude Code memory folder at {configured} (autoMemoryDirectory in {config}/settings.json)")
@@ -75,12 +80,3 @@ def memory_folder(root: Path) -> Path:
         f"no Claude Code memory for this project at {' or '.join(tried)};"
         " pass the folder itself as SOURCE if it is elsewhere"
     )
-
-
-def _configured(config: Path) -> Path | None:
-    try:
-        settings = json.loads((config / "settings.json").read_bytes())
-    except (OSError, ValueError):
-        return None
-    value = settings.get("autoMemoryDirectory") if isinstance(settings, dict) else None
-    return Path(value).expanduser() if isinstance(value, str) and value.strip() else None

@@ -81,7 +81,10 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
     inside = folder.resolve()
     for path in sorted(folder.rglob("*")):
         parts = path.relative_to(folder).parts
-        outside = _links_out(path, inside)
+        try:  # a symbolic link out of the folder, or one on the way there
+            outside = not path.resolve().is_relative_to(inside)
+        except (OSError, RuntimeError):
+            outside = True  # a link loop: nothing to read
         if path.is_dir() and not path.is_symlink():
             continue
         name = "/".join(parts)
@@ -91,14 +94,6 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
         else:
             files.append(path)
     return files, skipped
-
-
-def _links_out(path: Path, inside: Path) -> bool:
-    """Whether `path` is, or lies under, a symbolic link that leads out of the folder `inside`."""
-    try:
-        return not path.resolve().is_relative_to(inside)
-    except (OSError, RuntimeError):
-        return True  # a link loop: nothing to read
 
 
 def _sections(text: str, name: str, files: set[str], shown: str, reading: Reading) -> list[_Found]:
