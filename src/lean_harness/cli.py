@@ -1,8 +1,8 @@
 """The `lh` command line: find the command, build only its parser, run it, pick the exit code.
 
 Each command module (`add_arguments(parser)`, `run(args) -> int`) is listed once in COMMANDS and
-imported only when chosen. Exit codes: 0 ok; 1 found a problem; 2 could not do what was asked;
-130 interrupted; 70 a bug (the traceback is shown).
+imported only when chosen; --json is declared here for every one not in PLAIN. Exit codes: 0 ok;
+1 found a problem; 2 could not do what was asked; 130 interrupted; 70 a bug (the traceback is shown).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str | None]] = {
     ("memory", "review"): ("list likely contradictions, duplicates, superseded, stale and pending notes", "review"),
     ("memory", "adopt"): ("make the prose written outside entries entries, text unchanged", "adopt"),
 }
+PLAIN = ("demo", "config_set", "config_schema", "export")  # modules whose output is not the JSON envelope
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,7 +80,8 @@ def _main(argv: Sequence[str] | None) -> int:
     chosen = _chosen(words)
     parser, leaf = _parser(chosen)
     # A failure is reported as JSON when the chosen command accepts --json and was given it.
-    as_json = "--json" in leaf._option_string_actions and "--json" in words[: _end_of_options(words)]
+    options = words[: words.index("--")] if "--" in words else words
+    as_json = "--json" in leaf._option_string_actions and "--json" in options
     command = " ".join(chosen)
     for number, word in enumerate(words, 1):
         if not word.isascii() and any("\ud800" <= c <= "\udfff" for c in word):  # undecodable bytes
@@ -151,10 +153,6 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(self, message)
-
-
-def _end_of_options(words: Sequence[str]) -> int:
-    return words.index("--") if "--" in words else len(words)
 
 
 _OS_PROBLEMS = (
@@ -276,6 +274,8 @@ def _add_level(
         else:
             module = importlib.import_module(f"lean_harness.commands.{module_name}")
             module.add_arguments(child)
+            if module_name not in PLAIN:
+                child.add_argument("--json", action="store_true", help="print versioned JSON")
             child.set_defaults(command_module=module_name)
             leaf = child
     return leaf

@@ -146,7 +146,25 @@ def load(root: Path) -> Config:
     found = _order_problems(user) if _plainly_valid(user, schema) else problems(user)
     if found:
         raise LhError("\n".join(f"{shown}: {line}" for line in found))
-    return _build(root, path, effective(user))
+    data = effective(user)
+    memory, artifacts = data["memory"], data["artifacts"]
+    return Config(
+        root=root,
+        path=path,
+        memory_dir=root / memory["dir"],
+        cache_dir=root / memory["cacheDir"],
+        token_budget=memory["tokenBudget"],
+        compact_at_percent=memory["compactAtPercent"],
+        compact_target_percent=memory["compactTargetPercent"],
+        index_token_budget=memory["indexTokenBudget"],
+        encoding=memory["encoding"],
+        keep_newest=memory["keepNewest"],
+        shards=(*memory["shards"].items(), *memory["personalShards"].items()),
+        personal=tuple(memory["personalShards"]),
+        committed=tuple(artifacts["committed"]),
+        ignored=tuple(artifacts["ignored"]),
+        data=data,
+    )
 
 
 def load_user(root: Path) -> dict[str, Any]:
@@ -192,27 +210,6 @@ def render(user: dict[str, Any]) -> str:
     import tomli_w
 
     return tomli_w.dumps(user)
-
-
-def _build(root: Path, path: Path, data: dict[str, Any]) -> Config:
-    memory, artifacts = data["memory"], data["artifacts"]
-    return Config(
-        root=root,
-        path=path,
-        memory_dir=root / memory["dir"],
-        cache_dir=root / memory["cacheDir"],
-        token_budget=memory["tokenBudget"],
-        compact_at_percent=memory["compactAtPercent"],
-        compact_target_percent=memory["compactTargetPercent"],
-        index_token_budget=memory["indexTokenBudget"],
-        encoding=memory["encoding"],
-        keep_newest=memory["keepNewest"],
-        shards=(*memory["shards"].items(), *memory["personalShards"].items()),
-        personal=tuple(memory["personalShards"]),
-        committed=tuple(artifacts["committed"]),
-        ignored=tuple(artifacts["ignored"]),
-        data=data,
-    )
 
 
 def _order_problems(user: dict[str, Any]) -> list[str]:

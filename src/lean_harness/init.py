@@ -23,6 +23,7 @@ ATTRIBUTES_START = "# >>> lean-harness >>> (managed by lh init from memory.dir i
 # git's built-in union driver keeps the entries both branches added, with no merge config, so a
 # fresh clone merges the same way; lh memory index then rebuilds INDEX.md (adr/0008-merges.md).
 ATTRIBUTES = "merge=union text eol=lf"
+QUOTED = ' \t"\\'  # a pattern holding one of these is written quoted, as git reads it
 
 
 @dataclass(frozen=True)
@@ -153,36 +154,26 @@ def create_shards(cfg: config_mod.Config) -> list[str]:
 def write_ignore_block(cfg: config_mod.Config) -> bool:
     """Write the managed .gitignore block from artifacts.ignored; False when it was already current."""
     personal = f"{display(cfg.personal_dir, cfg.root)}/"  # the personal scope never reaches git (adr/0040)
-    return _write_block(cfg.root / ".gitignore", cfg.root, managed_block([*cfg.ignored, personal]))
+    return _write_block(cfg.root / ".gitignore", cfg.root, [BLOCK_START, *cfg.ignored, personal])
 
 
 def write_attributes_block(cfg: config_mod.Config) -> bool:
-    """Write the managed .gitattributes block for the memory dir; False when it was already current."""
-    return _write_block(cfg.root / ".gitattributes", cfg.root, attributes_block(display(cfg.memory_dir, cfg.root)))
-
-
-def managed_block(lines: tuple[str, ...] | list[str]) -> str:
-    """The managed .gitignore block for these patterns."""
-    return "\n".join([BLOCK_START, *lines, BLOCK_END]) + "\n"
-
-
-def attributes_block(memory_dir: str) -> str:
-    """The managed .gitattributes block for the shards and INDEX.md in `memory_dir`, and its archive."""
+    """Write the managed .gitattributes block for the shards and INDEX.md, and the archive; False when current."""
+    folder = display(cfg.memory_dir, cfg.root).rstrip("/")
     lines = [ATTRIBUTES_START]
     # Compaction appends to archive/SHARD.md as a put appends to a shard (adr/0012-compaction.md).
-    for glob in (f"{memory_dir.rstrip('/')}/*.md", f"{memory_dir.rstrip('/')}/archive/*.md"):
-        pattern = glob
-        if any(c in pattern for c in ' \t"\\'):
-            pattern = '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        lines.append(f"{pattern} {ATTRIBUTES}")
-    return "\n".join([*lines, BLOCK_END]) + "\n"
+    for glob in (f"{folder}/*.md", f"{folder}/archive/*.md"):
+        quoted = '"' + glob.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        lines.append(f"{quoted if any(c in glob for c in QUOTED) else glob} {ATTRIBUTES}")
+    return _write_block(cfg.root / ".gitattributes", cfg.root, lines)
 
 
-def _write_block(path: Path, root: Path, block: str) -> bool:
+def _write_block(path: Path, root: Path, lines: list[str]) -> bool:
+    """Write the managed block of `lines` (its start line first) into the file at `path`, keeping the rest."""
+    block = "\n".join([*lines, BLOCK_END]) + "\n"
     refuse_symlink(path, root)
-    start_line = block.partition("\n")[0]
     try:
         text = read_text(path, root, keep_bom=True)
     except FileNotFoundError:
         return write_text(path, block)
-    return write_text(path, with_block(text, block, start_line, BLOCK_END))
+    return write_text(path, with_block(text, block, lines[0], BLOCK_END))

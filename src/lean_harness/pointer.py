@@ -53,12 +53,8 @@ def write(root: Path, memory_dir: str = locations.MEMORY_DIR, paths: list[Path] 
     results = []
     for path in chosen:
         existed = path.exists()
-        changed = write_text(path, with_block(read_text(path, root, keep_bom=True) if existed else "", text))
+        old = read_text(path, root, keep_bom=True) if existed else ""
+        changed = write_text(path, files.with_block(old, text, START, END))
         action = "unchanged" if not changed else ("updated" if existed else "created")
         results.append(PointerResult(display(path, root), action))
     return results
-
-
-def with_block(text: str, new_block: str) -> str:
-    """`text` with the pointer block replaced, or appended after a blank line when it has none."""
-    return files.with_block(text, new_block, START, END)

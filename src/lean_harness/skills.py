@@ -26,16 +26,6 @@ class FrontmatterError(LhError):
 
 
 @dataclass(frozen=True)
-class Skill:
-    """One SKILL.md: where, its frontmatter fields, and its body's length."""
-
-    path: str
-    folder: str
-    fields: dict[str, Value]
-    body_lines: int
-
-
-@dataclass(frozen=True)
 class Problem:
     """One rule a SKILL.md breaks; `warning` for advice rather than a requirement."""
 
@@ -75,43 +65,38 @@ def check(folder: Path, shown: str) -> list[Problem]:
         return [Problem(f"{where}: not UTF-8 text; re-save it as UTF-8")]
     except FrontmatterError as error:
         return [Problem(error.message)]
-    return rules(Skill(where, folder.name, fields, body_lines))
-
-
-def rules(skill: Skill) -> list[Problem]:
-    """The specification's rules applied to parsed frontmatter."""
-    where, found = skill.path, []
-    unknown = sorted(set(skill.fields) - set(FIELDS))
+    found = []
+    unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         found.append(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(FIELDS)}")
-    name = skill.fields.get("name")
+    name = fields.get("name")
     if not isinstance(name, str) or not name:
-        found.append(f"{where}: no name; add name: {skill.folder}")
+        found.append(f"{where}: no name; add name: {folder.name}")
     elif not NAME_RE.fullmatch(name) or len(name) > MAX_NAME:
         found.append(
             f"{where}: name {name!r} is not allowed; use lowercase letters, digits and single hyphens,"
             f" at most {MAX_NAME} characters, not starting or ending with a hyphen"
         )
-    elif name != skill.folder:
-        found.append(f"{where}: name {name!r} differs from its folder {skill.folder!r}; make them equal")
-    description = skill.fields.get("description")
+    elif name != folder.name:
+        found.append(f"{where}: name {name!r} differs from its folder {folder.name!r}; make them equal")
+    description = fields.get("description")
     if not isinstance(description, str) or not description.strip():
         found.append(f"{where}: no description; add one saying what the skill does and when to use it")
     elif len(description) > MAX_DESCRIPTION:
         found.append(f"{where}: description is {len(description)} characters; shorten it to {MAX_DESCRIPTION}")
     for key in ("license", "compatibility", "allowed-tools"):
-        if key in skill.fields and not isinstance(skill.fields[key], str):
+        if key in fields and not isinstance(fields[key], str):
             found.append(f"{where}: {key} is a mapping; write it as one string")
-    compatibility = skill.fields.get("compatibility")
+    compatibility = fields.get("compatibility")
     if isinstance(compatibility, str) and not 1 <= len(compatibility) <= MAX_COMPATIBILITY:
         found.append(f"{where}: compatibility must be 1 to {MAX_COMPATIBILITY} characters")
-    if "metadata" in skill.fields and not isinstance(skill.fields["metadata"], dict):
+    if "metadata" in fields and not isinstance(fields["metadata"], dict):
         found.append(f"{where}: metadata is not a mapping; write it as indented key: value lines")
     problems = [Problem(message) for message in found]
-    if skill.body_lines >= MAX_BODY_LINES:
+    if body_lines >= MAX_BODY_LINES:
         problems.append(
             Problem(
-                f"{where}: the body is {skill.body_lines} lines; keep it under {MAX_BODY_LINES}"
+                f"{where}: the body is {body_lines} lines; keep it under {MAX_BODY_LINES}"
                 " and move details to references/ files",
                 warning=True,
             )

@@ -6,11 +6,12 @@ The command modules and cli.py are the only code that prints.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from argparse import ArgumentParser
     from typing import Any
 
     from lean_harness.memory.handle import Memory
@@ -31,32 +32,20 @@ def masked(value: Any) -> Any:
     included, through `scanning.mask`: how a record leaves lh, whatever field a value came from."""
     from lean_harness.scanning.masking import mask_many
 
-    texts: list[str] = []
+    texts: dict[str, str] = {}
+    _strings(value, lambda text: texts.setdefault(text, text))  # gathered first: one scan for them all
+    return _strings(value, dict(zip(texts, mask_many(list(texts)), strict=True)).__getitem__)
 
-    def gather(item: Any) -> None:
-        if isinstance(item, str):
-            texts.append(item)
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                gather(key)
-                gather(inner)
-        elif isinstance(item, (list, tuple)):
-            for inner in item:
-                gather(inner)
 
-    gather(value)
-    shown = dict(zip(texts, mask_many(texts), strict=True))
-
-    def rebuild(item: Any) -> Any:
-        if isinstance(item, str):
-            return shown[item]
-        if isinstance(item, dict):
-            return {shown[key] if isinstance(key, str) else key: rebuild(inner) for key, inner in item.items()}
-        if isinstance(item, (list, tuple)):
-            return [rebuild(inner) for inner in item]
-        return item
-
-    return rebuild(value)
+def _strings(value: Any, change: Callable[[str], str]) -> Any:
+    """`value` with `change` applied to every string in it, keys included (tuples become lists)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, dict):
+        return {change(k) if isinstance(k, str) else k: _strings(inner, change) for k, inner in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strings(inner, change) for inner in value]
+    return value
 
 
 def project_root() -> Path:
@@ -72,6 +61,18 @@ def open_memory() -> Memory:
     from lean_harness.memory.handle import open_memory as open_store
 
     return open_store(load(project_root()))
+
+
+def add_allowances(parser: ArgumentParser) -> None:
+    """--allow-secret and --allow-directive: the rules a stored note may trip, recorded with it."""
+    for name, what, when in (("secret", "scanner", ""), ("directive", "injection", ", when it only quotes such text")):
+        parser.add_argument(
+            f"--allow-{name}",
+            action="append",
+            default=[],
+            metavar="RULE",
+            help=f"store despite a finding of {what} rule RULE{when} (recorded in the entry)",
+        )
 
 
 def positive(text: str) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 
 from lean_harness.commands import emit, open_memory
 
@@ -11,7 +12,6 @@ from lean_harness.commands import emit, open_memory
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `lh memory adopt`."""
     parser.add_argument("shards", metavar="SHARD", nargs="*", help="the shards to adopt prose in (default: all)")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,8 +20,8 @@ def run(args: argparse.Namespace) -> int:
     memory = open_memory()
     result = adopt(memory, args.shards)
     if args.json:
-        rows = [{"shard": a.shard, "line": a.line, "id": a.id, "title": a.title} for a in result.adopted]
-        emit("memory adopt", {"adopted": rows, "written": list(result.written)}, result.refused)
+        adopted = [asdict(a) for a in result.adopted]  # shard, line, id, title
+        emit("memory adopt", {"adopted": adopted, "written": list(result.written)}, result.refused)
         return 1 if result.refused else 0
     for item in result.adopted:
         print(f"adopted {memory.shown(memory.shard_path(item.shard))}:{item.line} as {item.id}: {item.title}")

@@ -16,7 +16,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `lh memory compact`."""
     parser.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
     parser.add_argument("--force", action="store_true", help="compact down to the target even below the threshold")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:

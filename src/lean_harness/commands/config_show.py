@@ -8,8 +8,7 @@ from lean_harness.commands import emit, project_root
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh config show`."""
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    """`lh config show` takes no options but --json."""
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
@@ -17,7 +18,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--review", action="store_true", help="with --plan: add the findings of lh memory review")
     parser.add_argument("--apply", metavar="RECEIPT", help="check a receipt (a JSON file, - for stdin), then write it")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,12 +29,9 @@ def run(args: argparse.Namespace) -> int:
     result = inbox.consolidate(memory, dry_run=args.dry_run)
     kept = [n for n in result.notes if n.action == "kept"]
     if args.json:
-        rows = [
-            {"note": n.note, "action": n.action, "shard": n.shard, "id": n.id, "detail": n.detail} for n in result.notes
-        ]
         emit(
             "memory consolidate",
-            {"dry_run": result.dry_run, "notes": rows},
+            {"dry_run": result.dry_run, "notes": [asdict(n) for n in result.notes]},  # note, action, shard, id, detail
             [f"{n.note}: {n.detail}; kept in the inbox" for n in kept],
         )
         return 1 if kept else 0
@@ -53,13 +50,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace, memory: Any) -> int:
-    from lean_harness.commands.review import payload
     from lean_harness.memory.intake import inbox
     from lean_harness.memory.intake.review import review
 
     snapshot, rows = inbox.plan(memory)
     notes = [{"id": n.path.name, "shard": shard, "text": text, "sha256": n.sha256} for n, shard, text in rows]
-    findings = [payload(f) for f in review(memory) if f.kind != "pending"] if args.review else []
+    findings = [asdict(f) for f in review(memory) if f.kind != "pending"] if args.review else []
     emit("memory consolidate", {"snapshot": snapshot, "notes": notes, "findings": findings})  # for an agent: JSON
     return 0
 

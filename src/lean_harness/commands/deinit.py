@@ -18,7 +18,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also delete .agents/ (config, memory, caches); asks first unless --yes",
     )
     parser.add_argument("--yes", action="store_true", help="confirm --purge without asking")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:

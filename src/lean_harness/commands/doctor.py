@@ -8,13 +8,13 @@ from dataclasses import asdict
 from pathlib import Path
 
 from lean_harness.commands import emit, project_root
+from lean_harness.errors import LhError
 
 MARKS = {"ok": "ok", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `lh doctor`."""
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
     parser.add_argument("--fix", action="store_true", help="repair what is safe (INDEX.md, managed blocks, shards)")
     parser.add_argument(
         "--plugin",
@@ -32,8 +32,7 @@ def run(args: argparse.Namespace) -> int:
     unfixed: list[str] = []
     if args.plugin is not None:
         if args.fix:
-            print("lh doctor: --fix repairs a project, not a plugin; run it without --plugin", file=sys.stderr)
-            return 2
+            raise LhError("lh doctor: --fix repairs a project, not a plugin; run it without --plugin")
         from lean_harness.doctor import plugin
 
         command, results = "doctor --plugin", plugin.run_plugin(Path(args.plugin))

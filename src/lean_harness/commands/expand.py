@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
+from lean_harness.commands.put import print_totals
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,7 +18,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the id of a digest written by lh memory compact (with --print, or of a superseded entry)",
     )
     parser.add_argument("--print", action="store_true", help="print the entries it stands for and write nothing")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,16 +45,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"restored {len(result.restored)} entries of {result.shard} from digest {result.digest} ({result.archive})")
-    print(
-        f"{result.shard}: {result.tokens_before} -> {result.tokens_after} tokens;"
-        f" memory: {totals.tokens} of {totals.budget} tokens ({totals.percent}%)"
-    )
-    if totals.compaction_due:
-        print(
-            f"warning: memory is over its compaction threshold ({totals.compact_at_percent}% of {totals.budget}"
-            ' tokens); "lh memory compact" would merge old entries again',
-            file=sys.stderr,
-        )
+    then = '"lh memory compact" would merge old entries again'
+    print_totals(f"{result.shard}: {result.tokens_before} -> {result.tokens_after}", totals, then)
     return 0
 
 

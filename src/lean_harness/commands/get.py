@@ -36,7 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep entries scoring X or more (1.0 is every query word matched once), not those holding a query word",
     )
     parser.add_argument("--ids", action="store_true", help="print every entry's id (to update it with put --id)")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
     told = parser.error
 
     def error(message: str) -> NoReturn:
@@ -66,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         shard = parse(memory.read_shard(name)[0], shown)
         cited = _cited(memory, [(name, e.id, e.attr("refs") or "") for e in shard.entries])
     entries, loose = shard.entries, prose.blocks(shard)
-    printed: list[tuple[int, str]] = []
+    printed: list[tuple[int, str, dict[str, object]]] = []  # (line, block, its --json row)
     rows: list[dict[str, object]] = []
     warnings: list[str] = []
     for entry in entries:
@@ -76,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
         if mark:
             header, _, body = block.partition("\n")
             block = f"{header}{mark}\n{body}"
-        printed.append((entry.line, block))
         rows.append(
             {
                 "id": entry.id,
@@ -88,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
                 **_evidence_json(cited.get((name, entry.id))),
             }
         )
+        printed.append((entry.line, block, rows[-1]))
         warnings += [
             f"{shown}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
             for f in findings
@@ -96,20 +95,17 @@ def run(args: argparse.Namespace) -> int:
     for item in loose:
         text, findings = mask_text(item.text)
         text = neutralise(text)
-        printed.append((item.line, view.prose_block(item, text)))
         prose_rows.append({"line": item.line, "end": item.end, "tokens": 0, "text": text})
+        printed.append((item.line, view.prose_block(item, text), prose_rows[-1]))
         warnings += [
             f"{shown}:{item.line + f.line - 1}: prose holds what looks like {f.description} (masked here)"
             for f in findings
         ]
-    printed.sort(key=lambda pair: pair[0])
+    printed.sort(key=lambda item: item[0])
     with memory.reading():
-        counts = view.costs([block for _, block in printed], memory.counter.counts)
-    cost = {line: n for (line, _), n in zip(printed, counts, strict=True)}
-    for row, entry in zip(rows, entries, strict=True):
-        row["tokens"] = cost[entry.line]
-    for row, item in zip(prose_rows, loose, strict=True):
-        row["tokens"] = cost[item.line]
+        counts = view.costs([block for _, block, _ in printed], memory.counter.counts)
+    for (_, _, row), count in zip(printed, counts, strict=True):
+        row["tokens"] = count
     usage.record(memory.root, "get", [(name, entry.id) for entry in entries])
     if args.json:
         emit(
@@ -123,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         print(f'warning: {line}{more}; run "lh memory scan"', file=sys.stderr)
     if not printed:
         print(f"{name}: no entries")
-    sys.stdout.write(view.page([block for _, block in printed]))
+    sys.stdout.write(view.page([block for _, block, _ in printed]))
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from lean_harness.commands import emit, open_memory
@@ -43,7 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="send a memory-md type, layered-jsonl category or notes-tree topic to SHARD (repeatable)",
     )
     parser.add_argument("--dry-run", action="store_true", help="say what would happen and write nothing")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,10 +76,7 @@ def run(args: argparse.Namespace) -> int:
                 "format": result.format,
                 "dry_run": result.dry_run,
                 "records": result.records,
-                "outcomes": [
-                    {"where": o.where, "shard": o.shard, "id": o.id, "action": o.action, "detail": o.detail}
-                    for o in result.outcomes
-                ],
+                "outcomes": [asdict(o) for o in result.outcomes],  # where, shard, id, action, detail
                 "refused": [
                     {
                         "where": r.where,

@@ -21,7 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also add a short pointer to the memory in AGENTS.md and CLAUDE.md (a marked block)",
     )
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:

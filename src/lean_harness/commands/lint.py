@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 
 from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory lint`."""
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    """`lh memory lint` takes no options but --json."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,8 +18,7 @@ def run(args: argparse.Namespace) -> int:
 
     found = query.unreachable(open_memory())
     if args.json:
-        rows = [{"id": u.id, "shard": u.shard, "title": u.title} for u in found]
-        emit("memory lint", {"unreachable": rows})
+        emit("memory lint", {"unreachable": [asdict(u) for u in found]})  # id, shard, title
         return 1 if found else 0
     for u in found:
         print(f"{u.shard}/{u.id}: its first line does not find it in the top 5: {u.title}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from lean_harness.commands import emit, open_memory
+from lean_harness.commands import add_allowances, emit, open_memory
 from lean_harness.commands.put import read_text_arg
 
 
@@ -14,21 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", metavar="TEXT", help="the note (- reads stdin)")
     parser.add_argument("--shard", metavar="S", help="the shard it belongs in (default: decided at consolidation)")
     parser.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeatable)")
-    parser.add_argument(
-        "--allow-secret",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="keep the note despite a finding of scanner rule RULE (recorded in the entry)",
-    )
-    parser.add_argument(
-        "--allow-directive",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="keep the note despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
-    )
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    add_allowances(parser)
 
 
 def run(args: argparse.Namespace) -> int:

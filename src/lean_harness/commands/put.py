@@ -7,7 +7,7 @@ import functools
 import sys
 from typing import TYPE_CHECKING
 
-from lean_harness.commands import emit, open_memory
+from lean_harness.commands import add_allowances, emit, open_memory
 from lean_harness.errors import LhError
 
 if TYPE_CHECKING:
@@ -29,13 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--id", dest="key", metavar="KEY", help="update the entry KEY in place, or create it")
     parser.add_argument("--pin", action="store_true", help="tag the entry pinned: compaction never merges it")
     parser.add_argument(
-        "--allow-secret",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="store despite a finding of scanner rule RULE (recorded in the entry)",
-    )
-    parser.add_argument(
         "--ref",
         dest="refs",
         action="append",
@@ -43,13 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a project file (and lines) the note is about; with --id, replaces the entry's references (repeatable)",
     )
     parser.add_argument("--no-refs", action="store_true", help="with --id: drop the entry's references")
-    parser.add_argument(
-        "--allow-directive",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="store despite a finding of injection rule RULE, when the note only quotes such text (recorded)",
-    )
+    add_allowances(parser)
     parser.add_argument(
         "--supersedes",
         action="append",
@@ -57,7 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="move entry ID (any shard) to the archive, pointing to this one (repeatable)",
     )
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def read_text_arg(value: str) -> str:
@@ -138,15 +124,16 @@ def _next_merge(memory: Any, result: Any) -> list[str]:
 
 def print_put(result: Any) -> None:
     verb = {"added": "added", "updated": "updated", "unchanged": "already stored as"}[result.action]
-    totals = result.totals
     print(f"{verb} {result.id} in {result.shard} ({result.entry_tokens} tokens)")
-    print(
-        f"{result.shard}: {result.shard_tokens} tokens; memory: {totals.tokens} of {totals.budget} tokens"
-        f" ({totals.percent}%)"
-    )
+    print_totals(f"{result.shard}: {result.shard_tokens}", result.totals, 'run "lh memory compact"')
+
+
+def print_totals(shard: str, totals: Any, then: str) -> None:
+    """A shard's tokens after a write, the memory's against its budget, and what to run when compaction is due."""
+    print(f"{shard} tokens; memory: {totals.tokens} of {totals.budget} tokens ({totals.percent}%)")
     if totals.compaction_due:
         print(
             f"warning: memory is over its compaction threshold ({totals.compact_at_percent}% of {totals.budget}"
-            ' tokens); run "lh memory compact"',
+            f" tokens); {then}",
             file=sys.stderr,
         )

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from dataclasses import asdict
 
 from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory review`."""
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    """`lh memory review` takes no options but --json."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,16 +17,10 @@ def run(args: argparse.Namespace) -> int:
 
     findings = review(open_memory())
     if args.json:
-        emit("memory review", {"findings": [payload(f) for f in findings]})
+        emit("memory review", {"findings": [asdict(f) for f in findings]})
         return 0
     for finding in findings:
         names = " | ".join(f"{e.shard or 'pending'}/{e.id} {e.title}" for e in finding.entries)
         print(f"{finding.kind}: {names}\n  {finding.why}")
     print(f"{len(findings)} findings" if findings else "nothing to review")
     return 0
-
-
-def payload(finding: Any) -> dict[str, Any]:
-    """A finding as JSON: kind, entries (shard, id, title, text), why."""
-    entries = [{"shard": e.shard, "id": e.id, "title": e.title, "text": e.text} for e in finding.entries]
-    return {"kind": finding.kind, "entries": entries, "why": finding.why}

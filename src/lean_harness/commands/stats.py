@@ -17,8 +17,7 @@ KEYS = ("id", "shard", "uses", "listed", "last_used", "tokens")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory stats`."""
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    """`lh memory stats` takes no options but --json."""
 
 
 def run(args: argparse.Namespace) -> int:

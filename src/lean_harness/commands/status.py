@@ -9,8 +9,7 @@ from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory status`."""
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
+    """`lh memory status` takes no options but --json."""
 
 
 def run(args: argparse.Namespace) -> int:

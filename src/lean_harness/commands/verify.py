@@ -11,7 +11,6 @@ from lean_harness.commands import emit, open_memory
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `lh memory verify`."""
     parser.add_argument("--fix", action="store_true", help="re-anchor moved references (changed ones are left)")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
                 "references": len(findings),
                 "counts": counts,
                 "stale": [f"{e.shard}/{e.id}" for e in result.stale],
-                "findings": [finding_json(e.shard, e.id, f) for e, f in findings if f.status != "fresh"],
+                "findings": [
+                    {"shard": e.shard, "id": e.id, **reference_json(f)} for e, f in findings if f.status != "fresh"
+                ],
                 "fixed": len(fixed),
             },
             [e.problem for e in result.entries if e.problem],
@@ -81,11 +82,6 @@ def describe(shard: str, key: str, finding: Any, *, fixed: bool = False) -> str:
     if finding.status == "changed":
         return f"{head} changed" + (f" (the file is now {finding.renamed_to})" if finding.renamed_to else "")
     return f"{head} missing (the file is gone)"
-
-
-def finding_json(shard: str, key: str, finding: Any) -> dict[str, Any]:
-    """A reference's status as --json shows it."""
-    return {"shard": shard, "id": key, **reference_json(finding)}
 
 
 def reference_json(finding: Any) -> dict[str, Any]:

@@ -10,13 +10,9 @@ from lean_harness.doctor import Check, Result, Verdict, apply, listed
 from lean_harness.errors import LhError
 
 
-def _plugin(folder: Path) -> tuple[list[manifests.Manifest], list[str]]:
-    return manifests.load(folder, manifests.PLUGIN_PLACES)
-
-
 def plugin_json(folder: Path) -> Verdict:
     """Each copy of plugin.json is valid JSON and matches the plugin schema."""
-    copies, problems = _plugin(folder)
+    copies, problems = manifests.load(folder, manifests.PLUGIN_PLACES)
     if not copies and not problems:
         return Verdict(
             "fail",
@@ -40,7 +36,7 @@ def marketplace_json(folder: Path) -> Verdict:
     copies, problems = manifests.load(folder, manifests.MARKETPLACE_PLACES)
     if not copies and not problems:
         return Verdict("skip", "no marketplace.json: nothing to check")
-    plugins, _ = _plugin(folder)
+    plugins, _ = manifests.load(folder, manifests.PLUGIN_PLACES)
     plugin: dict[str, Any] = next((c.data for c in plugins if isinstance(c.data, dict)), {})
     name, version = plugin.get("name"), plugin.get("version")
     for copy in copies:

@@ -6,19 +6,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, wraps
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lean_harness import config as config_mod
 from lean_harness import locations
 from lean_harness.doctor import NO_CONFIG, Check, Result, Verdict, apply, listed
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
-from lean_harness.files import display
+from lean_harness.files import cache_link, display, first_link
 from lean_harness.memory.handle import Memory, open_memory
 from lean_harness.memory.shard import CONFLICT_MARKERS, is_conflict_marker
-
-if TYPE_CHECKING:
-    from lean_harness.memory.search.search import Index
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 FIX = "lh doctor --fix"
@@ -267,19 +263,10 @@ def symlinks(p: Project) -> Verdict:
         cfg = p.config
         paths += [cfg.memory_dir, cfg.memory_dir / "INDEX.md", cfg.cache_dir]
         paths += [cfg.shard_path(name) for name in cfg.shard_names]
-    links: list[str] = []
-    for path in paths:
-        current = path
-        while current != p.root and p.root in current.parents:
-            if current.is_symlink() and p.shown(current) not in links:
-                links.append(p.shown(current))
-            current = current.parent
+    found = [first_link(path, p.root) for path in paths]
     if p.config is not None:  # and every folder under lh's cache, as every command checks it
-        from lean_harness.files import cache_link
-
-        found = cache_link(p.config.cache_dir / "lh", p.root)
-        if found is not None and p.shown(Path(found)) not in links:
-            links.append(p.shown(Path(found)))
+        found.append(cache_link(p.config.cache_dir / "lh", p.root))
+    links = list(dict.fromkeys(p.shown(Path(link)) for link in found if link is not None))
     return listed(
         [f"{links[0]} is a symbolic link; lean-harness only manages real files", *links[1:]] if links else [],
         "replace the link with the file or folder itself",
@@ -335,21 +322,18 @@ def reachability(p: Project, memory: Memory) -> Verdict:
     from lean_harness.memory.search import query
     from lean_harness.scanning.masking import mask
 
-    def sampled(search_index: Index) -> tuple[int, list[tuple[str, str, str]], list[str]]:
-        """How many entries there are, the sample's (shard, id, title), and those not found."""
-        every = [(name, key) for name in memory.config.shard_names for key in _ids(memory, name)]
-        sample = _titled(memory, search_index, every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE])
-        lost = [
-            mask(f"{name}/{key}: {title}")  # an id or a title written by hand may hold a credential or framing
-            for name, key, title in sample
-            if not search_index.finds(title, name, key, 5)
-        ]
-        return len(every), sample, lost
-
-    count, sample, lost = query.using_index(memory, sampled)
-    if not count:
+    with memory.reading():
+        every = [(name, entry) for name in memory.config.shard_names for entry in memory.entries(name)]
+    sample = every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE]
+    lost = query.using_index(
+        memory,
+        lambda index: [  # an id or a title written by hand may hold a credential or framing
+            mask(f"{name}/{e.id}: {e.title}") for name, e in sample if not index.finds(e.title, name, e.id, 5)
+        ],
+    )
+    if not every:
         return Verdict("ok", "no entries yet")
-    scope = f"{len(sample)} entries sampled from {count}" if len(sample) < count else _entries(count)
+    scope = f"{len(sample)} entries sampled from {len(every)}" if len(sample) < len(every) else _entries(len(every))
     if lost:
         return Verdict(
             "warn",
@@ -386,27 +370,6 @@ def evidence(p: Project, memory: Memory) -> Verdict:
     if moved:
         return Verdict("warn", f"{moved} of {references} references moved to other lines", "lh memory verify --fix")
     return Verdict("ok", f"{references} references in {_entries(len(result.entries))} are fresh")
-
-
-def _ids(memory: Memory, name: str) -> list[str]:
-    """A shard's entry ids in file order, from its cached ids listing: no parse of every entry."""
-    listing = memory.cache.ids(name, memory.summary(name).sha256)
-    if listing is None:
-        return [e.id for e in memory.entries(name)]
-    return [line.partition(" ")[2] for line in listing.splitlines()]
-
-
-def _titled(memory: Memory, index: Index, picked: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(shard, id, first line) of the picked entries, each read where the search index found it."""
-    from lean_harness.memory.search.query import entry_of
-
-    texts: dict[str, str] = {}
-    found = []
-    for name, key in picked:
-        entry = entry_of(memory, index, name, key, texts)
-        if entry is not None:
-            found.append((name, key, entry.title))
-    return found
 
 
 @_on_memory(_skip_without_config)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError
-from lean_harness.memory.scans import Found, by_entry
+from lean_harness.memory.scans import Found, by_entry, rule_list
 from lean_harness.memory.shard import Entry
 from lean_harness.scanning import credentials
 
@@ -20,8 +20,7 @@ Leak = Found  # a credential's place in a file
 
 def allowed(entry: Entry) -> tuple[str, ...]:
     """The scanner rules an entry is allowed to trip."""
-    value = entry.attr("allow-secret") or ""
-    return tuple(rule for rule in value.split(",") if rule)
+    return rule_list(entry.attr("allow-secret"))
 
 
 def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) -> tuple[list[Leak], list[str]]:

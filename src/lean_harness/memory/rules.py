@@ -17,8 +17,10 @@ from lean_harness.memory.shard import ID_RE, TAG_RE, marker_kind, normalize_text
 
 if TYPE_CHECKING:
     from lean_harness.scanning.finding import Finding
+    from lean_harness.scanning.masking import Described
 
 MAX_ENTRY_BYTES = 64 * 1024
+NOT_INSTRUCTIONS = "memory holds notes, not instructions to the agent"
 SHARD_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 RULE_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 # C0 controls but tab and newline, DEL, and C1 controls. Line breaks are made "\n" before this runs.
@@ -191,15 +193,12 @@ def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | Non
 def said(checked: Checked) -> str | None:
     """Why an entry may not be stored (credential first, then directive), without a location, or None."""
     found = screened([checked])[0]
-    if found is None:
-        return None
-    what, finding, directive = found
-    if directive:
-        return (
-            f'{what} reads as {finding.description} ("{finding.preview}", rule {finding.rule});'
-            " memory holds notes, not instructions to the agent"
-        )
-    return describe(what, finding)
+    return None if found is None else why_refused(*found)
+
+
+def why_refused(what: str, finding: Finding, directive: bool) -> str:
+    """`what` holds a credential, or speaks as the system or the user, said without a location."""
+    return f"{reads_as(what, finding)}; {NOT_INSTRUCTIONS}" if directive else describe(what, finding)
 
 
 def refuse_setting(key: str, value: str, where: str) -> None:
@@ -237,6 +236,11 @@ def describe(what: str, finding: Finding) -> str:
     return looks_like(what, finding)
 
 
+def reads_as(what: str, finding: Described) -> str:
+    """`what` speaks as the system or the user (adr/0019), said with the finding's preview and rule."""
+    return f'{what} reads as {finding.description} ("{finding.preview}", rule {finding.rule})'
+
+
 def _quoted(value: str) -> str:
     """A user value for a message: quoted, control characters escaped, long values cut."""
     shown = value if len(value) <= 40 else value[:39] + "…"
@@ -263,8 +267,5 @@ def refuse_directives(
     if findings:
         first = findings[0]
         more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
-        raise Refused(
-            f'refused: {where}: line {first.line} reads as {first.description} ("{first.preview}",'
-            f" rule {first.rule}){more}; memory holds notes, not instructions to the agent; nothing was written."
-            f" {hint.format(rule=first.rule)}"
-        )
+        said = reads_as(f"{where}: line {first.line}", first)
+        raise Refused(f"refused: {said}{more}; {NOT_INSTRUCTIONS}; nothing was written. {hint.format(rule=first.rule)}")

@@ -35,6 +35,11 @@ class Found:
     entry: str | None = None  # the entry's id, redacted: an id may itself be a credential
 
 
+def rule_list(value: str | None) -> tuple[str, ...]:
+    """The rule names an allowance attribute's value lists: `allow-secret="aws-secret-key,jwt"`."""
+    return tuple(rule for rule in (value or "").split(",") if rule)
+
+
 def by_entry(text: str, shown: str, scan: Scanner, allowed: Callable[[Entry], Iterable[str]]) -> list[Found]:
     """Every finding in a file's text, in order of place; text that is not a shard is scanned whole.
 

@@ -75,15 +75,8 @@ def _adopt_shard(name: str, shard: Shard, text: str, created: str, shown: str) -
         if found is not None:
             _, finding, directive = found
             line = block.line + finding.line - 1
-            why = (
-                f'reads as {finding.description} ("{finding.preview}", rule {finding.rule});'
-                " memory holds notes, not instructions to the agent"
-                if directive
-                else rules.describe("the text", finding).removeprefix("the text ")
-            )
-            problems.append(
-                f'{shown}:{line}: the text {why}; left as prose: remove it, then run "lh memory adopt" again'
-            )
+            why = rules.why_refused("the text", finding, directive)
+            problems.append(f'{shown}:{line}: {why}; left as prose: remove it, then run "lh memory adopt" again')
             continue
         key = derive_id(name, checked.text, taken)
         taken.add(key)

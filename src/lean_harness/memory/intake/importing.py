@@ -23,6 +23,7 @@ from lean_harness.memory.evidence import evidence
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.intake.formats import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.memory.intake.formats.records import Reading, Record, read_source_text
+from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import Entry, derive_id, normalize_text
 from lean_harness.memory.summary import text_key
 from lean_harness.memory.writes import add_entries
@@ -61,10 +62,7 @@ class Refusal:
 
     def __str__(self) -> str:
         if self.directive:
-            return (
-                f'refused: {self.where}: line {self.line} reads as {self.description} ("{self.preview}",'
-                f" rule {self.rule}); not imported"
-            )
+            return f"refused: {rules.reads_as(f'{self.where}: line {self.line}', self)}; not imported"
         from lean_harness.scanning.masking import refusal
 
         return refusal(f"{self.where}: {self.what}", self, "not imported")
@@ -227,18 +225,13 @@ def _check(
         record.text,
         tags=record.tags,
         key=record.id,
-        allow=allowed_rules(record.extra),
-        directives=allowed_rules(record.extra, "allow-directive"),
+        allow=rule_list(dict(record.extra).get("allow-secret")),
+        directives=rule_list(dict(record.extra).get("allow-directive")),
     )
     problems += [f"{where}: {problem}" for problem in checked.problems]
     if len(problems) > before:
         return None
     return _Candidate(record, shard, checked.text, checked.tags, checked)
-
-
-def allowed_rules(extra: Sequence[tuple[str, str]], name: str = "allow-secret") -> list[str]:
-    """The rules a record's `allow-secret` (or `allow-directive`) attribute names."""
-    return [r for key, value in extra if key == name for r in value.split(",") if r]
 
 
 def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Candidate | None:
@@ -248,7 +241,9 @@ def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Ca
     if not value:
         return candidate
     try:
-        anchored = evidence.resolve(memory.root, value, candidate.record.where, allowed_rules(extra))
+        anchored = evidence.resolve(
+            memory.root, value, candidate.record.where, rule_list(dict(extra).get("allow-secret"))
+        )
     except LhError as error:
         problems.append(error.message)
         return None
@@ -260,12 +255,6 @@ def _location(problem: str) -> tuple[str, int, str]:
     if match := re.match(r"(.*?):(\d+): ", problem):
         return match.group(1), int(match.group(2)), problem
     return problem.split(": ", 1)[0], 0, problem
-
-
-def _entry(candidate: _Candidate, key: str, created: str) -> Entry:
-    # A digest from another project keeps its lines but no longer offers an expand (adr/0012).
-    text = carried(candidate.text) if DIGEST_TAG in candidate.tags else candidate.text
-    return Entry(key, created, text, candidate.tags, candidate.record.extra)
 
 
 def import_source(
@@ -346,7 +335,9 @@ def _plan(
             if not detail:
                 recorded[key] = digest
             continue
-        entry = _entry(candidate, key, record.created or now_utc())
+        # A digest from another project keeps its lines but no longer offers an expand (adr/0012).
+        text = carried(candidate.text) if DIGEST_TAG in candidate.tags else candidate.text
+        entry = Entry(key, record.created or now_utc(), text, candidate.tags, record.extra)
         additions.append((shard, entry))
         existing[key] = (shard, entry)
         by_text[shard][found] = key

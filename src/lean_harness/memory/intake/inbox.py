@@ -1,15 +1,10 @@
 """The pending inbox: notes any number of agents drop without a lock, merged by one consolidation.
 
-A note is one Markdown file `<memory dir>/.pending/<UTC time>-<pid>-<random>.md`, written to a
-temporary file and linked into place, so a reader never sees half a note and two writers never
-share a name. It may start with frontmatter (`created`, `shard`, `tags` separated by spaces,
-`allow-secret`, `allow-directive`); the rest is the note. Notes do not count against the budget; INDEX.md says
-how many wait.
-
-`consolidate` writes the entries of a snapshot of the notes together with a marker per note,
-`.pending/.consumed/<sha256 of its bytes>`, in one journalled commit, then retires the notes; a
-note edited after the snapshot goes back to the inbox (adr/0014-import-and-inbox.md). `plan` and
-`apply` do the same through a receipt (adr/0039-supersede-review-receipts.md).
+A note is one Markdown file `<memory dir>/.pending/<UTC time>-<pid>-<random>.md` (frontmatter
+FIELDS, then the text), linked into place from a synced temp file. `consolidate` writes the
+entries of a snapshot of the notes with a marker per note, `.pending/.consumed/<sha256>`, in one
+journalled commit, then retires the notes (adr/0014-import-and-inbox.md); `plan` and `apply` do
+the same through a receipt (adr/0039-supersede-review-receipts.md).
 """
 
 from __future__ import annotations
@@ -29,6 +24,7 @@ from lean_harness.memory import rules, writes
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.intake.formats import frontmatter
 from lean_harness.memory.intake.formats.records import TIME_HINT, utc_time
+from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import Entry, derive_id
 from lean_harness.memory.status import write_index
 from lean_harness.memory.summary import text_key
@@ -92,13 +88,12 @@ def write_note(
     name = memory.check_shard(shard) if shard else None
     checked = rules.require(rules.check(text, tags=tags, allow=allow, directives=allow_directives), "note")
     rules.refuse_credentials(checked, "note")
-    directives = checked.directives
-    rules.refuse_directives(checked.text, directives, "note")
+    rules.refuse_directives(checked.text, checked.directives, "note")
     lines = ["---", f"created: {now_utc()}"]
     lines += [f"shard: {name}"] if name else []
     lines += [f"tags: {' '.join(checked.tags)}"] if checked.tags else []
     lines += [f"allow-secret: {','.join(checked.allow)}"] if checked.allow else []
-    lines += [f"allow-directive: {','.join(directives)}"] if directives else []
+    lines += [f"allow-directive: {','.join(checked.directives)}"] if checked.directives else []
     data = "\n".join([*lines, "---", checked.text, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
@@ -251,17 +246,15 @@ def _entry(
     checked = rules.check(
         front.body,
         tags=fields.get("tags", "").split(),
-        allow=[r for r in fields.get("allow-secret", "").split(",") if r],
-        directives=[r for r in fields.get("allow-directive", "").split(",") if r],
+        allow=rule_list(fields.get("allow-secret")),
+        directives=rule_list(fields.get("allow-directive")),
     )
     if checked.problems:
         return None, "", checked.problems[0]
     if (said := rules.said(checked)) is not None:
         return None, "", f"{said}; remove it"
-    body = checked.text
-    extra: tuple[tuple[str, str], ...] = (("allow-secret", ",".join(checked.allow)),) if checked.allow else ()
-    extra += (("allow-directive", ",".join(checked.directives)),) if checked.directives else ()
-    return Entry(derive_id(shard, body, taken), created, body, checked.tags, extra), shard, ""
+    key = derive_id(shard, checked.text, taken)
+    return Entry(key, created, checked.text, checked.tags, writes.extra_of(checked, None)), shard, ""
 
 
 def _markers(consumed_dir: Path) -> set[str]:

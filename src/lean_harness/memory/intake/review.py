@@ -1,20 +1,10 @@
 """`lh memory review`: what may make memory wrong or larger than it needs to be, found without writing.
 
-Five kinds of finding, each naming its entries and saying why (adr/0039-supersede-review-receipts.md):
-
-- `contradiction`: two entries on one subject that differ in a number or version said of the same
-  word ("Postgres 14" / "Postgres 16"), or where one says always and the other never, or one
-  negates a word the other states (a negation then one of the two words after it).
-- `duplicate`: two entries that share most of their content words, or whose titles say the same.
-- `superseded`: a live entry that another names in its `supersedes` header, or that the archive
-  keeps as superseded by a live one (a merge brought it back).
-- `stale`: an entry whose cited lines changed or are gone (memory/evidence/stale.py).
-- `pending`: a note waiting in the inbox, with its age.
-
-Two entries are on one subject when they share at least `MIN_SHARED` content terms
-(`search.tokenize`: stemmed words, identifiers, no stopwords, no numbers) that are not common in
-this memory (held by more than a tenth of its entries, and by more than 10), and when those make a large
-enough part of both (the Dice coefficient): a word alone never pairs two notes.
+Five kinds of finding (adr/0039-supersede-review-receipts.md, docs/review.md): `contradiction`
+and `duplicate` (pairs of entries on one subject), `superseded`, `stale` and `pending`. Two
+entries are on one subject when they share at least MIN_SHARED content terms (`search.tokenize`,
+less numbers) not common in this memory, making a Dice overlap of SAME_SUBJECT: a word alone never
+pairs two notes.
 """
 
 from __future__ import annotations
@@ -89,13 +79,12 @@ def review(memory: Memory) -> tuple[Finding, ...]:
 def notes(memory: Memory) -> list[Item]:
     """The pending notes as items: shard "" or the one they name, id the file name (it starts with its time)."""
     from lean_harness.memory.intake import inbox
+    from lean_harness.memory.intake.formats import frontmatter
 
     found = []
     for note in inbox.snapshot(memory):
-        text = note.data.decode("utf-8", "replace")
-        body = text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text
-        shard = re.search(r"^shard: *(\S+)", text, re.MULTILINE) if text.startswith("---\n") else None
-        found.append(Item(shard.group(1) if shard else "", note.path.name, title_of(body), body))
+        front = frontmatter.split(note.data.decode("utf-8", "replace"))
+        found.append(Item(front.string("shard"), note.path.name, title_of(front.body), front.body))
     return found
 
 

@@ -1,13 +1,10 @@
 """Where Claude Code keeps a project's auto memory: `<config>/projects/<project>/memory`.
 
-`<config>` is `$CLAUDE_CONFIG_DIR`, else `~/.claude`; the user's `settings.json` there may name
-another folder (`autoMemoryDirectory`). `<project>` is the absolute path of the project's main
-git checkout (all worktrees of a repository share it), or of the folder itself outside git, with
-every character other than an ASCII letter or digit replaced by '-' (`/home/me/my.app` gives
-`-home-me-my-app`). A name over 200 characters keeps its first 200 and ends in a hash; the one
-folder that starts with those 200 and '-' is taken, so a change of hash does not lose it. Older
-releases keyed by the folder a session started in, so that folder's name is tried as well.
-The folder is read in the memory-md format.
+`<config>` is `$CLAUDE_CONFIG_DIR`, else `~/.claude`, whose `settings.json` may name another folder
+(`autoMemoryDirectory`). `<project>` is the main git checkout's absolute path (worktrees share it),
+else this checkout's or the folder's, with every character but ASCII letters and digits made '-';
+one over MAX_NAME characters is matched by its first MAX_NAME and '-' (Claude Code ends it in a
+hash). The folder is read in the memory-md format (adr/0014-import-and-inbox.md).
 """
 
 from __future__ import annotations
@@ -58,8 +55,13 @@ def memory_folder(root: Path) -> Path:
     """This project's Claude Code auto memory folder, or an error naming where it was looked for."""
     env = os.environ.get("CLAUDE_CONFIG_DIR")
     config = Path(env).expanduser() if env else Path.home() / ".claude"
-    configured = _configured(config)
-    if configured is not None:
+    try:
+        settings = json.loads((config / "settings.json").read_bytes())
+    except (OSError, ValueError):
+        settings = None
+    value = settings.get("autoMemoryDirectory") if isinstance(settings, dict) else None
+    if isinstance(value, str) and value.strip():
+        configured = Path(value).expanduser()
         if configured.is_dir():
             return configured
         raise LhError(f"no Claude Code memory folder at {configured} (autoMemoryDirectory in {config}/settings.json)")
@@ -78,12 +80,3 @@ def memory_folder(root: Path) -> Path:
         f"no Claude Code memory for this project at {' or '.join(tried)};"
         " pass the folder itself as SOURCE if it is elsewhere"
     )
-
-
-def _configured(config: Path) -> Path | None:
-    try:
-        settings = json.loads((config / "settings.json").read_bytes())
-    except (OSError, ValueError):
-        return None
-    value = settings.get("autoMemoryDirectory") if isinstance(settings, dict) else None
-    return Path(value).expanduser() if isinstance(value, str) and value.strip() else None

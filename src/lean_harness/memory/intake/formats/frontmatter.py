@@ -1,22 +1,13 @@
 """The one reader of the YAML frontmatter that SKILL.md files and memory files open with.
 
-A file with frontmatter starts with a `---` line and the block ends at the next `---` line. lh
-reads a subset of YAML instead of depending on a YAML library (adr/0013-doctor.md,
-adr/0014-import-and-inbox.md), one construct per line:
-
-- `key: value` at the top level; keys are letters, digits, `-` and `_`; a key may occur once;
-- values: a plain scalar (a `: ` or a trailing `:` in it is an error, as in YAML, so such text
-  must be quoted; ` #` starts a comment; indented lines that follow continue it, joined by
-  spaces), a double-quoted string (escapes `\\" \\\\ \\/ \\n \\t \\r \\0 \\uXXXX`), a single-quoted
-  string (`''` is a quote), or a block scalar `|`, `|-`, `>`, `>-` on the indented lines below;
-- `key:` with nothing after it, followed by indented `key: value` lines: a mapping of scalars
-  (one level, as `metadata` is);
-- blank lines and `#` comment lines.
-
-Strict mode (skills, pending notes) reports anything else (flow collections, lists, anchors,
-tags, tabs in indentation, deeper nesting) as a problem with its line. Lenient mode (imports)
-takes a plain value with `: ` in it whole, lets a repeated key's last value win, reads an unclosed
-or keyless block as no frontmatter, and drops only keys it cannot read, each named in a warning.
+A block runs from a first `---` line to the next. lh reads a subset of YAML, one construct a line
+(adr/0013-doctor.md): top-level `key: value` pairs; plain scalars (` #` starts a comment, indented
+lines continue them), double-quoted (escapes `\\" \\\\ \\/ \\n \\t \\r \\0 \\uXXXX`) and single-quoted
+strings, block scalars (`|`, `|-`, `>`, `>-`); `key:` over one level of indented scalars (as
+`metadata` is); blank and comment lines. Strict mode (skills, pending notes) reports anything
+else, a repeated key and `: ` in a plain value with its line; lenient mode (imports) takes such a
+value whole, lets the last of a repeated key win, reads an unclosed or keyless block as text and
+drops only the keys it cannot read, each named (adr/0014-import-and-inbox.md).
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The jsonl format: one JSON object per line, the form `lh memory export` writes.
 
 Each line is `{"id"?, "shard", "text", "tags"?, "created"?, "updated"?, "allow_secret"?,
-"refs"?, "allow_directive"?}`: `shard` and `text` are strings, `tags`, `allow_secret`,
-`allow_directive` and `refs` lists of strings, times ISO 8601 with a zone. A reference is
-`PATH#Lstart-end@DIGEST` as export writes it (kept as it is, so a stale note stays stale), or
-`PATH[#Lstart[-Lend]]`, anchored at the file when imported. Blank lines are skipped; any other
-field is a problem, so a typo never drops data
-silently. Export writes the shards in config order and each shard's entries in file order, with
-the keys in the order above, so the same memory exports to the same bytes.
+"allow_directive"?, "refs"?}`: lists of strings, times ISO 8601 with a zone. A reference is
+`PATH#Lstart-end@DIGEST` as export writes it (kept, so a stale note stays stale), or
+`PATH[#Lstart[-Lend]]`, anchored when imported. Any other field is a problem, so a typo never drops
+data silently. Export writes shards in config order, entries in file order, keys in FIELDS order.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """The layered-jsonl format: `memory/{plan,path,knowledge,lesson}.jsonl`, one event per line.
 
-An event is `{"id", "text", "category"?, "tags"?, "refs"? or "source_refs"?, "created"?}`. The
-effective entry of an id is its last event's text; its tags and its source references are the
-unions over all its events (the references are kept on the record and end the entry's text as a
-`Sources:` line) and its creation time is the earliest given. Other fields are not imported and
-are named in a warning per file; the event is kept.
-
-An id lives in one category, the file's: an event whose `category` differs from its file is
-refused, and an id found in two files is refused whole, both places named, since no event says
-which category is right. An event that cannot be read (not JSON, no id) might have changed any
-id of its file, so that file's ids wait until it is fixed; an event with a bad field holds back
-its id. Categories go to shards by CATEGORIES, which `lh memory import --map CATEGORY=SHARD`
-overrides.
+An event is `{"id", "text", "category"?, "tags"?, "refs"? or "source_refs"?, "created"?}`. An
+id's entry is its last event's text, the union of its tags and references (which also end the
+text as a `Sources:` line) and its earliest time. An id keeps its file's category: an event with
+another is refused, an id in two files is refused whole. An unreadable event holds back every id
+of its file, a bad field its own id (adr/0014-import-and-inbox.md). Categories go to shards by
+CATEGORIES (`--map CATEGORY=SHARD`).
 """
 
 from __future__ import annotations

@@ -1,28 +1,14 @@
-"""The memory-md format: Markdown memory files as agents write them, with or without an index.
+"""The memory-md format: any folder of Markdown memory files, as agents write them (adr/0014).
 
-This reader takes any folder of Markdown that is not a notes tree or layered-jsonl: Claude
-Code's and other agents' memory folders, one subfolder per agent, Codex's generated memories
-(memory_summary.md, raw_memories.md, rollout_summaries/), plain notes. A memory file may start
-with frontmatter (after HTML comments, which are dropped) giving `name` (or `title`),
-`description` and `type`, at the top level or inside a `metadata:` mapping, then a body that
-often carries **Why:** and **How to apply:** lines. The description (else the name) becomes the
-entry's first line and the body the rest; a file without frontmatter is its own text, titled
-with its file name unless it opens with a heading. The first of `created`, `date`, `modified`,
-`updated` that reads as a time (a bare date is midnight UTC, a time without a zone is UTC) is
-the entry's creation time, and `modified` or `updated`, when later, its update time. Other
-frontmatter keys are not imported and are named in one warning. Types, in any case, go to
-shards by TYPES, which `lh memory import --map TYPE=SHARD` overrides; an unknown type goes to
-the default shard, with a warning.
-
-Every Markdown file under the folder is read, linked from an index or not, so nothing is left
-behind; other files are named in a warning. A MEMORY.md or index.md, at any depth, is an index:
-each of its sections that holds more than links to files is a memory of its own; so is each
-section of a file over LONG bytes without frontmatter.
-
-The id comes from the name, else the file's path ('/' becomes '.'); a name that keeps no ASCII
-falls back to the path, and a path that keeps none to a hash of it (records.key_from). Files
-whose names give one id (`Prefer uv` and `prefer-uv`) each get a hash of their path appended, so
-a spelling that only agrees in ASCII is never a collision.
+A file may open with frontmatter (after HTML comments, which are dropped) giving `name` or
+`title`, `description`, `type` and the first of TIMES that reads as a time, at the top level or
+inside `metadata:`; other keys are named in one warning. The description (else the name) is the
+entry's first line and the body the rest; a file without frontmatter is its own text, titled by
+its file name unless it opens with a heading. Types go to shards by TYPES (`--map TYPE=SHARD`).
+A MEMORY.md or index.md at any depth, and a file over LONG bytes without frontmatter, is read by
+its sections, less the lines that only link to files imported themselves. The id comes from the
+name, else the path (records.key_from); files whose names give one id each get a hash of their
+path appended.
 """
 
 from __future__ import annotations
@@ -95,7 +81,10 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
     inside = folder.resolve()
     for path in sorted(folder.rglob("*")):
         parts = path.relative_to(folder).parts
-        outside = _links_out(path, inside)
+        try:  # a symbolic link out of the folder, or one on the way there
+            outside = not path.resolve().is_relative_to(inside)
+        except (OSError, RuntimeError):
+            outside = True  # a link loop: nothing to read
         if path.is_dir() and not path.is_symlink():
             continue
         name = "/".join(parts)
@@ -105,14 +94,6 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
         else:
             files.append(path)
     return files, skipped
-
-
-def _links_out(path: Path, inside: Path) -> bool:
-    """Whether `path` is, or lies under, a symbolic link that leads out of the folder `inside`."""
-    try:
-        return not path.resolve().is_relative_to(inside)
-    except (OSError, RuntimeError):
-        return True  # a link loop: nothing to read
 
 
 def _sections(text: str, name: str, files: set[str], shown: str, reading: Reading) -> list[_Found]:

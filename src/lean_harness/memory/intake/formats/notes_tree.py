@@ -1,14 +1,11 @@
 """The notes-tree format: a `.agents/notes/` tree of topic folders and focused Markdown notes.
 
-Each topic folder has an `index.md` describing its children (read for the digest, not
-imported) and notes, one `*.md` file each; a `.pending/` folder holds observations not yet
-filed. A note's id is its path without `.md` ('/' becomes '.'); an observation's id is derived
-from its text, like a put. A note may start with frontmatter (`id`, `shard`, `tags` separated
-by spaces, `created`), read leniently (memory/intake/formats/frontmatter.py): other keys are named in a
-warning and left out, and a note whose own keys cannot be read as written is refused. Its
-shard is the frontmatter's, else the one `--map TOPIC=SHARD` gives its top topic folder, else
-that folder's name when it is a shard, else the default shard.
-The topic folders it sits in become its tags.
+A note is one `*.md` file (a folder's `index.md` is not imported); `.pending/` holds observations
+not yet filed. Its id is its path without `.md` ('/' becomes '.'), an observation's is derived
+from its text. Its frontmatter (FIELDS, read leniently) may give its id, shard, tags and time;
+other keys are named and left out, and a note whose own keys cannot be read is refused. Its
+shard is the frontmatter's, else `--map TOPIC=SHARD`'s for its top topic folder, else that
+folder's name when it is a shard, else the default; its topic folders become its tags.
 """
 
 from __future__ import annotations
