@@ -55,13 +55,6 @@ def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
     return fresh
 
 
-def read(path: Path, name: str, sha256: str) -> Segment | None:
-    """The cached segment of shard `name` whose file hashes to `sha256`; None when the cache file is
-    missing, describes other bytes, or fails any check of its values."""
-    loaded = _load(path, name)
-    return loaded[1] if loaded is not None and loaded[0].get("sha256") == sha256 else None
-
-
 def _load(path: Path, name: str) -> tuple[dict[str, object], Segment] | None:
     """The head and segment of a cache file of this format, or None."""
     try:
