@@ -274,8 +274,8 @@ def _per_shard(docs: list[Doc], settings: Settings = search.DEFAULT_SETTINGS) ->
 def test_build_does_not_depend_on_input_order() -> None:
     shuffled = MEMORY[:]
     random.Random(3).shuffle(shuffled)
-    assert [p.to_bytes({}) for p in Index.build(shuffled).segments] == [
-        p.to_bytes({}) for p in Index.build(MEMORY).segments
+    assert [p.to_bytes({}) for p in Index.build(shuffled)._segments] == [
+        p.to_bytes({}) for p in Index.build(MEMORY)._segments
     ]
 
 
@@ -293,7 +293,7 @@ def test_a_segment_holds_the_entries_of_one_shard() -> None:
     ]
     with pytest.raises(ValueError, match=r"^a segment holds the entries of one shard$"):
         search.segment_of(docs)
-    assert [part.shard for part in Index.build(docs).segments] == ["failures", "quirks"]
+    assert [part.shard for part in Index.build(docs)._segments] == ["failures", "quirks"]
 
 
 def test_an_empty_segment_reads_back_and_finds_nothing() -> None:
@@ -862,7 +862,7 @@ def test_segments_learn_the_associations_one_index_learns() -> None:
     random.Random(13).shuffle(docs)
     whole = Index.build(docs)
     split = Index(_parts(*(docs[n : n + 40] for n in range(0, len(docs), 40))))
-    assert len(split.segments) == sum(len({d.shard for d in docs[n : n + 40]}) for n in range(0, len(docs), 40)) > 4
+    assert len(split._segments) == sum(len({d.shard for d in docs[n : n + 40]}) for n in range(0, len(docs), 40)) > 4
     for text in ["cache", "lock enospc", "build", "sqlite", "retry proxy", "merge", "kernel", "windows timeout"]:
         assert split.search(text, limit=30) == whole.search(text, limit=30), text
 

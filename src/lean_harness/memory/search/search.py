@@ -232,10 +232,6 @@ class Index:
     def __len__(self) -> int:
         return len(self._ids)
 
-    @property
-    def segments(self) -> tuple[Segment, ...]:
-        return self._segments
-
     @classmethod
     def build(cls, docs: Iterable[Doc], settings: Settings = DEFAULT_SETTINGS) -> Index:
         """Index entries in one segment a shard; the result does not depend on their order."""
@@ -749,8 +745,6 @@ class _Postings:
             if posting:
                 local = memoryview(posting)[: min(len(posting) // 2, 4 * count)].cast("I")  # segment.py's layout
                 runs.append([(part.ids[d], part.shard, base + d) for d in local])
-        if len(runs) == 1:
-            return [doc for _, _, doc in runs[0]]
         return [doc for _, _, doc in islice(heapq.merge(*runs), count)]
 
     def terms_of(self, doc: int) -> list[str]:
