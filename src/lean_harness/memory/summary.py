@@ -146,7 +146,7 @@ def with_entries(
     at = summary.count if position is None else position
     old: list[tuple[str, int, Newest | Entry]] = [(n.written, n.position, n) for n in summary.newest if n.id not in ids]
     new: list[tuple[str, int, Newest | Entry]] = [(written(e), at + i, e) for i, e in enumerate(entries)]
-    ranked = sorted([*old, *new], key=lambda item: (_inverted(item[0]), -item[1]))[:NEWEST_KEPT]
+    ranked = sorted([*old, *new], key=lambda item: item[:2], reverse=True)[:NEWEST_KEPT]  # last written first
     newest = tuple(
         item if isinstance(item, Newest) else Newest(stamp, item.id, _safe_title(item.title), place)
         for stamp, place, item in ranked
@@ -162,11 +162,6 @@ def with_entries(
         exact=summary.exact and exact,
         refs=(*((key, value) for key, value in summary.refs if key not in ids), *refs),
     )
-
-
-def _inverted(stamp: str) -> str:
-    # Sort newest first on a string key.
-    return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
 
 
 class SummaryCache:
