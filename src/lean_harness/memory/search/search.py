@@ -226,6 +226,8 @@ class Index:
         self._synonyms: dict[str, tuple[str, ...]] | None = None
         self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
         self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
+        self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
+        self._chunks: dict[str, list[tuple[str, _Concept]]] = {}  # per chunk of a query, what `_concepts` adds
         self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
         self._idfs: dict[str, float] = {}
 
@@ -536,16 +538,23 @@ class Index:
     def _concepts(self, query: str) -> list[_Concept]:
         """The query as weighted concepts, each a list of (index term, share) alternatives."""
         concepts: dict[str, _Concept] = {}
+        known = self._chunks
         for chunk in _CHUNK_RE.findall(query):
-            self._chunk_concepts(chunk.strip("_"), concepts)
+            found = known.get(chunk)
+            if found is None:
+                added: dict[str, _Concept] = {}
+                self._chunk_concepts(chunk.strip("_"), added)
+                found = known[chunk] = list(added.items())
+            for key, concept in found:
+                concepts.setdefault(key, concept)
         return list(concepts.values())
 
     def _chunk_concepts(self, chunk: str, concepts: dict[str, _Concept]) -> None:
-        """The concepts of one word or identifier of a query."""
+        """The concepts of one word or identifier of a query (made once per index: `finds` asks many)."""
         if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
             word = chunk.casefold()
             if word not in STOPWORDS:
-                self._word_concepts(word, concepts)
+                self._add_word(word, concepts)
             return
         if not chunk:
             return
@@ -554,13 +563,22 @@ class Index:
         parts = [p for p in _split_parts(chunk) if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS]
         if not alternatives:
             for part in parts:
-                self._word_concepts(part, concepts)
+                self._add_word(part, concepts)
             return
         concepts.setdefault(whole, (whole, 1.0, True, alternatives))
         for part in parts:
             term = self._stem(part)
             if term in self._postings:
                 concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
+
+    def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
+        found = self._words.get(word)
+        if found is None:
+            added: dict[str, _Concept] = {}
+            self._word_concepts(word, added)
+            found = self._words[word] = list(added.items())
+        for key, concept in found:
+            concepts.setdefault(key, concept)
 
     def _word_concepts(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
