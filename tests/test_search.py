@@ -234,7 +234,9 @@ def test_an_index_keeps_where_each_entry_was_in_its_shard_file() -> None:
         Doc("a", "insights", "2026-01-01T00:00:00Z", (), "first"),
         Doc("a", "failures", "2026-01-03T00:00:00Z", (), "other shard"),
     ]
-    index = Index([search.segment_of(docs, spans=[(120, 200), (0, 120), (0, 64)])])
+    index = Index(
+        [search.segment_of(docs[:2], spans=[(120, 200), (0, 120)]), search.segment_of(docs[2:], spans=[(0, 64)])]
+    )
     assert [index.span_of(shard, key) for shard, key in [("insights", "a"), ("insights", "b"), ("failures", "a")]] == [
         (0, 120),
         (120, 200),
@@ -253,6 +255,15 @@ def _reloaded(part: segment.Segment, shard: str) -> segment.Segment:
     return segment.from_bytes(part.to_bytes({}), shard)[1]
 
 
+def _parts(*parts: list[Doc]) -> list[segment.Segment]:
+    """A segment for each shard of each part: one shard's entries may be spread over several segments."""
+    return [
+        search.segment_of([d for d in part if d.shard == name])
+        for part in parts
+        for name in sorted({d.shard for d in part})
+    ]
+
+
 def _per_shard(docs: list[Doc], settings: Settings = search.DEFAULT_SETTINGS) -> Index:
     """An index of one segment per shard, each written to JSON and read back, as a query loads it."""
     names = sorted({doc.shard for doc in docs})
@@ -263,7 +274,9 @@ def _per_shard(docs: list[Doc], settings: Settings = search.DEFAULT_SETTINGS) ->
 def test_build_does_not_depend_on_input_order() -> None:
     shuffled = MEMORY[:]
     random.Random(3).shuffle(shuffled)
-    assert Index.build(shuffled).segments[0].to_bytes({}) == Index.build(MEMORY).segments[0].to_bytes({})
+    assert [p.to_bytes({}) for p in Index.build(shuffled)._segments] == [
+        p.to_bytes({}) for p in Index.build(MEMORY)._segments
+    ]
 
 
 def test_segments_read_back_per_shard_keep_results(index: Index) -> None:
@@ -271,6 +284,16 @@ def test_segments_read_back_per_shard_keep_results(index: Index) -> None:
     for query in ("parseConfig", "windows lock", "fails", "retry policy", "timeoutSec"):
         assert loaded.search(query) == index.search(query)
     assert len(loaded) == len(MEMORY)
+
+
+def test_a_segment_holds_the_entries_of_one_shard() -> None:
+    docs = [
+        Doc("a", "failures", "2026-01-01T00:00:00Z", (), "lock"),
+        Doc("b", "quirks", "2026-01-01T00:00:00Z", (), "lock"),
+    ]
+    with pytest.raises(ValueError, match=r"^a segment holds the entries of one shard$"):
+        search.segment_of(docs)
+    assert [part.shard for part in Index.build(docs)._segments] == ["failures", "quirks"]
 
 
 def test_an_empty_segment_reads_back_and_finds_nothing() -> None:
@@ -635,7 +658,7 @@ def test_a_well_formed_segment_file_of_one_entry_loads() -> None:
     loaded = Index([part])
     assert len(loaded) == 1
     assert [h.id for h in loaded.search("lock")] == ["a"]
-    assert part.shards == ["s"]  # the shard it is read for, whatever the file says
+    assert part.shard == "s"  # the shard it is read for, whatever the file says
 
 
 def test_a_posting_list_past_its_entries_fails_when_used() -> None:
@@ -838,8 +861,8 @@ def test_segments_learn_the_associations_one_index_learns() -> None:
     docs = _rare_corpus(13) + [Doc(f"r{d.id}", d.shard, d.created, d.tags, d.text) for d in _rare_corpus(14)]
     random.Random(13).shuffle(docs)
     whole = Index.build(docs)
-    split = Index([search.segment_of(docs[n : n + 40]) for n in range(0, len(docs), 40)])
-    assert len(split.segments) == 4
+    split = Index(_parts(*(docs[n : n + 40] for n in range(0, len(docs), 40))))
+    assert len(split._segments) == sum(len({d.shard for d in docs[n : n + 40]}) for n in range(0, len(docs), 40)) > 4
     for text in ["cache", "lock enospc", "build", "sqlite", "retry proxy", "merge", "kernel", "windows timeout"]:
         assert split.search(text, limit=30) == whole.search(text, limit=30), text
 
@@ -875,7 +898,7 @@ def test_finds_answers_as_search_does_over_segments_and_copies(seed: int) -> Non
     rng = random.Random(seed)
     copies = rng.sample(docs, 6)  # the same entries again, as a shard that repeats an id holds them
     parts = [docs[:60], docs[60:125], docs[125:], copies]
-    index = Index([search.segment_of(part) for part in parts])
+    index = Index(_parts(*parts))
     queries = [doc.text.splitlines()[0] for doc in rng.sample(docs, 20)]
     outcomes = set()
     for number, doc in enumerate(docs):
@@ -896,7 +919,7 @@ def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
     cuts = sorted(rng.sample(range(1, len(docs)), 4))
     parts = [docs[a:b] for a, b in zip([0, *cuts], [*cuts, len(docs)], strict=True)]
     whole = Index.build(docs)
-    split = Index([search.segment_of(part) for part in parts])
+    split = Index(_parts(*parts))
     loaded = _per_shard(docs)  # as a query reads the cache: one segment per shard
     for text in ["lock retry", "retry", "ENOSPC disk", "parse config", "retr", "lockfile", "windows flaky ci"]:
         for options in ({}, {"min_score": 0.0, "limit": 300}, {"tags": ["ci"]}, {"shards": ["failures"]}):
@@ -906,7 +929,7 @@ def test_segments_rank_as_one_index_over_all_their_entries(seed: int) -> None:
 
 def test_the_index_lists_prefixed_terms_and_tagged_entries_as_its_entries_say() -> None:
     docs = _varied(150, 21)
-    index = Index([search.segment_of(part) for part in (docs[:50], docs[50:120], docs[120:])])
+    index = Index(_parts(docs[:50], docs[50:120], docs[120:]))
     postings = index._postings
     vocabulary = sorted({term for doc in docs for term in tokenize(f"{doc.text} {' '.join(doc.tags)} {doc.shard}")})
     for prefix in ("", "c", "cach", "s", "src", "zz", "wind", "o"):
@@ -914,8 +937,7 @@ def test_the_index_lists_prefixed_terms_and_tagged_entries_as_its_entries_say() 
             assert postings.prefixed(prefix, count) == [t for t in vocabulary if t.startswith(prefix)][:count]
     for tag in ("ci", "windows", "db", "nope"):
         carrying = {(doc.id, doc.shard) for doc in docs if tag in doc.tags}
-        shard_of = memoryview(index._doc_shards).cast("I")
-        assert {(index._ids[d], index._shard_names[shard_of[d]]) for d in postings.tagged(tag)} == carrying
+        assert {(index._ids[d], index._shards[d]) for d in postings.tagged(tag)} == carrying
 
 
 def test_a_search_lists_ten_hits_unless_told_otherwise() -> None:

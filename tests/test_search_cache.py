@@ -18,7 +18,7 @@ import pytest
 from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import handle, prose
-from lean_harness.memory.search import query, search, search_cache, segment
+from lean_harness.memory.search import query, search, segment
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import parse
 from support import lh
@@ -100,8 +100,8 @@ def cached(root: Path, shard: str) -> Segment:
     """The segment a shard's cache file holds, read as a query reads it (the file must match the shard)."""
     folder = root / (f"{MEMORY}.local" if shard == "personal" else MEMORY)  # the personal scope's folder
     digest = hashlib.sha256((folder / f"{shard}.md").read_bytes()).hexdigest()
-    found = search_cache.read(root / CACHE / f"{shard}.idx", shard, digest)
-    assert found is not None
+    head, found = segment.from_bytes((root / CACHE / f"{shard}.idx").read_bytes(), shard)
+    assert head["sha256"] == digest
     return found
 
 

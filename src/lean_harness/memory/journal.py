@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lean_harness.errors import LhError
 from lean_harness.files import display, is_temp, refuse_symlink, stage, sync_dir, write_atomic
-from lean_harness.hookstate import Stat, stat_key
+from lean_harness.hookstate import Stat, stat_key, stat_of
 
 JOURNAL_NAME = "journal"
 UNAPPLIED_NAME = "journal.unapplied"
@@ -83,7 +83,7 @@ def commit(
             write_atomic(journal, json.dumps(record, indent=1).encode("utf-8"), compare=False)
         try:
             for path, seen in stats.items():  # an editor's save since the read is never renamed over
-                if _stat(path) != seen:
+                if stat_of(path) != seen:
                     raise _changed(Path(os.path.relpath(path, folder)).as_posix())
         except BaseException:
             _unlink(journal)
@@ -156,14 +156,6 @@ def _set_aside(journal: Path) -> bool:
 
 def _changed(name: str) -> Changed:
     return Changed(f"{name} in the memory dir changed while lh wrote it; nothing was written. Run the command again")
-
-
-def _stat(path: Path) -> Stat | None:
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        return None
-    return stat_key(info)
 
 
 def _state(path: Path) -> tuple[Stat | None, str | None]:

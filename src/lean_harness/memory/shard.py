@@ -66,19 +66,8 @@ class Entry:
     text: str
     tags: tuple[str, ...] = ()
     extra: tuple[tuple[str, str], ...] = ()
-    raw: str | None = field(default=None, repr=False)
-    line: int = 0
-
-    def _content(self) -> tuple[str, str, str, tuple[str, ...], tuple[tuple[str, str], ...]]:
-        return (self.id, self.created, self.text, self.tags, self.extra)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Entry):
-            return NotImplemented
-        return self._content() == other._content()
-
-    def __hash__(self) -> int:
-        return hash(self._content())
+    raw: str | None = field(default=None, repr=False, compare=False)
+    line: int = field(default=0, compare=False)
 
     @property
     def title(self) -> str:
@@ -243,9 +232,7 @@ def append_entries(existing: str, entries: Sequence[Entry], newline: str = "\n")
     """The shard text with the entries appended, each after a blank line, built in one pass."""
     if not entries:
         return existing
-    first = append_text(existing, entries[0], newline)
-    rest = [newline + render_entry(entry, newline) for entry in entries[1:]]
-    return first + "".join(rest)
+    return append_text(existing, entries[0], newline) + "".join(newline + render_entry(e, newline) for e in entries[1:])
 
 
 def render(shard: Shard, *, close_id: bool = True) -> str:

@@ -128,53 +128,40 @@ def with_entry(
     position: int | None = None,
 ) -> Summary:
     """The summary after adding `entry` last, or after it replaced one of `replaced` tokens at `position`."""
-    kept = [n for n in summary.newest if n.id != entry.id]
+    return with_entries(summary, sha256, [entry], [tokens], exact, replaced, position)
+
+
+def with_entries(
+    summary: Summary,
+    sha256: str,
+    entries: list[Entry],
+    costs: list[int],
+    exact: bool,
+    replaced: int | None = None,
+    position: int | None = None,
+) -> Summary:
+    """The summary after appending `entries` (each costing its `costs` tokens), or after one replaced an entry
+    of `replaced` tokens at `position`; only the newest kept get a title."""
+    ids = {e.id for e in entries}
     at = summary.count if position is None else position
-    newest = sorted([*kept, Newest(written(entry), entry.id, _safe_title(entry.title), at)], key=_newest_order)
-    newest = newest[:NEWEST_KEPT]
-    refs = [(key, value) for key, value in summary.refs if key != entry.id]
-    value = entry.attr("refs")
-    return replace(
-        summary,
-        sha256=sha256,
-        count=summary.count + (1 if replaced is None else 0),
-        tokens=summary.tokens - (replaced or 0) + tokens,
-        newest=tuple(newest),
-        exists=True,
-        exact=summary.exact and exact,
-        refs=(*refs, (entry.id, value)) if value else tuple(refs),
-    )
-
-
-def with_entries(summary: Summary, sha256: str, entries: list[Entry], costs: list[int], exact: bool) -> Summary:
-    """The summary after appending `entries` (each costing its `costs` tokens); only the newest kept get a title."""
-    old: list[tuple[str, int, Newest | Entry]] = [(n.written, n.position, n) for n in summary.newest]
-    new: list[tuple[str, int, Newest | Entry]] = [(written(e), summary.count + i, e) for i, e in enumerate(entries)]
-    ranked = sorted([*old, *new], key=lambda item: (_inverted(item[0]), -item[1]))[:NEWEST_KEPT]
+    old: list[tuple[str, int, Newest | Entry]] = [(n.written, n.position, n) for n in summary.newest if n.id not in ids]
+    new: list[tuple[str, int, Newest | Entry]] = [(written(e), at + i, e) for i, e in enumerate(entries)]
+    ranked = sorted([*old, *new], key=lambda item: item[:2], reverse=True)[:NEWEST_KEPT]  # last written first
     newest = tuple(
-        item if isinstance(item, Newest) else Newest(stamp, item.id, _safe_title(item.title), at)
-        for stamp, at, item in ranked
+        item if isinstance(item, Newest) else Newest(stamp, item.id, _safe_title(item.title), place)
+        for stamp, place, item in ranked
     )
     refs = tuple((e.id, value) for e in entries if (value := e.attr("refs")))
     return replace(
         summary,
         sha256=sha256,
-        count=summary.count + len(entries),
-        tokens=summary.tokens + sum(costs),
+        count=summary.count + (len(entries) if replaced is None else 0),
+        tokens=summary.tokens - (replaced or 0) + sum(costs),
         newest=newest,
         exists=True,
         exact=summary.exact and exact,
-        refs=(*summary.refs, *refs),
+        refs=(*((key, value) for key, value in summary.refs if key not in ids), *refs),
     )
-
-
-def _newest_order(item: Newest) -> tuple[str, int]:
-    return (_inverted(item.written), -item.position)
-
-
-def _inverted(stamp: str) -> str:
-    # Sort newest first on a string key.
-    return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
 
 
 class SummaryCache:

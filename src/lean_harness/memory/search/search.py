@@ -219,16 +219,7 @@ class Index:
         self._segments = tuple(segments)
         self._ids = [key for part in self._segments for key in part.ids]
         self._created = [stamp for part in self._segments for stamp in part.created]
-        self._shard_names = sorted({name for part in self._segments for name in part.shards})
-        number = {name: n for n, name in enumerate(self._shard_names)}
-        doc_shards = array("I")
-        for part in self._segments:
-            if len(part.shards) == 1:
-                doc_shards.extend(array("I", [number[part.shards[0]]]) * len(part))
-            else:
-                renumber = [number[name] for name in part.shards]
-                doc_shards.extend(renumber[n] for n in memoryview(part.doc_shards).cast("I"))
-        self._doc_shards = doc_shards.tobytes()
+        self._shards = [part.shard for part in self._segments for _ in part.ids]
         self._postings = _Postings(self._segments, settings)
         self._settings = settings
         self._stem = stem if settings.stem else _same
@@ -243,14 +234,12 @@ class Index:
     def __len__(self) -> int:
         return len(self._ids)
 
-    @property
-    def segments(self) -> tuple[Segment, ...]:
-        return self._segments
-
     @classmethod
     def build(cls, docs: Iterable[Doc], settings: Settings = DEFAULT_SETTINGS) -> Index:
-        """Index entries in one segment; the result does not depend on their order."""
-        return cls([segment_of(docs, settings)], settings)
+        """Index entries in one segment a shard; the result does not depend on their order."""
+        docs = list(docs)
+        names = sorted({doc.shard for doc in docs})
+        return cls([segment_of([d for d in docs if d.shard == name], settings) for name in names], settings)
 
     def span_of(self, shard: str, key: str) -> tuple[int, int]:
         """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
@@ -261,11 +250,10 @@ class Index:
     def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int, int]]:
         """Each segment holding the entry `key` of `shard` (copies too), its base and the entry's number in it."""
         for part, base in zip(self._segments, self._postings.bases, strict=True):
-            if shard in part.shards:
-                at = bisect_left(part.ids, key)  # a segment numbers its entries in (id, shard) order
+            if part.shard == shard:
+                at = bisect_left(part.ids, key)  # a segment numbers its entries in id order
                 while at < len(part) and part.ids[at] == key:
-                    if part.shard_of(at) == shard:
-                        yield part, base, at
+                    yield part, base, at
                     at += 1
 
     def finds(self, query: str, shard: str, key: str, limit: int = 5) -> bool:
@@ -325,7 +313,6 @@ class Index:
             cutoff = sorted(values.values(), reverse=True)[limit - 1] - 1e-9
             if own < cutoff:
                 return False
-        shard_of = memoryview(self._doc_shards).cast("I")
         # copies of the entry (a hand edit, a merge) rank apart: the best placed one is the one `search` may list
         mine_rank = max((round(value * scale, 6), self._created[doc]) for value, doc in mine_values)
         above = 0
@@ -333,9 +320,7 @@ class Index:
             if doc in mine or value < cutoff:
                 continue
             rank = (round(value * scale, 6), self._created[doc])
-            if rank > mine_rank or (
-                rank == mine_rank and (self._ids[doc], self._shard_names[shard_of[doc]]) < (key, shard)
-            ):
+            if rank > mine_rank or (rank == mine_rank and (self._ids[doc], self._shards[doc]) < (key, shard)):
                 above += 1
         return above < limit
 
@@ -405,14 +390,11 @@ class Index:
             cutoff = sorted((v for v, _ in scored), reverse=True)[limit - 1] - 1e-9
             scored = [item for item in scored if item[0] >= cutoff]
         ranked = [(round(value * scale, 6), doc) for value, doc in scored]
-        shard_of = memoryview(self._doc_shards).cast("I")
-        ranked.sort(key=lambda item: (self._ids[item[1]], self._shard_names[shard_of[item[1]]]))
+        ranked.sort(key=lambda item: (self._ids[item[1]], self._shards[item[1]]))
         ranked.sort(key=lambda item: self._created[item[1]], reverse=True)
         ranked.sort(key=lambda item: item[0], reverse=True)
-        names, ids, created = self._shard_names, self._ids, self._created
-        return [
-            Hit(ids[d], names[shard_of[d]], score, created[d], self._matched(asked, d)) for score, d in ranked[:limit]
-        ]
+        ids, shards, created = self._ids, self._shards, self._created
+        return [Hit(ids[d], shards[d], score, created[d], self._matched(asked, d)) for score, d in ranked[:limit]]
 
     def _weight(self, concepts: list[_Concept]) -> float:
         """The query's total idf weight: what an entry of average length matching every word once scores."""
@@ -546,9 +528,8 @@ class Index:
     def _allowed(self, shards: Collection[str], tags: Collection[str]) -> set[int] | None:
         allowed: set[int] | None = None
         if shards:
-            wanted = {n for n, name in enumerate(self._shard_names) if name in set(shards)}
-            shard_of = memoryview(self._doc_shards).cast("I")
-            allowed = {doc for doc in range(len(self._ids)) if shard_of[doc] in wanted}
+            wanted = set(shards)
+            allowed = {doc for doc, name in enumerate(self._shards) if name in wanted}
         for tag in tags:
             docs = self._postings.tagged(tag.lower())
             allowed = set(docs) if allowed is None else allowed.intersection(docs)
@@ -775,16 +756,13 @@ class _Postings:
         return found
 
     def first(self, term: str, count: int) -> list[int]:
-        """The first `count` entries holding the term in (id, shard) order, as one segment numbers them."""
+        """The first `count` entries holding the term in (id, shard) order, whichever segments hold them."""
         runs = []
         for part, base in zip(self._segments, self.bases, strict=True):
             posting = part.postings.get(term)
             if posting:
                 local = memoryview(posting)[: min(len(posting) // 2, 4 * count)].cast("I")  # segment.py's layout
-                shard_of = memoryview(part.doc_shards).cast("I")
-                runs.append([(part.ids[d], part.shards[shard_of[d]], base + d) for d in local])
-        if len(runs) == 1:
-            return [doc for _, _, doc in runs[0]]
+                runs.append([(part.ids[d], part.shard, base + d) for d in local])
         return [doc for _, _, doc in islice(heapq.merge(*runs), count)]
 
     def terms_of(self, doc: int) -> list[str]:

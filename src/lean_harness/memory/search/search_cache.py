@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
-from pathlib import Path
 
 from lean_harness import __version__
 from lean_harness.files import refuse_symlink, write_atomic
@@ -31,7 +30,7 @@ _FORMAT = f"lh-search/{search.FORMAT_VERSION}/{_SETTINGS}/{__version__}"
 def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
     """The segment of a shard as its file is now: cached, or made now reusing what still fits and cached."""
     path = memory.config.cache_dir / "lh" / "search" / f"{name}.idx"
-    previous = None
+    previous: Segment | None = None
     if not rebuild:
         shard = memory.shard_path(name)
         refuse_symlink(shard, memory.root)
@@ -40,11 +39,14 @@ def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
         except FileNotFoundError:
             data = b""
         memory.check_size(name, len(data))
-        loaded = _load(path, name)
-        if loaded is not None:
-            if loaded[0].get("sha256") == hashlib.sha256(data).hexdigest():
-                return loaded[1]
-            previous = loaded[1]
+        try:
+            head, cached = segment.from_bytes(path.read_bytes(), name)
+        except (OSError, ValueError):  # none, or one that fails its checks
+            head, cached = {}, None
+        if cached is not None and head.get("format") == _FORMAT:
+            if head.get("sha256") == hashlib.sha256(data).hexdigest():
+                return cached
+            previous = cached
     text, data = memory.read_shard(name)  # decoded as every read of a shard is, its errors told alike
     sha256 = hashlib.sha256(data).hexdigest()
     fresh = _built(memory, name, text, data, previous)
@@ -53,22 +55,6 @@ def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
     except OSError:
         pass
     return fresh
-
-
-def read(path: Path, name: str, sha256: str) -> Segment | None:
-    """The cached segment of shard `name` whose file hashes to `sha256`; None when the cache file is
-    missing, describes other bytes, or fails any check of its values."""
-    loaded = _load(path, name)
-    return loaded[1] if loaded is not None and loaded[0].get("sha256") == sha256 else None
-
-
-def _load(path: Path, name: str) -> tuple[dict[str, object], Segment] | None:
-    """The head and segment of a cache file of this format, or None."""
-    try:
-        head, part = segment.from_bytes(path.read_bytes(), name)
-    except (OSError, ValueError):
-        return None
-    return (head, part) if head.get("format") == _FORMAT else None
 
 
 def key_of(doc: search.Doc) -> bytes:

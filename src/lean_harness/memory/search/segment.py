@@ -7,7 +7,7 @@ segment keeps only the latter, so one shard's segment stays valid while other sh
 all its segments when a query needs them and ranks exactly as an index built over all their
 entries at once.
 
-Entries are numbered in (id, shard) order. A term's posting is the bytes of an `array('I')` of
+Entries are numbered in id order. A term's posting is the bytes of an `array('I')` of
 entry numbers, then one of shape numbers: a shape is (body, title, other frequency, body length,
 title length), which fixes the term's impact in the entry once the averages are known; shapes are
 sorted and stored as five `array('d')` values each. The postings are one blob in the order of the
@@ -96,12 +96,11 @@ def holding(lexicons: Sequence[Lexicon], term: str) -> int:
 
 @dataclass(slots=True, eq=False)
 class Segment:
-    """The raw statistics of some entries; see the module docs for the layout."""
+    """The raw statistics of one shard's entries; see the module docs for the layout."""
 
     ids: list[str]
     created: list[str]
-    shards: list[str]
-    doc_shards: bytes
+    shard: str
     tags: dict[str, bytes]
     body_total: int
     title_total: int
@@ -124,9 +123,6 @@ class Segment:
         if docs and (max(docs) >= len(self.ids) or max(shapes) >= len(self.shapes) // 40):
             raise ValueError("search index is corrupt (a posting list past its entries)")
         return docs, shapes
-
-    def shard_of(self, doc: int) -> str:
-        return self.shards[memoryview(self.doc_shards).cast("I")[doc]]
 
     def span(self, doc: int) -> tuple[int, int]:
         if not self.spans:
@@ -202,10 +198,8 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
         raise ValueError("search index is corrupt (a posting list of the wrong size)")  # 8 bytes an entry
     # What is left, each entry's term numbers and each posting's entry and shape numbers, is checked
     # where it is read (`Segment.docs`), or fails there with IndexError (memory/query.py `using_index`).
-    shards, (body, title), postings = [shard] if ids else [], totals, Lexicon(terms, ends, blob)
-    return values, Segment(
-        ids, created, shards, bytes(4 * count), tag_docs, body, title, shapes, postings, forward, spans, keys
-    )
+    (body, title), postings = totals, Lexicon(terms, ends, blob)
+    return values, Segment(ids, created, shard, tag_docs, body, title, shapes, postings, forward, spans, keys)
 
 
 _FIELDS = frozenset(("ids", "created", "terms", "tags", "totals", "sizes"))
@@ -255,8 +249,11 @@ def rows_of(part: Segment) -> dict[bytes, Kept]:
 
 
 def build(rows: Sequence[Row], spans: bool = False) -> Segment:
-    """A segment of the rows; the result does not depend on their order (ties keep it)."""
-    ordered = sorted(rows, key=lambda r: (r.id, r.shard))
+    """A segment of the rows, all of one shard; the result does not depend on their order (ties keep it)."""
+    shard = rows[0].shard if rows else ""
+    if any(row.shard != shard for row in rows):
+        raise ValueError("a segment holds the entries of one shard")
+    ordered = sorted(rows, key=lambda r: r.id)
     # each term's entries and shapes in entry order, a shape as its number in order of first use
     terms: dict[str, tuple[list[int], list[int]]] = {}
     seen: dict[Shape, int] = {}
@@ -285,8 +282,6 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
         numbers.extend(sorted(map(place.__getitem__, row.weights)))
         offsets.append(len(numbers))
     keys = b"".join(row.key for row in ordered)
-    shard_names = sorted({row.shard for row in ordered})
-    shard_number = {name: n for n, name in enumerate(shard_names)}
     tag_docs: dict[str, list[int]] = {}
     for number, row in enumerate(ordered):
         for tag in sorted({t.lower() for t in row.tags}):
@@ -294,8 +289,7 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
     return Segment(
         ids=[row.id for row in ordered],
         created=[row.created for row in ordered],
-        shards=shard_names,
-        doc_shards=array("I", [shard_number[row.shard] for row in ordered]).tobytes(),
+        shard=shard,
         tags={t: array("I", tag_docs[t]).tobytes() for t in sorted(tag_docs)},
         body_total=sum(row.body_len for row in ordered),
         title_total=sum(row.title_len for row in ordered),
