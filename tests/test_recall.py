@@ -198,7 +198,8 @@ def test_a_credential_in_a_note_is_masked_and_a_note_that_reads_as_a_directive_i
         assert "[failures/leak]" in printed
         assert secret[:12] not in printed
     cache = [p.read_text("utf-8") for p in (noted / ".agents/.cache/lh/recall").rglob("*.json")]
-    assert len(cache) > 1 and not [text for text in cache if secret in text]
+    assert len(cache) > 1
+    assert not [text for text in cache if secret in text]
     # a note that reads as a directive is never handed over unasked, nor shown whole at session start
     assert failure(noted, "Exit code 1\ncharm_module.QuarkError: flavour mismatch", session="d") == ""
     assert prompt(noted, "what is the QuarkError flavour mismatch in charm_module?", "d") == ""
@@ -214,7 +215,6 @@ def test_a_credential_in_a_note_is_masked_and_a_note_that_reads_as_a_directive_i
 )
 def test_a_broken_linked_or_stale_map_means_silence(noted: Path, tmp_path: Path, damage: str) -> None:
     folder = noted / ".agents/.cache/lh/recall"
-    data = json.loads((folder / "map.json").read_text("utf-8"))
     if damage == "garbage":
         (folder / "map.json").write_bytes(b"\xff{not json" * 1000)
         (folder / "files").write_bytes(b"\xff\x00")
@@ -399,7 +399,7 @@ def test_an_entry_read_under_its_header_is_the_entry_the_parser_reads(newline: s
 
     text = (
         "# s\n\nprose\n"
-        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nfirst line  \n\n  indented\n<!-- /lh:entry id="a" -->\n'
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nfirst  \n\n  indented\n<!-- /lh:entry id="a" -->\n'
         '<!-- lh:entry id="b" created="2026-01-01T00:00:00Z" tags="x" -->\n<!-- /lh:entry -->\n\n'
         '<!-- lh:entry id="c" created="2026-01-01T00:00:00Z" -->\nlast, no line end\n<!-- /lh:entry id="c" -->'
     ).replace("\n", newline)

@@ -194,7 +194,9 @@ def test_a_fold_killed_before_its_rename_leaves_nothing_git_lists(repo: Path) ->
     )
     done = subprocess.run([sys.executable, "-c", script, str(repo)], check=False)
     assert done.returncode == 9
-    listed = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=repo, capture_output=True, text=True)
+    listed = subprocess.run(
+        ["git", "status", "--porcelain", "-uall"], cwd=repo, capture_output=True, text=True, check=True
+    )
     assert [line for line in listed.stdout.splitlines() if "events" in line] == []
     assert usage.read(repo)[0]  # the record still reads
 
