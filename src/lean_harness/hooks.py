@@ -152,14 +152,14 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
         return f"lean-harness: {refused} is a symbolic link; lh reads only real files, so memory is not shown.", ""
     if not os.path.isfile(index_path):
         return f'lean-harness: there is no {shown}; run "lh memory index" to write it.', ""
-    found = start_map(project)
+    found = recall.load(project.cache_dir, project.memory_dir, whole=None)
     generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
     if found and generated:
         with open(index_path, encoding="utf-8", errors="replace") as handle:
             text = printable(handle.read())
     else:  # generating INDEX.md writes the map again
         text = printable(generate_index(project, index_path) or UNGENERATED.format(index=shown))
-        found = start_map(project)
+        found = recall.load(project.cache_dir, project.memory_dir, whole=None)
         generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
     pending = hookstate.pending_line(project.memory_dir, project.cache_dir)
     changed, tail = cited_changed(project), (["", pending] if pending else [])
@@ -193,12 +193,6 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     usage.record(project.root, usage.LISTED, listed, session)
     head = PREFACE.format(index=(WHOLE if whole else MUST if notes else "{index}").format(index=shown))
     return "\n".join([head, "", body.rstrip("\n"), *tail]) + "\n", ""
-
-
-def start_map(project: Project) -> recall.Map | None:
-    """The map as a session start needs it: its `must` notes, or every note when the memory fits the budget."""
-    found = recall.load(project.cache_dir, project.memory_dir, whole=False)
-    return recall.load(project.cache_dir, project.memory_dir) if found and found.total <= found.budget else found
 
 
 def generate_index(project: Project, index_path: str) -> str | None:
@@ -340,10 +334,11 @@ def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.No
     a directive (as INDEX.md withholds such a title) are left out."""
     if not notes:
         return []
+    from lean_harness.errors import LhError
     from lean_harness.scanning import directives
     from lean_harness.scanning.masking import mask_many
 
-    texts: dict[str, str] = {}
+    texts: dict[str, str | None] = {}
     for name in sorted({note.shard for note in notes}):
         path = os.path.join(project.memory_dir, f"{name}.md")
         try:
@@ -352,24 +347,17 @@ def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.No
             with open(path, encoding="utf-8-sig") as handle:
                 text = handle.read()
             found = {note.name: recall.entry_text(text, note) for note in notes if note.shard == name}
-            texts.update(parsed(text, path, name) if None in found.values() else {k: v or "" for k, v in found.items()})
-        except (OSError, ValueError):
+            if None in found.values():  # not as lh writes it: the shard is parsed (shard.py loads dataclasses)
+                from lean_harness.memory.shard import parse
+
+                found = {f"{name}/{e.id}": e.text for e in parse(text, path).entries}
+            texts.update(found)
+        except (OSError, ValueError, LhError):
             continue
-    kept = [note for note in notes if texts.get(note.name) and not directives.scan(texts[note.name])]
-    for note, text in zip(kept, mask_many([texts[note.name] for note in kept]), strict=True):
+    kept = [note for note in notes if texts.get(note.name) and not directives.scan(texts[note.name] or "")]
+    for note, text in zip(kept, mask_many([texts[note.name] or "" for note in kept]), strict=True):
         note.text = text
     return kept
-
-
-def parsed(text: str, path: str, name: str) -> dict[str, str]:
-    """Each entry's text by `shard/id`, the shard parsed whole (memory/shard.py, which loads dataclasses);
-    {} when it does not parse."""
-    from lean_harness.memory.shard import ShardError, parse
-
-    try:
-        return {f"{name}/{e.id}": e.text for e in parse(text, path).entries}
-    except ShardError:
-        return {}
 
 
 def has_prose(path: str) -> bool:

@@ -1,17 +1,16 @@
 """What the hooks hand the agent unasked: the notes that meet a failed command, a file it opens or a
 prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-moment.md).
 
-The hooks' map of the memory is written with INDEX.md (memory/recall_map.py) under
-`<cacheDir>/lh/recall/`: `map.json`, `{"format", "stamp", "budget", "total", "shards", "parts",
-"files", "stale", "must"}`, and per shard `shards/<shard>.json`, `{"format", "digest", "entries"}`, the rows
-of one shard's text (its digest is the map's `shards` value), each `[shard, id, key, written,
-pinned, tokens, stale, words]`, its words from its masked text and `stale` false (the map's
-`stale` names the stale notes). `must` holds the rows a session start may show first (the notes
-to follow that `must_first` can pick), so a session start reads no shard's rows. The stamp is
-every memory file's `name:size:mtime:inode` but INDEX.md; a map whose stamp, digests or types are
-off is not used. The map only ranks (adr/0030): what is printed is the shard's text, masked, read
-under the entry's header and checked against the row's key. A note is handed over on a strong
-match, once a session; again only changed.
+The hooks' map of the memory, written with INDEX.md (memory/recall_map.py) in `<cacheDir>/lh/recall/`:
+`map.json`, `{"format", "stamp", "budget", "total", "shards", "parts", "files", "stale", "must"}`,
+and each shard's rows, `shards/<shard>.json`, `{"format", "digest", "entries"}`, kept while the
+shard's digest is the one `shards` names. A row is `[shard, id, key, written, pinned, tokens,
+stale, words]`, its words from its masked text, `stale` false (`stale` names the stale notes);
+`must` holds the rows a session start may show first. The stamp is every memory file's
+`name:size:mtime:inode` but INDEX.md; a map whose stamp, digests or types are off is not used.
+The map only ranks (adr/0030): what is printed is the shard's text under the note's header, its
+lines checked against the row's key, masked. A note is handed over on a strong match, once a
+session; again only changed.
 """
 
 from __future__ import annotations
@@ -107,26 +106,25 @@ def stamp(memory_dir: str | os.PathLike[str]) -> str:
 
 
 def load(
-    cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] | None, whole: bool = True
+    cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] | None, whole: bool | None = True
 ) -> Map | None:
     """The map when its values are of their types and (with `memory_dir`) it describes the memory now:
-    with `whole`, every note (each shard's rows of the digest the map names), else the `must` rows."""
+    with `whole`, every note (each shard's rows of the digest the map names), else the `must` rows;
+    `whole=None`, as a session start needs it: every note when the memory fits its budget."""
     try:
         data = _read(path(cache_dir))
+        lists = [data["shards"].values(), *data["files"].values(), data["stale"]]
+        valid = type(data["budget"]) is int and type(data["total"]) is int and all(type(v) is list for v in lists[1:])
+        if not valid or not all(type(n) is str for v in lists for n in v):
+            return None
         if memory_dir is not None and data["stamp"] != stamp(memory_dir):
             return None
-        lists = [*data["files"].values(), data["stale"]]
-        ints = type(data["budget"]) is int and type(data["total"]) is int
-        names = all(type(v) is str for v in data["shards"].values()) and all(
-            type(v) is list and all(type(n) is str for n in v) for v in lists
-        )
-        rows = [] if whole else data["must"]
-        for shard, digest in data["shards"].items() if whole else ():
-            part = rows_of(cache_dir, shard)
-            if part is None or part[0] != digest:
-                return None
-            rows += part[1]
-        return Map(data, rows) if ints and names and (whole or _rows(rows)) else None
+        whole = data["total"] <= data["budget"] if whole is None else whole
+        parts = [rows_of(cache_dir, shard) for shard in data["shards"]] if whole else [("", data["must"])]
+        if whole and [part and part[0] for part in parts] != list(data["shards"].values()):
+            return None
+        rows = [row for part in parts if part for row in part[1]]
+        return Map(data, rows) if whole or _rows(rows) else None
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
 
@@ -134,17 +132,16 @@ def load(
 def rows_of(cache_dir: str | os.PathLike[str], shard: str) -> tuple[str, list[list[Any]]] | None:
     """The digest and rows of one shard's file when they are of their types, else None."""
     try:
-        if os.path.basename(shard) != shard or shard.startswith("."):
-            return None
-        data = _read(path(cache_dir, shard))
-        ok = type(data["digest"]) is str and _rows(data["entries"], shard)
-        return (data["digest"], data["entries"]) if ok else None
+        data = _read(path(cache_dir, shard)) if os.path.basename(shard) == shard else {}
+        return (
+            (data["digest"], data["entries"]) if type(data["digest"]) is str and _rows(data["entries"], shard) else None
+        )
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
 
 
 def _read(file: str) -> dict[str, Any]:
-    """A file of the map, parsed; never one reached through a link; ValueError when not of this format."""
+    """A file of the map, parsed, never through a link; ValueError when it is not of this format."""
     import json
 
     if os.path.islink(file) or os.path.islink(os.path.dirname(file)):

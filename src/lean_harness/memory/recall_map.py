@@ -37,19 +37,15 @@ def write(memory: Memory, total: int, wrote: Mapping[str, tuple[str | None, Sequ
             if not summary.exists:
                 continue
             digests[name], part = summary.sha256, hookstate.stat_of(recall.path(cache, name))
-            if last and (last.budget, last.shards.get(name), last.parts.get(name)) == (
-                budget,
-                summary.sha256,
-                list(part or ()),
-            ):
+            now = (budget, summary.sha256, list(part or ()))
+            if last and (last.budget, last.shards.get(name), last.parts.get(name)) == now:
                 must += [note.row for note in last.notes if note.shard == name]
             else:
                 must += _must(_rows(memory, name, summary.sha256, (wrote or {}).get(name)), budget)
                 part = hookstate.stat_of(recall.path(cache, name))
             files[name] = list(part or ())
-        stale = sorted(f"{shard}/{key}" for shard, key in _stale(memory))
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
-        data |= {"parts": files, "files": _files(memory), "stale": stale, "must": must}
+        data |= {"parts": files, "files": _files(memory), "stale": _stale(memory), "must": must}
         write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)
     except (LhError, OSError):
         pass
@@ -100,12 +96,12 @@ def _must(rows: list[list[object]], budget: int) -> list[list[object]]:
     return [row for row in rows if id(row) in picked]
 
 
-def _stale(memory: Memory) -> set[tuple[str, str]]:
+def _stale(memory: Memory) -> list[str]:
     if not any(memory.summary(name).refs for name in memory.config.shard_names):
-        return set()
+        return []
     from lean_harness.memory.evidence import stale
 
-    return {(cited.shard, cited.id) for cited in stale.report(memory).stale}
+    return sorted({f"{cited.shard}/{cited.id}" for cited in stale.report(memory).stale})
 
 
 def _files(memory: Memory) -> dict[str, list[str]]:

@@ -211,7 +211,6 @@ def _put(
 
 def _add(memory: Memory, stored: _Stored, entry: Entry) -> PutResult:
     """Add a new entry at the end of the shard, written whole."""
-    entry = replace(entry, raw=render_entry(entry, stored.newline))
     return _finish(memory, stored, append_text(stored.text, entry, stored.newline), entry, None)
 
 
@@ -241,7 +240,7 @@ def add_entries(
     for name, entries in grouped.items():
         stored = _Stored(memory, name)
         data = stored.encode(append_entries(stored.text, entries, stored.newline))
-        wrote |= _wrote(stored, [replace(e, raw=render_entry(e, stored.newline)) for e in entries])
+        wrote |= _wrote(stored, entries)
         changes[stored.path] = _within_limit(memory, name, data)
         basis[stored.path] = stored.basis
         if stored.whole:  # a new shard, or one with copies dropped: summarized from its bytes
@@ -260,10 +259,12 @@ def add_entries(
 
 
 def _wrote(stored: _Stored, entries: list[Entry], prose: bool = False) -> dict[str, tuple[str | None, list[Entry]]]:
-    """The entries written in place or at the end of a shard, for the hooks' map (memory/recall_map.py);
-    none when the write touched more: a new or de-duplicated shard, prose moved, a last line completed."""
-    whole = stored.whole or prose or not stored.text.endswith("\n")
-    return {} if whole else {stored.name: (stored.basis, entries)}
+    """The entries written in place or at the end of a shard, with their lines, for the hooks' map
+    (memory/recall_map.py); none when the write touched more: a new or de-duplicated shard, prose
+    moved, a last line completed."""
+    if stored.whole or prose or not stored.text.endswith("\n"):
+        return {}
+    return {stored.name: (stored.basis, [replace(e, raw=e.raw or render_entry(e, stored.newline)) for e in entries])}
 
 
 def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> None:
