@@ -392,8 +392,6 @@ def test_the_map_puts_keep_is_the_map_made_from_scratch(noted: Path) -> None:
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 def test_an_entry_read_under_its_header_is_the_entry_the_parser_reads(newline: str) -> None:
-    import hashlib
-
     from lean_harness import recall
     from lean_harness.memory.shard import parse
 
@@ -406,7 +404,7 @@ def test_an_entry_read_under_its_header_is_the_entry_the_parser_reads(newline: s
     entries = parse(text).entries
     assert [e.id for e in entries] == ["a", "b", "c"]
     for entry in entries:
-        key = hashlib.sha256((entry.raw or "").encode()).hexdigest()[:16]
+        key = recall.key(entry.raw or "")
         note = recall.Note(["s", entry.id, key, "", False, 1, False, ""])
         assert recall.entry_text(text, note) == entry.text
         assert recall.entry_text(text, recall.Note(["s", entry.id, "0" * 16, "", False, 1, False, ""])) is None

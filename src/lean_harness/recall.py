@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-FORMAT = "lh-recall/4"  # a new `terms` rule is a new format: the map's words are made again
+FORMAT = "lh-recall/4"  # a new `terms` rule, or key, is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
@@ -248,11 +248,19 @@ def informative(output: str) -> str:
     return "\n".join((kept or lines[-10:])[-40:])
 
 
+def key(raw: str) -> str:
+    """A row's key: two checksums of the entry's lines (zlib, which the hooks load anyway; hashlib's
+    OpenSSL would cost a session start a tenth of a bare start)."""
+    import zlib
+
+    data = raw.encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
 def entry_text(text: str, note: Note) -> str | None:
     """The note's text in its shard's `text`: the lines between the header lh writes for it (id first)
     and the next end marker, when those lines are the entry the map was made from (their hash is the
     row's key); else None, and the caller parses the shard (memory/shard.py)."""
-    import hashlib
     import re
 
     start = text.find(f'<!-- lh:entry id="{note.id}" ')
@@ -262,7 +270,7 @@ def entry_text(text: str, note: Note) -> str | None:
     lines = re.compile(r"\r\n|\r|\n")
     stop, first = lines.search(text, end), lines.search(text, start)
     raw = text[start : stop.end() if stop else len(text)]
-    if first is None or hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16] != note.key:
+    if first is None or key(raw) != note.key:
         return None
     body = text[first.end() : end]  # as the parser reads it: the last line's ending dropped, CR and CRLF made LF
     body = body[:-2] if body.endswith("\r\n") else body[:-1] if body.endswith(("\n", "\r")) else body

@@ -10,7 +10,6 @@ fails is skipped: the hooks stay silent until the next.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
@@ -70,7 +69,7 @@ def _rows(
     at = {row[1]: n for n, row in enumerate(rows)}
     new = []
     for entry in entries:
-        key = hashlib.sha256((entry.raw or entry.text).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        key = recall.key(entry.raw or entry.text)
         row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, False, ""]
         reused = kept.get(key)
         if reused is None:
