@@ -302,17 +302,20 @@ def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     project = find_project(data, env)
     if project is None or project.linked(recall.path(project.cache_dir)):
         return "", ""
-    found = recall.load(project.cache_dir, project.memory_dir)
+    output = recall.failure_output(data) if failed else ""
+    paths = [os.path.relpath(os.path.join(project.root, p), project.root) for p in recall.touched(data)]
+    paths = [] if output else [path.replace(os.sep, "/") for path in paths]
+    found = recall.load(project.cache_dir, project.memory_dir, whole=bool(output))
+    if found and any(found.files.get(path) for path in paths):  # the notes are read only for a cited file
+        found = recall.load(project.cache_dir, project.memory_dir)
     if found is None:
         return "", ""
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
     session = str(data.get("session_id") or data.get("sessionId") or "default")
-    output = recall.failure_output(data) if failed else ""
     if output:
         notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1)
         return give(project, session, "failure", notes), kind
-    for touched in recall.touched(data):
-        path = os.path.relpath(os.path.join(project.root, touched), project.root).replace(os.sep, "/")
+    for path in paths:
         given = give(project, session, "file", [n for n in found.notes if n.name in found.files.get(path, [])], path)
         if given:
             return given, kind
