@@ -250,9 +250,8 @@ def test_the_notes_to_follow_are_read_from_the_map_alone_and_checked_against_the
     data = json.loads((folder / "map.json").read_text("utf-8"))
     assert [row[1] for row in data["must"]] == ["no-force", "no-skip"]
     started = run_hook("session-start", noted, {"session_id": "s", "source": "startup"})
-    assert (
-        "[corrections/no-force]\nNever force-push to main; open a pull request.\n\n[corrections/no-skip]\n" in started
-    )
+    assert "[corrections/no-force]\nNever force-push to main; open a pull request.\n\n" in started
+    assert "[corrections/no-skip]\nNever skip the hooks with --no-verify.\n\n" in started
     # a row whose key is not its entry's: the entry's own text, its shard parsed; a note the shard lacks: none
     data["must"] = [["corrections", "no-force", "0" * 16, "2099-01-01T00:00:00Z", True, 5, False, ""]]
     data["must"] += [["conventions", "ghost", "1" * 16, "2099-01-01T00:00:00Z", True, 5, False, ""]]
