@@ -9,7 +9,6 @@ import shutil
 import signal
 import string
 import subprocess
-import sys
 import time
 from pathlib import Path
 
