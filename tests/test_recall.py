@@ -9,6 +9,7 @@ import shutil
 import signal
 import string
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -425,7 +426,7 @@ def test_a_put_killed_at_any_moment_leaves_a_map_the_hooks_refuse_or_the_map_of_
     for n in range(12):
         put_ = subprocess.Popen(
             [
-                "python3",
+                sys.executable,
                 "-m",
                 "lean_harness",
                 "memory",
