@@ -9,6 +9,7 @@ import shutil
 import signal
 import string
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -197,8 +198,9 @@ def test_a_credential_in_a_note_is_masked_and_a_note_that_reads_as_a_directive_i
     ):
         assert "[failures/leak]" in printed
         assert secret[:12] not in printed
-    cache = (noted / ".agents/.cache/lh/recall/map.json").read_text("utf-8")
-    assert secret not in cache
+    cache = [p.read_text("utf-8") for p in (noted / ".agents/.cache/lh/recall").rglob("*.json")]
+    assert len(cache) > 1
+    assert not [text for text in cache if secret in text]
     # a note that reads as a directive is never handed over unasked, nor shown whole at session start
     assert failure(noted, "Exit code 1\ncharm_module.QuarkError: flavour mismatch", session="d") == ""
     assert prompt(noted, "what is the QuarkError flavour mismatch in charm_module?", "d") == ""
@@ -210,22 +212,23 @@ def test_a_credential_in_a_note_is_masked_and_a_note_that_reads_as_a_directive_i
 
 @pytest.mark.parametrize(
     "damage",
-    ["garbage", "types", "symlink", "stale", "missing"],
+    ["garbage", "types", "symlink", "shards-symlink", "stale", "missing"],
 )
 def test_a_broken_linked_or_stale_map_means_silence(noted: Path, tmp_path: Path, damage: str) -> None:
     folder = noted / ".agents/.cache/lh/recall"
-    data = json.loads((folder / "map.json").read_text("utf-8"))
     if damage == "garbage":
         (folder / "map.json").write_bytes(b"\xff{not json" * 1000)
         (folder / "files").write_bytes(b"\xff\x00")
     elif damage == "types":
-        data["entries"][0][5] = "many"
-        (folder / "map.json").write_text(json.dumps(data), encoding="utf-8")
-    elif damage == "symlink":
+        part = json.loads((folder / "shards/failures.json").read_text("utf-8"))
+        part["entries"][0][5] = "many"
+        (folder / "shards/failures.json").write_text(json.dumps(part), encoding="utf-8")
+    elif damage.endswith("symlink"):
+        linked = folder / "shards" if damage.startswith("shards") else folder
         outside = tmp_path / "outside"
-        shutil.copytree(folder, outside)
-        shutil.rmtree(folder)
-        folder.symlink_to(outside)
+        shutil.copytree(linked, outside)
+        shutil.rmtree(linked)
+        linked.symlink_to(outside)
     elif damage == "stale":
         with (noted / MEMORY / "failures.md").open("a", encoding="utf-8") as handle:
             handle.write("\nedited by hand\n")
@@ -235,7 +238,36 @@ def test_a_broken_linked_or_stale_map_means_silence(noted: Path, tmp_path: Path,
     assert read(noted, "tests/test_lock.py") == ""
     assert prompt(noted, "Why does pytest crash with INTERNALERROR at collection?") == ""
     if damage == "symlink":
-        assert sorted(p.name for p in outside.iterdir()) == ["map.json"]  # nothing more written through it
+        assert sorted(p.name for p in outside.iterdir()) == ["map.json", "shards"]  # nothing more written through it
+
+
+def test_the_notes_to_follow_are_read_from_the_map_alone_and_checked_against_their_shard(noted: Path) -> None:
+    assert lh("config", "set", "memory.indexTokenBudget", "200", cwd=noted).returncode == 0
+    for n in range(12):
+        put(noted, "insights", f"insight number {n} about the build " + "detail " * 30)
+    put(noted, "corrections", "--id", "no-force", "Never force-push to main; open a pull request.")
+    put(noted, "corrections", "--id", "no-skip", "Never skip the hooks with --no-verify.")
+    folder = noted / ".agents/.cache/lh/recall"
+    data = json.loads((folder / "map.json").read_text("utf-8"))
+    assert [row[1] for row in data["must"]] == ["no-force", "no-skip"]
+    started = run_hook("session-start", noted, {"session_id": "s", "source": "startup"})
+    assert "[corrections/no-force]\nNever force-push to main; open a pull request.\n\n" in started
+    assert "[corrections/no-skip]\nNever skip the hooks with --no-verify.\n\n" in started
+    # a row whose key is not its entry's: the entry's own text, its shard parsed; a note the shard lacks: none
+    data["must"] = [["corrections", "no-force", "0" * 16, "2099-01-01T00:00:00Z", True, 5, False, ""]]
+    data["must"] += [["conventions", "ghost", "1" * 16, "2099-01-01T00:00:00Z", True, 5, False, ""]]
+    (folder / "map.json").write_text(json.dumps(data), encoding="utf-8")
+    started = run_hook("session-start", noted, {"session_id": "t", "source": "startup"})
+    assert "[corrections/no-force]\nNever force-push to main; open a pull request.\n\n# Project" in started
+    assert "ghost" not in started
+
+
+def test_a_hand_edit_after_a_put_keeps_the_hooks_from_the_old_rows(noted: Path) -> None:
+    shard = noted / MEMORY / "failures.md"
+    shard.write_text(shard.read_text("utf-8").replace("pin pytest<9.2", "pin pytest<9.3"), encoding="utf-8")
+    assert failure(noted, PYTEST_ERROR) == ""  # the map's stamp is not the folder's now
+    run_hook("session-start", noted, {"session_id": "e", "source": "startup"})
+    assert "pin pytest<9.3" in failure(noted, PYTEST_ERROR, session="e2")
 
 
 def test_a_session_start_rebuilds_a_stale_map_and_a_later_failure_meets_its_note(noted: Path) -> None:
@@ -334,3 +366,91 @@ def test_two_branches_each_get_their_own_notes(noted: Path) -> None:
     assert failure(noted, PYTEST_ERROR, session="b2") == ""  # the map describes the other branch: silence
     run_hook("session-start", noted, {"session_id": "b3", "source": "startup"})
     assert "[failures/pytest-9-2-crash]" in failure(noted, PYTEST_ERROR, session="b4")
+
+
+def _map_files(folder: Path) -> dict[str, object]:
+    found = {p.relative_to(folder).as_posix(): json.loads(p.read_text("utf-8")) for p in folder.rglob("*.json")}
+    found["map.json"]["parts"] = sorted(found["map.json"]["parts"])  # type: ignore[index]  # file stats differ
+    return found
+
+
+def test_the_map_puts_keep_is_the_map_made_from_scratch(noted: Path) -> None:
+    crlf = noted / MEMORY / "insights.md"
+    crlf.write_bytes(crlf.read_bytes().replace(b"\n", b"\r\n"))
+    put(noted, "insights", "--tag", "pinned", "The build cache lives in build/.cache; clear it after a toolchain bump.")
+    put(noted, "conventions", "--id", "docs", "Docs are written in British English and wrapped at 88 columns.")
+    put(noted, "failures", "Segfault in the image decoder on arm64: rebuild libjpeg from source.")
+    put(noted, "insights", "--id", "cold", "A cold start reads every shard once.")
+    put(noted, "insights", "--id", "cold", "--tag", "perf", "A cold start reads every shard once, then the cache.")
+    folder = noted / ".agents/.cache/lh/recall"
+    kept = _map_files(folder)
+    shutil.rmtree(folder)
+    assert lh("memory", "index", cwd=noted).returncode == 0
+    assert _map_files(folder) == kept
+    assert {"map.json", "shards/insights.json", "shards/conventions.json", "shards/failures.json"} <= set(kept)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_an_entry_read_under_its_header_is_the_entry_the_parser_reads(newline: str) -> None:
+    from lean_harness import recall
+    from lean_harness.memory.shard import parse
+
+    text = (
+        "# s\n\nprose\n"
+        '<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nfirst  \n\n  indented\n<!-- /lh:entry id="a" -->\n'
+        '<!-- lh:entry id="b" created="2026-01-01T00:00:00Z" tags="x" -->\n<!-- /lh:entry -->\n\n'
+        '<!-- lh:entry id="c" created="2026-01-01T00:00:00Z" -->\nlast, no line end\n<!-- /lh:entry id="c" -->'
+    ).replace("\n", newline)
+    entries = parse(text).entries
+    assert [e.id for e in entries] == ["a", "b", "c"]
+    for entry in entries:
+        key = recall.key(entry.raw or "")
+        note = recall.Note(["s", entry.id, key, "", False, 1, False, ""])
+        assert recall.entry_text(text, note) == entry.text
+        assert recall.entry_text(text, recall.Note(["s", entry.id, "0" * 16, "", False, 1, False, ""])) is None
+
+
+def _rows(found: object) -> list[list[object]]:
+    return [note.row for note in getattr(found, "notes", [])]
+
+
+@pytest.mark.slow
+def test_a_put_killed_at_any_moment_leaves_a_map_the_hooks_refuse_or_the_map_of_the_memory_now(
+    noted: Path, tmp_path: Path
+) -> None:
+    from lean_harness import recall
+
+    rng = random.Random(11)
+    cache, memory = noted / ".agents/.cache", noted / MEMORY
+    used = 0
+    for n in range(12):
+        put_ = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lean_harness",
+                "memory",
+                "put",
+                "failures",
+                f"FluxError {n} in warp_core_{n}: recalibrate",
+            ],
+            cwd=noted,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        time.sleep(rng.random() * 0.5)
+        os.killpg(put_.pid, signal.SIGKILL)
+        put_.wait()
+        found = recall.load(cache, memory)
+        if found is None or (cache / "lh" / "journal").exists():
+            continue  # old and stale: the hooks stay silent until lh writes again
+        used += 1
+        copy = tmp_path / f"copy-{n}"
+        shutil.copytree(noted, copy, symlinks=True)
+        shutil.rmtree(copy / ".agents/.cache/lh/recall")
+        assert lh("memory", "index", cwd=copy).returncode == 0
+        assert _rows(found) == _rows(recall.load(copy / ".agents/.cache", copy / MEMORY))
+    put(noted, "insights", "A put after the kills writes the map whole again.")
+    assert failure(noted, PYTEST_ERROR, session="after-kills").startswith(FAILURE_HEAD)
+    assert used  # some kills came after the map was written

@@ -185,6 +185,22 @@ def test_git_ignores_the_record(repo: Path) -> None:
     assert done.returncode == 0
 
 
+def test_a_fold_killed_before_its_rename_leaves_nothing_git_lists(repo: Path) -> None:
+    # The process dies at the fold's rename, the worst moment: its new file is written and not in place.
+    script = (
+        "import os, sys; from lean_harness import usage; usage.LIMIT = 2000\n"
+        "sys.addaudithook(lambda event, args: os._exit(9) if event == 'os.rename' else None)\n"
+        "for n in range(100): usage.record(sys.argv[1], 'get', [('s', f'k{n}')])"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(repo)], check=False)
+    assert done.returncode == 9
+    listed = subprocess.run(
+        ["git", "status", "--porcelain", "-uall"], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert [line for line in listed.stdout.splitlines() if "events" in line] == []
+    assert usage.read(repo)[0]  # the record still reads
+
+
 def test_a_config_key_turns_recording_off(repo: Path) -> None:
     put(repo, "failures", "the retry loop hides a race")
     assert lh("config", "set", "memory.recordUsage", "false", cwd=repo).returncode == 0

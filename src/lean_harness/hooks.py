@@ -152,14 +152,14 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
         return f"lean-harness: {refused} is a symbolic link; lh reads only real files, so memory is not shown.", ""
     if not os.path.isfile(index_path):
         return f'lean-harness: there is no {shown}; run "lh memory index" to write it.', ""
-    found = recall.load(project.cache_dir, project.memory_dir)
+    found = recall.load(project.cache_dir, project.memory_dir, whole=None)
     generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
     if found and generated:
         with open(index_path, encoding="utf-8", errors="replace") as handle:
             text = printable(handle.read())
     else:  # generating INDEX.md writes the map again
         text = printable(generate_index(project, index_path) or UNGENERATED.format(index=shown))
-        found = recall.load(project.cache_dir, project.memory_dir)
+        found = recall.load(project.cache_dir, project.memory_dir, whole=None)
         generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
     pending = hookstate.pending_line(project.memory_dir, project.cache_dir)
     changed, tail = cited_changed(project), (["", pending] if pending else [])
@@ -170,7 +170,8 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     room = recall.START_CHARS - len("\n".join(tail)) - len(PREFACE) - len(MUST) - 2 * MAX_SHOWN
     body, notes, whole = recall.cut_lines(text, room, shown), list[recall.Note](), False
     if found:  # the notes are read only when they can be shown whole
-        found.notes = with_texts(project, found.notes if found.total <= found.budget else recall.must_first(found))
+        notes = found.notes if found.total <= found.budget else recall.must_first(found.notes, found.budget)
+        found.notes = with_texts(project, notes)
         body, notes, whole = recall.session_view(found, text, room, shown)
     from lean_harness.personal import section  # the owner's own entries, never in INDEX.md (adr/0040)
 
@@ -301,17 +302,20 @@ def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     project = find_project(data, env)
     if project is None or project.linked(recall.path(project.cache_dir)):
         return "", ""
-    found = recall.load(project.cache_dir, project.memory_dir)
+    output = recall.failure_output(data) if failed else ""
+    paths = [os.path.relpath(os.path.join(project.root, p), project.root) for p in recall.touched(data)]
+    paths = [] if output else [path.replace(os.sep, "/") for path in paths]
+    found = recall.load(project.cache_dir, project.memory_dir, whole=bool(output))
+    if found and any(found.files.get(path) for path in paths):  # the notes are read only for a cited file
+        found = recall.load(project.cache_dir, project.memory_dir)
     if found is None:
         return "", ""
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
     session = str(data.get("session_id") or data.get("sessionId") or "default")
-    output = recall.failure_output(data) if failed else ""
     if output:
         notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1)
         return give(project, session, "failure", notes), kind
-    for touched in recall.touched(data):
-        path = os.path.relpath(os.path.join(project.root, touched), project.root).replace(os.sep, "/")
+    for path in paths:
         given = give(project, session, "file", [n for n in found.notes if n.name in found.files.get(path, [])], path)
         if given:
             return given, kind
@@ -333,21 +337,28 @@ def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.No
     a directive (as INDEX.md withholds such a title) are left out."""
     if not notes:
         return []
-    from lean_harness.memory.shard import ShardError, parse
+    from lean_harness.errors import LhError
     from lean_harness.scanning import directives
     from lean_harness.scanning.masking import mask_many
 
-    texts: dict[str, str] = {}
+    texts: dict[str, str | None] = {}
     for name in sorted({note.shard for note in notes}):
         path = os.path.join(project.memory_dir, f"{name}.md")
         try:
-            if not os.path.islink(path):
-                with open(path, encoding="utf-8-sig") as handle:
-                    texts.update((f"{name}/{e.id}", e.text) for e in parse(handle.read(), path).entries)
-        except (OSError, ValueError, ShardError):
+            if os.path.islink(path):
+                continue
+            with open(path, encoding="utf-8-sig") as handle:
+                text = handle.read()
+            found = {note.name: recall.entry_text(text, note) for note in notes if note.shard == name}
+            if None in found.values():  # not as lh writes it: the shard is parsed (shard.py loads dataclasses)
+                from lean_harness.memory.shard import parse
+
+                found = {f"{name}/{e.id}": e.text for e in parse(text, path).entries}
+            texts.update(found)
+        except (OSError, ValueError, LhError):
             continue
-    kept = [note for note in notes if texts.get(note.name) and not directives.scan(texts[note.name])]
-    for note, text in zip(kept, mask_many([texts[note.name] for note in kept]), strict=True):
+    kept = [note for note in notes if texts.get(note.name) and not directives.scan(texts[note.name] or "")]
+    for note, text in zip(kept, mask_many([texts[note.name] or "" for note in kept]), strict=True):
         note.text = text
     return kept
 

@@ -1,12 +1,16 @@
 """What the hooks hand the agent unasked: the notes that meet a failed command, a file it opens or a
 prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-moment.md).
 
-The hooks' map of the memory, `<cacheDir>/lh/recall/map.json`, is written with INDEX.md
-(memory/recall_map.py): `{"format", "stamp", "budget", "total", "shards", "files", "entries"}`,
-each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words from its masked
-text. The stamp is every memory file's `name:size:mtime:inode` but INDEX.md; a map whose stamp or
-types are off is not used. The map only ranks (adr/0030): what is printed is the shard's text,
-masked. A note is handed over on a strong match, once a session; again only changed.
+The hooks' map of the memory, written with INDEX.md (memory/recall_map.py) in `<cacheDir>/lh/recall/`:
+`map.json`, `{"format", "stamp", "budget", "total", "shards", "parts", "files", "stale", "must"}`,
+and each shard's rows, `shards/<shard>.json`, `{"format", "digest", "entries"}`, kept while the
+shard's digest is the one `shards` names. A row is `[shard, id, key, written, pinned, tokens,
+stale, words]`, its words from its masked text, `stale` false (`stale` names the stale notes);
+`must` holds the rows a session start may show first. The stamp is every memory file's
+`name:size:mtime:inode` but INDEX.md; a map whose stamp, digests or types are off is not used.
+The map only ranks (adr/0030): what is printed is the shard's text under the note's header, its
+lines checked against the row's key, masked. A note is handed over on a strong match, once a
+session; again only changed.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-FORMAT = "lh-recall/3"  # a new `terms` rule is a new format: the map's words are made again
+FORMAT = "lh-recall/4"  # a new `terms` rule, or key, is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
@@ -75,18 +79,24 @@ class Note:
 
 
 class Map:
-    """The map as loaded."""
+    """The map as loaded: all its notes, or (for a session start) those `must` holds."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.notes = [Note(row) for row in data["entries"]]
+    def __init__(self, data: dict[str, Any], rows: list[list[Any]]) -> None:
+        self.notes = [Note(row) for row in rows]
         self.budget: int = data["budget"]
         self.total: int = data["total"]
         self.shards: dict[str, str] = data["shards"]
         self.files: dict[str, list[str]] = data["files"]
+        self.parts: dict[str, object] = data["parts"]  # each shard's rows file as written (memory/recall_map.py)
+        stale = set(data["stale"])
+        for note in self.notes if stale else ():
+            note.stale = note.name in stale
 
 
-def path(cache_dir: str | os.PathLike[str]) -> str:
-    return os.path.join(os.fspath(cache_dir), "lh", "recall", "map.json")
+def path(cache_dir: str | os.PathLike[str], shard: str = "") -> str:
+    """The map, or the rows of `shard`."""
+    folder = os.path.join(os.fspath(cache_dir), "lh", "recall")
+    return os.path.join(folder, "shards", f"{shard}.json") if shard else os.path.join(folder, "map.json")
 
 
 def stamp(memory_dir: str | os.PathLike[str]) -> str:
@@ -95,25 +105,59 @@ def stamp(memory_dir: str | os.PathLike[str]) -> str:
     return " ".join(f"{n}:{s[0]}:{s[1]}:{s[2]}" for n, s in sorted(found.items()) if n != "INDEX.md")
 
 
-def load(cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] | None) -> Map | None:
-    """The map when its values are of their types and (with `memory_dir`) it describes the memory now."""
-    import json
-
+def load(
+    cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] | None, whole: bool | None = True
+) -> Map | None:
+    """The map when its values are of their types and (with `memory_dir`) it describes the memory now:
+    with `whole`, every note (each shard's rows of the digest the map names), else the `must` rows;
+    `whole=None`, as a session start needs it: every note when the memory fits its budget."""
     try:
-        with open(path(cache_dir), encoding="utf-8") as handle:
-            data = json.loads(handle.read())
-        if data["format"] != FORMAT or (memory_dir is not None and data["stamp"] != stamp(memory_dir)):
+        data = _read(path(cache_dir))
+        lists = [data["shards"].values(), *data["files"].values(), data["stale"]]
+        valid = type(data["budget"]) is int and type(data["total"]) is int and all(type(v) is list for v in lists[1:])
+        if not valid or not all(type(n) is str for v in lists for n in v):
             return None
-        ints = type(data["budget"]) is int and type(data["total"]) is int
-        names = all(type(v) is str for v in data["shards"].values()) and all(
-            type(n) is str for v in data["files"].values() for n in v
-        )
-        rows = all(
-            type(row) is list and len(row) == len(_ROW) and all(map(isinstance, row, _ROW)) for row in data["entries"]
-        )
-        return Map(data) if ints and names and rows else None
+        if memory_dir is not None and data["stamp"] != stamp(memory_dir):
+            return None
+        whole = data["total"] <= data["budget"] if whole is None else whole
+        parts = [rows_of(cache_dir, shard) for shard in data["shards"]] if whole else [("", data["must"])]
+        if whole and [part and part[0] for part in parts] != list(data["shards"].values()):
+            return None
+        rows = [row for part in parts if part for row in part[1]]
+        return Map(data, rows) if whole or _rows(rows) else None
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
+
+
+def rows_of(cache_dir: str | os.PathLike[str], shard: str) -> tuple[str, list[list[Any]]] | None:
+    """The digest and rows of one shard's file when they are of their types, else None."""
+    try:
+        data = _read(path(cache_dir, shard)) if os.path.basename(shard) == shard else {}
+        return (
+            (data["digest"], data["entries"]) if type(data["digest"]) is str and _rows(data["entries"], shard) else None
+        )
+    except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _read(file: str) -> dict[str, Any]:
+    """A file of the map, parsed, never through a link; ValueError when it is not of this format."""
+    import json
+
+    if os.path.islink(file) or os.path.islink(os.path.dirname(file)):
+        raise ValueError(file)
+    with open(file, encoding="utf-8") as handle:
+        data = json.loads(handle.read())
+    if type(data) is not dict or data.get("format") != FORMAT:
+        raise ValueError(file)
+    return data
+
+
+def _rows(rows: object, shard: str = "") -> bool:
+    return type(rows) is list and all(
+        type(row) is list and len(row) == len(_ROW) and all(map(isinstance, row, _ROW)) and row[0] == (shard or row[0])
+        for row in rows
+    )
 
 
 def terms(text: str) -> list[str]:
@@ -204,6 +248,35 @@ def informative(output: str) -> str:
     return "\n".join((kept or lines[-10:])[-40:])
 
 
+def key(raw: str) -> str:
+    """A row's key: two checksums of the entry's lines (zlib, which the hooks load anyway; hashlib's
+    OpenSSL would cost a session start a tenth of a bare start)."""
+    import zlib
+
+    data = raw.encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
+def entry_text(text: str, note: Note) -> str | None:
+    """The note's text in its shard's `text`: the lines between the header lh writes for it (id first)
+    and the next end marker, when those lines are the entry the map was made from (their hash is the
+    row's key); else None, and the caller parses the shard (memory/shard.py)."""
+    import re
+
+    start = text.find(f'<!-- lh:entry id="{note.id}" ')
+    end = text.find("<!-- /lh:entry", start)
+    if start < 0 or end < 0 or text[start - 1 : start] not in ("", "\n", "\r"):
+        return None
+    lines = re.compile(r"\r\n|\r|\n")
+    stop, first = lines.search(text, end), lines.search(text, start)
+    raw = text[start : stop.end() if stop else len(text)]
+    if first is None or key(raw) != note.key:
+        return None
+    body = text[first.end() : end]  # as the parser reads it: the last line's ending dropped, CR and CRLF made LF
+    body = body[:-2] if body.endswith("\r\n") else body[:-1] if body.endswith(("\n", "\r")) else body
+    return body.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def block(note: Note, limit: int) -> str:
     """A note as the hooks print it: `[shard/id]`, its stale mark, its text, cut to `limit` characters."""
     head = f"[{note.name}]" + (" (stale: it cites lines that changed)" if note.stale else "")
@@ -232,13 +305,13 @@ def hand(cache_dir: str, root: str, session: str, kind: str, notes: Sequence[Not
     return fresh
 
 
-def must_first(found: Map, spare: int = 5) -> list[Note]:
+def must_first(notes: Sequence[Note], budget: int, spare: int = 5) -> list[Note]:
     """The notes to follow a session start may show, newest first: those within the budget's share
     (`session_view` decides), and `spare` more for any withheld; their texts alone are read."""
-    ordered, tokens, room = sorted((n for n in found.notes if n.must), key=lambda n: n.written, reverse=True), 0, 0
+    ordered, tokens, room = sorted((n for n in notes if n.must), key=lambda n: n.written, reverse=True), 0, 0
     for note in ordered:
         tokens, room = tokens + note.tokens, room + 1
-        if tokens > found.budget // MUST_SHARE:
+        if tokens > budget // MUST_SHARE:
             break
     return ordered[: room + spare]
 

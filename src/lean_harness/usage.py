@@ -50,9 +50,9 @@ def record(
 
     path = os.path.join(root, PATH)
     try:
-        with open(os.path.join(root, locations.CONFIG_PATH), encoding="utf-8", errors="replace") as handle:
-            if not locations.records_usage(handle.read()) or first_link(path, root) is not None:
-                return
+        cache_dir = _recording(os.path.join(root, locations.CONFIG_PATH))
+        if cache_dir is None or first_link(path, root) is not None:
+            return
         head = f'{{"t":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}","kind":"{kind}"'
         if session:
             import zlib  # a tag of the session, never its id: a client may put anything there
@@ -72,12 +72,28 @@ def record(
                     line += f',"{keys.pop(0)}"'
                 lines.append(line + "]")
         for line in lines or [head]:
-            _append(path, (line + "}\n").encode("utf-8"))
+            _append(path, (line + "}\n").encode("utf-8"), os.path.join(root, cache_dir, "lh"))
     except (OSError, ValueError):
         pass  # a hint: an unwritable record costs a count, never a command
 
 
-def _append(path: str, data: bytes) -> None:
+_read_configs: dict[str, tuple[object, str | None]] = {}  # config path: its stat key, and `_recording`
+
+
+def _recording(config: str) -> str | None:
+    """The cache folder when the config turns the record on, else None; read once a process while
+    the config's stat stays the same."""
+    from lean_harness.hookstate import stat_of
+
+    stat = stat_of(config, follow_symlinks=True)
+    if stat is None or _read_configs.get(config, (None,))[0] != stat:
+        with open(config, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        _read_configs[config] = (stat, locations.of_text(text)[1] if locations.records_usage(text) else None)
+    return _read_configs[config][1]
+
+
+def _append(path: str, data: bytes, spare: str) -> None:
     """One write of one line, on the file now at `path` (not one a fold replaced meanwhile)."""
     for _ in range(100):  # each turn, a fold replaced the file: bounded, as folds are
         fd = os.open(path, _FLAGS, 0o600)
@@ -91,14 +107,18 @@ def _append(path: str, data: bytes) -> None:
         finally:
             os.close(fd)
         if size > LIMIT:
-            fold(path)
+            fold(path, spare)
         return
 
 
-def fold(path: str) -> None:
-    """Replace the events at `path` with per-entry totals, under an exclusive lock; skipped when another holds it."""
-    from lean_harness.files import write_atomic
+def fold(path: str, spare: str) -> None:
+    """Replace the events at `path` with per-entry totals, under an exclusive lock; skipped when another
+    holds it. The new file is made in the folder `spare` of the cache (git ignores it, so a killed fold
+    leaves nothing git lists), never through a link."""
+    from lean_harness.files import first_link, write_atomic
 
+    if first_link(spare, os.path.dirname(os.path.dirname(path))) is not None:
+        return
     fd = os.open(path, _READ)
     try:
         try:
@@ -117,7 +137,9 @@ def fold(path: str) -> None:
             f'{{"kind":"total","shard":"{shard}","id":"{key}","uses":{uses},"listed":{listed},"last":"{last}"}}\n'
             for (shard, key), (uses, listed, last) in kept
         ]
-        write_atomic(path, "".join(lines).encode("utf-8"), compare=False, durable=False, mode=0o600)
+        folded = os.path.join(spare, "events.ndjson")
+        write_atomic(folded, "".join(lines).encode(), compare=False, durable=False, mode=0o600)
+        os.replace(folded, path)
     finally:
         os.close(fd)
 

@@ -1,74 +1,106 @@
 """The hooks' map of the memory (its format: recall.py), written whenever lh writes or checks INDEX.md.
 
-Only new and changed shards and entries are read, scanned and counted (as in the search cache, adr/0031);
-words come from the masked text. A write that fails is skipped: the hooks stay silent until the next.
+One file of rows per shard, kept while the shard's digest is the same (as the search cache is,
+adr/0031); a changed shard's rows are made again, reusing the words and counts of entries whose
+text did not change, and from the entries a write just made when it says which (never parsing its
+shard again). Words come from the masked text. The shards' files are written before the map, so
+a kill between them leaves the map of the old stamp, which the hooks do not use. A write that
+fails is skipped: the hooks stay silent until the next.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+from collections.abc import Mapping, Sequence
 
-from lean_harness import recall
+from lean_harness import hookstate, recall
 from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
 from lean_harness.memory.handle import Memory
-from lean_harness.memory.shard import parse, written
+from lean_harness.memory.shard import Entry, parse, written
 from lean_harness.memory.view import entry_cost
 
 
-def write(memory: Memory, total: int) -> None:
-    """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure)."""
+def write(memory: Memory, total: int, wrote: Mapping[str, tuple[str | None, Sequence[Entry]]] | None = None) -> None:
+    """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure); `wrote`,
+    the entries a write just added or rewrote in place, by shard."""
+    cache, budget = memory.config.cache_dir, memory.config.index_token_budget
     stamp = recall.stamp(memory.config.memory_dir)  # before reading: a later edit leaves the map stale
     try:
-        digests, rows = _rows(memory, recall.load(memory.config.cache_dir, None))
-        data = {"format": recall.FORMAT, "stamp": stamp, "budget": memory.config.index_token_budget, "total": total}
-        data |= {"shards": digests, "files": _files(memory), "entries": rows}
-        write_atomic(recall.path(memory.config.cache_dir), json.dumps(data).encode(), durable=False)
+        last = recall.load(cache, None, whole=False)
+        digests: dict[str, str] = {}
+        must: list[list[object]] = []
+        files: dict[str, list[int]] = {}  # each shard's rows file as written: one changed since is made again
+        for name in memory.config.shard_names:
+            summary = memory.summary(name)
+            if not summary.exists:
+                continue
+            digests[name], part = summary.sha256, hookstate.stat_of(recall.path(cache, name))
+            now = (budget, summary.sha256, list(part or ()))
+            if last and (last.budget, last.shards.get(name), last.parts.get(name)) == now:
+                must += [note.row for note in last.notes if note.shard == name]
+            else:
+                must += _must(_rows(memory, name, summary.sha256, (wrote or {}).get(name)), budget)
+                part = hookstate.stat_of(recall.path(cache, name))
+            files[name] = list(part or ())
+        data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
+        data |= {"parts": files, "files": _files(memory), "stale": _stale(memory), "must": must}
+        write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)
     except (LhError, OSError):
         pass
 
 
-def _rows(memory: Memory, last: recall.Map | None) -> tuple[dict[str, str], list[list[object]]]:
-    """Each shard's digest and each entry's row: `[shard, id, key, written, pinned, tokens, stale, words]`."""
+def _rows(
+    memory: Memory, name: str, digest: str, wrote: tuple[str | None, Sequence[Entry]] | None
+) -> list[list[object]]:
+    """The rows of shard `name` at `digest` (recall.py), written to its file."""
     from lean_harness.scanning.masking import mask_many
 
-    stale = _stale(memory)
-    old = last.notes if last else []
-    kept = {(note.shard, note.key): note.row for note in old}
-    digests: dict[str, str] = {}
-    rows: list[list[object]] = []
-    new = []
-    for name in memory.config.shard_names:
-        summary = memory.summary(name)
-        if not summary.exists:
-            continue
-        digests[name] = summary.sha256
-        if last and last.shards.get(name) == summary.sha256:
-            rows += [[*note.row[:6], (name, note.id) in stale, note.row[7]] for note in old if note.shard == name]
-            continue
+    cache = memory.config.cache_dir
+    last = recall.rows_of(cache, name)
+    if last is not None and last[0] == digest:
+        return last[1]  # the map alone was lost or changed
+    if wrote is not None and last is not None and last[0] == wrote[0]:
+        entries, rows = list(wrote[1]), [list(row) for row in last[1]]
+    else:
         text, _ = memory.read_shard(name)
-        for entry in parse(text, memory.shown(memory.shard_path(name))).entries:
-            key = hashlib.sha256((entry.raw or entry.text).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-            row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, (name, entry.id) in stale, ""]
-            reused = kept.get((name, key))
-            if reused is None:
-                new.append((row, entry))
-            else:
-                row[5], row[7] = reused[5], reused[7]
+        entries, rows = list(parse(text, memory.shown(memory.shard_path(name))).entries), []
+    kept = {row[2]: row for row in last[1]} if last else {}
+    at = {row[1]: n for n, row in enumerate(rows)}
+    new = []
+    for entry in entries:
+        key = recall.key(entry.raw or entry.text)
+        row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, False, ""]
+        reused = kept.get(key)
+        if reused is None:
+            new.append((row, entry))
+        else:
+            row[5], row[7] = reused[5], reused[7]
+        if entry.id in at:
+            rows[at[entry.id]] = row
+        else:
             rows.append(row)
     for (row, entry), text in zip(new, mask_many([entry.text for _, entry in new]), strict=True):
         row[5] = entry_cost(entry, memory.counter.counts)
         row[7] = " ".join(sorted(set(recall.terms(f"{text} {' '.join(entry.tags)}"))))
-    return digests, rows
+    data = {"format": recall.FORMAT, "digest": digest, "entries": rows}
+    write_atomic(recall.path(cache, name), json.dumps(data).encode(), compare=False, durable=False)
+    return rows
 
 
-def _stale(memory: Memory) -> set[tuple[str, str]]:
+def _must(rows: list[list[object]], budget: int) -> list[list[object]]:
+    """The rows of one shard a session start may show first, in file order: a shard's own pick
+    holds every note the pick over all shards takes from it (recall.must_first)."""
+    picked = {id(note.row) for note in recall.must_first([recall.Note(row) for row in rows], budget)}
+    return [row for row in rows if id(row) in picked]
+
+
+def _stale(memory: Memory) -> list[str]:
     if not any(memory.summary(name).refs for name in memory.config.shard_names):
-        return set()
+        return []
     from lean_harness.memory.evidence import stale
 
-    return {(cited.shard, cited.id) for cited in stale.report(memory).stale}
+    return sorted({f"{cited.shard}/{cited.id}" for cited in stale.report(memory).stale})
 
 
 def _files(memory: Memory) -> dict[str, list[str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +13,9 @@ from lean_harness.files import read_text, refuse_symlink, write_text
 from lean_harness.locations import CONFIG_PATH
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
-from lean_harness.memory.shard import line_count, parse, render, without_duplicates
+from lean_harness.memory.shard import Entry, line_count, parse, render, without_duplicates
+
+Wrote = Mapping[str, tuple[str | None, Sequence[Entry]]]  # shard: its digest before, the entries written (raw set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,21 +120,21 @@ def _count_pending(folder: Path) -> int:
         return 0
 
 
-def write_index(memory: Memory) -> index_md.IndexText:
-    """Regenerate INDEX.md (written only when it changed)."""
+def write_index(memory: Memory, wrote: Wrote | None = None) -> index_md.IndexText:
+    """Regenerate INDEX.md (written only when it changed); `wrote`: the entries a write just made (recall_map.py)."""
     rendered = render_index(memory)
     refuse_symlink(memory.index_path, memory.root)
     write_text(memory.index_path, rendered.text)
-    recorded(memory, rendered.listed)
+    recorded(memory, rendered.listed, wrote)
     return rendered
 
 
-def recorded(memory: Memory, listed: Sequence[tuple[str, str]]) -> None:
+def recorded(memory: Memory, listed: Sequence[tuple[str, str]], wrote: Wrote | None = None) -> None:
     """After INDEX.md was written or found as lh makes it: what the hooks keep (hookstate.py, recall.py)."""
     from lean_harness.memory import recall_map
 
     hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, listed)
-    recall_map.write(memory, totals(memory).tokens)
+    recall_map.write(memory, totals(memory).tokens, wrote)
 
 
 Settle = Callable[..., tuple[str, ...]]  # archive.settle(memory, *, fix): live entries a digest already holds

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness.environment import now_utc
@@ -200,8 +200,9 @@ def _put(
         kept = tuple((k, v) for k, v in old.extra if k not in dropped)
         fresh = (("updated", now_utc()), ("sha", text_hash(body)))
         entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
-        newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
-        new_text = stored.text[:start] + render_entry(entry, newline, close_id=True) + stored.text[end:]
+        block = render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n", close_id=True)
+        entry = replace(entry, raw=block)
+        new_text = stored.text[:start] + block + stored.text[end:]
         replaced = view.entry_cost(old, memory.counter.counts)
         return _finish(memory, stored, new_text, entry, replaced)
     entry = Entry(derive_id(name, body, _Listed(stored.ids)), now_utc(), body, clean_tags, extra)
@@ -235,10 +236,11 @@ def add_entries(
         memory.check_shard(name)
     changes: dict[Path, bytes | None] = dict(records or {})
     basis: dict[Path, str | None] = {}
-    summaries = []
+    summaries, wrote = [], dict[str, tuple[str | None, list[Entry]]]()
     for name, entries in grouped.items():
         stored = _Stored(memory, name)
         data = stored.encode(append_entries(stored.text, entries, stored.newline))
+        wrote |= _wrote(stored, entries)
         changes[stored.path] = _within_limit(memory, name, data)
         basis[stored.path] = stored.basis
         if stored.whole:  # a new shard, or one with copies dropped: summarized from its bytes
@@ -252,8 +254,17 @@ def add_entries(
     journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis)
     for summary, path, listing in summaries:
         _remember(memory, summary, path, listing)
-    write_index(memory)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
+    write_index(memory, wrote)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
     return tuple(grouped)
+
+
+def _wrote(stored: _Stored, entries: list[Entry], prose: bool = False) -> dict[str, tuple[str | None, list[Entry]]]:
+    """The entries written in place or at the end of a shard, with their lines, for the hooks' map
+    (memory/recall_map.py); none when the write touched more: a new or de-duplicated shard, prose
+    moved, a last line completed."""
+    if stored.whole or prose or not stored.text.endswith("\n"):
+        return {}
+    return {stored.name: (stored.basis, [replace(e, raw=e.raw or render_entry(e, stored.newline)) for e in entries])}
 
 
 def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> None:
@@ -313,7 +324,7 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis})
     _remember(memory, summary, path, ids)
-    write_index(memory)
+    write_index(memory, _wrote(stored, [entry], prose=replaced is not None and bool(before.prose_lines)))
     action = "added" if replaced is None else "updated"
     return PutResult(entry.id, name, action, tokens, summary.tokens, totals(memory), memory.counter.label)
 
