@@ -556,3 +556,22 @@ def test_every_record_of_a_file_keys_it_by_size_mtime_and_inode(project: Path) -
     assert main(["memory", "status"]) == 0
     record = json.loads((cache / "shards" / "failures.json").read_text("utf-8"))
     assert record["stat"] == [info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def test_the_index_and_session_start_count_the_same_waiting_notes(project: Path) -> None:
+    """A note is a Markdown file in a real inbox folder: a dot-file, a folder named like a note and
+    a consumed note are not notes, and a linked inbox holds none, wherever they are counted."""
+    inbox = project / MEMORY / ".pending"
+    (inbox / ".consumed").mkdir(parents=True)
+    (inbox / "20200101T000000.000000000Z-1-abcd0123.md").write_text("an old note\n")
+    (inbox / ".draft.md").write_text("not a note\n")
+    (inbox / "folder.md").mkdir()
+    (inbox / ".consumed" / "30300101T000000.000000000Z-1-abcd0123.md").write_text("consumed\n")
+    assert main(["memory", "index"]) == 0
+    assert "\n1 pending note(s) wait for" in (project / MEMORY / "INDEX.md").read_text("utf-8")
+    assert "lean-harness: 1 pending note, the oldest " in hook("session-start", project)
+    inbox.rename(project / "elsewhere")
+    inbox.symlink_to(project / "elsewhere", target_is_directory=True)
+    assert main(["memory", "index"]) == 0
+    assert "pending note" not in (project / MEMORY / "INDEX.md").read_text("utf-8")
+    assert "pending note" not in hook("session-start", project)

@@ -198,16 +198,21 @@ def said_age(seconds: float) -> str:
     return f"{int(seconds // size)} {unit}{'s' if seconds >= 2 * size else ''}" if size else "less than a minute"
 
 
+def pending_notes(memory_dir: str) -> list[str]:
+    """The names of the notes waiting in the inbox, in the order they were written: its Markdown
+    files not named with a leading dot. A linked inbox holds none: lh reads only real folders (adr/0030)."""
+    inbox = os.path.join(memory_dir, ".pending")
+    try:
+        names = [] if os.path.islink(inbox) else os.listdir(inbox)
+    except OSError:
+        return []
+    return sorted(n for n in names if n.endswith(".md") and n[0] != "." and os.path.isfile(os.path.join(inbox, n)))
+
+
 def pending_line(memory_dir: str, cache_dir: str) -> str:
     """The session start's line on the inbox: how many notes wait, the oldest's age and the last
     review's findings; "" when none wait. Read from the folder listing and one record, nothing parsed."""
-    inbox = os.path.join(memory_dir, ".pending")
-    try:  # a linked inbox is not listed: lh reads only real folders (adr/0030)
-        names = (
-            [] if os.path.islink(inbox) else sorted(n for n in os.listdir(inbox) if n.endswith(".md") and n[0] != ".")
-        )
-    except OSError:
-        return ""
+    names = pending_notes(memory_dir)
     if not names:
         return ""
     found = (load(os.path.join(folder(cache_dir), REVIEW_NAME)) or {}).get("findings")

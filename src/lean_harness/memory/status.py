@@ -99,7 +99,7 @@ def render_index(memory: Memory) -> index_md.IndexText:
         memory.counter.label,
         memory.config.index_token_budget,
         memory.counter.count,
-        pending=_count_pending(memory.config.memory_dir),
+        pending=len(hookstate.pending_notes(str(memory.config.memory_dir))),
         stale=stale_count(memory),
     )
 
@@ -111,13 +111,6 @@ def stale_count(memory: Memory) -> int:
     from lean_harness.memory.evidence import stale
 
     return sum(cited.shard not in memory.config.personal for cited in stale.report(memory).stale)
-
-
-def _count_pending(folder: Path) -> int:
-    try:
-        return sum(1 for p in (folder / ".pending").iterdir() if p.suffix == ".md")
-    except OSError:
-        return 0
 
 
 def write_index(memory: Memory, wrote: Wrote | None = None) -> index_md.IndexText:

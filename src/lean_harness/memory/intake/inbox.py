@@ -20,6 +20,7 @@ from pathlib import Path
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink, stage, sync_dir
+from lean_harness.hookstate import pending_notes
 from lean_harness.memory import rules, writes
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.intake.formats import frontmatter
@@ -131,7 +132,7 @@ def snapshot(memory: Memory) -> list[Pending]:
         if inbox.exists():
             raise LhError(f"{shown}: is a file where a folder was expected; move it away")
         return []
-    paths = sorted(p for p in inbox.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
+    paths = [inbox / name for name in pending_notes(str(memory.config.memory_dir))]
     keep = (
         'nothing was consolidated; move some notes out of the folder, run "lh memory consolidate", then move them back'
     )
