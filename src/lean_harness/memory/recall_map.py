@@ -59,7 +59,7 @@ def _rows(memory: Memory, last: recall.Map | None) -> tuple[dict[str, str], list
             rows.append(row)
     for (row, entry), text in zip(new, mask_many([entry.text for _, entry in new]), strict=True):
         row[5] = entry_cost(entry, memory.counter.counts)
-        row[7] = " ".join(sorted(set(recall.terms(f"{text} {' '.join(entry.tags)}"))))
+        row[7] = " ".join(recall.terms(f"{text} {' '.join(entry.tags)}"))  # in order: adjacent words pair
     return digests, rows
 
 
