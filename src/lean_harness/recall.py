@@ -3,8 +3,8 @@ prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-m
 
 The hooks' map of the memory, `<cacheDir>/lh/recall/map.json`, is written with INDEX.md
 (memory/recall_map.py): `{"format", "stamp", "budget", "total", "shards", "files", "entries"}`,
-each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words from its masked
-text. The stamp is every memory file's `name:size:mtime:inode` but INDEX.md; a map whose stamp or
+each entry `[shard, id, key, written, pinned, tokens, stale, words]`, its words (`terms`, in order)
+from its masked text. The stamp is every memory file's `name:size:mtime:inode` but INDEX.md; a map whose stamp or
 types are off is not used. The map only ranks (adr/0030): what is printed is the shard's text,
 masked. A note is handed over on a strong match, once a session; again only changed.
 """
@@ -168,11 +168,10 @@ def strong(found: Map, words: Iterable[str], rule: tuple[float, float, float, fl
     from collections import Counter
     from itertools import pairwise
 
-    words, count = list(words), len(found.notes)
+    words, count, holding = list(words), len(found.notes), Counter[str]()
     padded = [(f" {note.row[7]} ", note) for note in found.notes]
     held = {t: sum(f" {t} " in text for text, _ in padded) for t in dict.fromkeys(words)}  # notes holding each
     pairs = {(a, b) for a, b in pairwise(words) if held[a] and held[b] and b not in a}  # not a name and its part
-    holding = Counter(t for note in found.notes for t in set(note.row[7].split()))
 
     def idf(term: str) -> float:
         return math.log(1 + count / max(1, held[term] if term in held else holding[term]))
@@ -182,14 +181,17 @@ def strong(found: Map, words: Iterable[str], rule: tuple[float, float, float, fl
         if shared := [t for t in held if held[t] and f" {t} " in text]:
             sequence = note.row[7].split()
             score = sum(map(idf, shared)) + sum(min(map(idf, pair)) for pair in pairs.intersection(pairwise(sequence)))
-            scored.append((-score, note.name, note, score / sum(map(idf, set(sequence)))))
+            scored.append((-score, note.name, note))
     scored.sort(key=lambda r: r[:2])
-    if not scored or scored[0][3] < rule[2]:
+    best, runner_up = -scored[0][0] if scored else 0.0, -scored[1][0] if len(scored) > 1 else 0.0
+    if not scored or best < max(rule[0] * math.log(1 + count), rule[1] * sum(map(idf, held)), rule[3] * runner_up):
         return []
-    best, runner_up = -scored[0][0], -scored[1][0] if len(scored) > 1 else 0.0
-    if best < max(rule[0] * math.log(1 + count), rule[1] * sum(map(idf, held)), rule[3] * runner_up):
-        return []
-    return [note for score, _, note, share in scored[:most] if -score * rule[3] >= best and share >= rule[2]]
+    holding.update(t for note in found.notes for t in set(note.row[7].split()))  # for the notes' own weights
+    return [
+        note
+        for score, _, note in scored[:most]
+        if -score * rule[3] >= best and -score >= rule[2] * sum(map(idf, set(note.row[7].split())))
+    ]
 
 
 def failure_output(event: Mapping[str, object]) -> str:
