@@ -454,3 +454,57 @@ def test_a_put_killed_at_any_moment_leaves_a_map_the_hooks_refuse_or_the_map_of_
     put(noted, "insights", "A put after the kills writes the map whole again.")
     assert failure(noted, PYTEST_ERROR, session="after-kills").startswith(FAILURE_HEAD)
     assert used  # some kills came after the map was written
+
+
+DISK_FULL = (  # python3 package.py, as recorded (benchmarks/replay/recorded.jsonl)
+    "Exit code 1\nTraceback (most recent call last):\n"
+    '  File "/home/dev/project/package.py", line 4, in <module>\n    shutil.copyfileobj(src, out, 1 << 16)\n'
+    '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/shutil.py", line 200, in copyfileobj\n'
+    "    fdst_write(buf)\nOSError: [Errno 28] No space left on device\n"
+)
+SQLITE_LOCKED = (
+    'Exit code 1\nTraceback (most recent call last):\n  File "/home/dev/project/enqueue.py", line 8, in <module>\n'
+    "    second.execute(\"insert into jobs (state) values ('queued')\")\nsqlite3.OperationalError: database is locked\n"
+)
+NODE_ENOENT = (
+    "Exit code 1\nnode:internal/fs/promises:637\n  return new FileHandle(await PromisePrototypeThen(\n"
+    "                        ^\n\nError: ENOENT: no such file or directory, open 'x.txt'\n"
+    "    at async open (node:internal/fs/promises:637:25)\n  errno: -2,\n  code: 'ENOENT',\n  syscall: 'open',\n"
+    "  path: 'x.txt'\n}\n\nNode.js v20.20.2\n"
+)
+NOTES = {
+    "failures/disk-full": "The nightly packaging job died with OSError: [Errno 28] No space left on device; old Docker"
+    " images fill /var/lib/docker, so the job prunes them before it builds.",
+    "failures/sqlite-locked": "Two workers writing the jobs table at once get sqlite3.OperationalError: database is"
+    " locked; the queue writes through one connection with a 30 s busy timeout.",
+    "quirks/fixtures": "The fixtures directory holds one file per customer; tests open them read-only.",
+    "quirks/registry": "Docker images are pushed to the internal registry at registry.example.com by CI only.",
+    "conventions/docs": "Docs are written in British English and wrapped at 100 columns.",
+    "conventions/branches": "Branch names start with the ticket area, then a short slug: cart-rounding.",
+}
+
+
+@pytest.fixture
+def several(project: Path) -> Path:
+    """A project whose memory holds six notes, so that a word's rarity in it means something."""
+    for name, text in NOTES.items():
+        shard, key = name.split("/")
+        put(project, shard, "--id", key, text)
+    return project
+
+
+def test_a_failure_meets_the_note_sharing_its_distinctive_words_and_stays_silent_on_common_ones(
+    several: Path,
+) -> None:
+    assert failure(several, DISK_FULL) == f"{FAILURE_HEAD}\n\n[failures/disk-full]\n{NOTES['failures/disk-full']}"
+    assert failure(several, SQLITE_LOCKED).startswith(f"{FAILURE_HEAD}\n\n[failures/sqlite-locked]\n")
+    # "no such file or directory, open": words every tool prints, shared with the fixtures note alone
+    assert failure(several, NODE_ENOENT) == ""
+
+
+def test_a_prompt_meets_the_note_in_other_word_forms_and_stays_silent_between_two_as_strong(several: Path) -> None:
+    said = prompt(several, "why is the sqlite database locking up when two workers write?")
+    assert "[failures/sqlite-locked]" in said
+    assert "[failures/disk-full]" not in said
+    # two notes about Docker images, neither ahead of the other: which one is meant is not known
+    assert prompt(several, "where do our docker images go?", "p2") == ""

@@ -22,6 +22,9 @@ Sets (`sets/*.json`, events from `recorded.jsonl`, `issues.jsonl` and `fresh.jso
 - `locomo`: LoCoMo's conversations (`--locomo PATH` to data/locomo10.zip), each turn an entry;
   its questions as prompts and the recorded commands as unrelated events.
 
+The held-out set is also reported in two halves (`split`): `dev`, the events thresholds may be
+chosen on, and `untouched`, the rest; `--misses` lists only the dev half's misses for it.
+
 Prints, per set and event kind: events, events with a note, recall (share of the expected
 entries handed over), the share of handed-over entries that are irrelevant, the share of events
 without a note that stay silent (print nothing), tokens printed per 100 events (lean_harness's
@@ -323,6 +326,21 @@ def misses(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def split(results: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The held-out events in two halves: `dev`, to tune on, holds the events whose first expected entry
+    has an odd number (n021) and every other event expecting nothing, in order, per kind; `untouched` the rest."""
+    halves: dict[str, list[dict[str, Any]]] = {"dev": [], "untouched": []}
+    quiet: dict[str, int] = {}
+    for r in results:
+        if r["expect"]:
+            odd = int(re.sub(r"\D", "", r["expect"][0]) or 0) % 2 == 1
+        else:
+            quiet[r["kind"]] = quiet.get(r["kind"], -1) + 1
+            odd = quiet[r["kind"]] % 2 == 0
+        halves["dev" if odd else "untouched"].append(r)
+    return halves
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part / whole:.0%} ({part}/{whole})" if whole else "-"
 
@@ -474,8 +492,11 @@ def main(argv: list[str] | None = None) -> int:
                 print("\n".join(table(f"{name}: {len(results)} events, {entries} entries", results, count)))
             if results:
                 summary.append(summary_row(f"{name} ({len(results)})", results, count))
+            halves = split(results) if name == "heldout" else {}
+            for half, rows in halves.items():
+                summary.append(summary_row(f"{name} {half} ({len(rows)})", rows, count))
             if results and args.misses:
-                print("\n".join(misses(results)))
+                print("\n".join(misses(halves.get("dev", results))))
     print("\n".join(summary))
     if out:
         out.close()

@@ -82,7 +82,7 @@ def _rows(
             rows.append(row)
     for (row, entry), text in zip(new, mask_many([entry.text for _, entry in new]), strict=True):
         row[5] = entry_cost(entry, memory.counter.counts)
-        row[7] = " ".join(sorted(set(recall.terms(f"{text} {' '.join(entry.tags)}"))))
+        row[7] = " ".join(recall.terms(f"{text} {' '.join(entry.tags)}"))  # in order: adjacent words pair
     data = {"format": recall.FORMAT, "digest": digest, "entries": rows}
     write_atomic(recall.path(cache, name), json.dumps(data).encode(), compare=False, durable=False)
     return rows

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import islice
 
+from lean_harness import recall
 from lean_harness.memory.search import segment, thesaurus
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
@@ -65,8 +66,6 @@ _CHUNK_RE = re.compile(r"\w+(?:[./:-]\w+)*")
 _SEGMENT_RE = re.compile(r"[./:-]")
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _PLAIN_RE = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+")
-_VOWELS = frozenset("aeiouy")
-_NO_UNDOUBLE = frozenset("lsz")
 
 _STOPWORD_TEXT = """a about above after again against all am an and any are aren as at be because been
     before being below between both but by can cannot could couldn did didn do does doesn
@@ -133,29 +132,7 @@ class Hit:
     matched: tuple[str, ...] = ()  # the query's words that the entry contains, in query order
 
 
-@cache  # a memory repeats a few thousand words hundreds of thousands of times
-def stem(word: str) -> str:
-    """A light English suffix stripper for lowercase words; other strings come back as they are."""
-    if len(word) <= 3 or not word.isalpha() or not word.isascii():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "i"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("urations", "uration", "ations", "ation", "ingly", "edly", "ing", "ed", "ly", "ment", "ness", "ure"):
-        base = word[: -len(suffix)]
-        if word.endswith(suffix) and len(base) >= 3 and _VOWELS.intersection(base[:-1] or base):
-            word = base
-            if suffix in ("ing", "ed") and base[-1] == base[-2] and base[-1] not in _NO_UNDOUBLE:
-                word = base[:-1]
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    if word.endswith("y") and len(word) > 3 and word[-2] not in _VOWELS:
-        word = word[:-1] + "i"
-    return word
+stem = cache(recall.stem)  # a memory repeats a few thousand words hundreds of thousands of times
 
 
 def _same(word: str) -> str:
