@@ -111,10 +111,8 @@ def parse_event(raw: str) -> dict[str, str]:
 
 
 def _json_event(raw: str) -> dict[str, object]:
-    import json
-
     try:
-        data = json.loads(raw)
+        data = hookstate.loads(raw)
     except (ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}

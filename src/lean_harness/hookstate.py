@@ -23,6 +23,39 @@ CONFIG_KEY = "lh.toml"  # the config's line in the `index` record; memory files 
 EVIDENCE_KEY = "evidence"  # the last check of cited files (memory/stale.py): INDEX.md's stale count
 
 
+def loads(text: str) -> object:
+    """`json.loads(text)`, through the interpreter's own JSON scanner when it has one: importing the
+    `json` package (and `re` with it) would take a third of a silent hook's time. ValueError as
+    `json.loads` raises it; its error path may import `json` itself."""
+    try:
+        from _json import make_scanner
+    except ImportError:
+        import json
+
+        return json.loads(text)
+    scan = make_scanner(_Decoding())  # type: ignore[arg-type]  # the scanner reads only these attributes
+    start = len(text) - len(text.lstrip(_SPACE))
+    try:
+        value, end = scan(text, start)
+    except StopIteration as stop:
+        raise ValueError(f"no JSON value at character {stop.value}") from None
+    if text[end:].strip(_SPACE):
+        raise ValueError(f"extra data at character {end}")
+    return value
+
+
+_SPACE = " \t\n\r"  # JSON's white space
+_CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+class _Decoding:
+    """The settings `json.loads` gives its scanner: plain dicts, lists, ints and floats; NaN allowed."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int, parse_constant = float, int, _CONSTANTS.__getitem__
+
+
 def folder(cache_dir: Place) -> str:
     return os.path.join(os.fspath(cache_dir), "lh", "hooks")
 

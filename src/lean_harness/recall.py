@@ -143,12 +143,10 @@ def rows_of(cache_dir: str | os.PathLike[str], shard: str) -> tuple[str, list[li
 
 def _read(file: str) -> dict[str, Any]:
     """A file of the map, parsed, never through a link; ValueError when it is not of this format."""
-    import json
-
     if os.path.islink(file) or os.path.islink(os.path.dirname(file)):
         raise ValueError(file)
     with open(file, encoding="utf-8") as handle:
-        data = json.loads(handle.read())
+        data = hookstate.loads(handle.read())
     if type(data) is not dict or data.get("format") != FORMAT:
         raise ValueError(file)
     return data
@@ -189,6 +187,8 @@ def terms(text: str) -> list[str]:
     """The words notes and events are matched on, in order: stemmed, three characters or more, not
     common; an identifier (`libpq-fe.h`, `requests_mock`, `lockfileVersion`) whole and by its parts;
     of a path, its last part (a folder says where, the file what)."""
+    if not text:
+        return []
     if not _compiled:
         import re
 
