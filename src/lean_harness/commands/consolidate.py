@@ -11,7 +11,6 @@ from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory consolidate`."""
     parser.add_argument("--dry-run", action="store_true", help="say what would happen and write nothing")
     parser.add_argument(
         "--plan", action="store_true", help="print the pending notes and their snapshot id as JSON, for a receipt"

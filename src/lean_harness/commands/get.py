@@ -20,7 +20,6 @@ EMPTY = 'memory is empty: nothing to search yet; add a note with lh memory put S
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory get`."""
     parser.add_argument("shard", metavar="SHARD", nargs="?", help="the shard to print (with --query: a filter)")
     parser.add_argument("--query", "-q", metavar="TEXT", help="words, identifiers or an error message to look for")
     parser.add_argument("--limit", type=positive, default=8, metavar="K", help="at most K entries (default 8)")
