@@ -12,7 +12,7 @@ from lean_harness import locations
 from lean_harness.doctor import NO_CONFIG, Check, Result, Verdict, apply, listed
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
-from lean_harness.files import cache_link, display, first_link
+from lean_harness.files import cache_link, display, first_link, read_text
 from lean_harness.memory.handle import Memory, open_memory
 from lean_harness.memory.shard import CONFLICT_MARKERS, is_conflict_marker
 
@@ -83,7 +83,7 @@ def open_project(root: Path) -> Project:
         raise LhError(f'no lean-harness config at {shown}; run "lh init"')
     top, missing = git_checks.top_level(root)
     try:  # jsonschema runs only for a config the plain check does not pass, to name its problems
-        config_mod.load_user(root)
+        config_mod.parse_toml(read_text(path, root), shown)  # a dangling link is named as a link
         return Project(root, config_mod.load(root), (), top, missing)
     except LhError as error:
         return Project(root, None, tuple(error.message.splitlines()), top, missing)

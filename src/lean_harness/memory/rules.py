@@ -243,8 +243,7 @@ def reads_as(what: str, finding: Described) -> str:
 
 def _quoted(value: str) -> str:
     """A user value for a message: quoted, control characters escaped, long values cut."""
-    shown = value if len(value) <= 40 else value[:39] + "…"
-    return repr(shown)
+    return repr(value if len(value) <= 40 else value[:39] + "…")
 
 
 def refuse_secrets(
