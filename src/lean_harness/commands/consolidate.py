@@ -26,20 +26,17 @@ def run(args: argparse.Namespace) -> int:
     if args.plan or args.apply:
         return _plan(args, memory) if args.plan else _apply(args, memory)
     result = inbox.consolidate(memory, dry_run=args.dry_run)
-    kept = [n for n in result.notes if n.action == "kept"]
+    kept = [f"{n.note}: {n.detail}; kept in the inbox" for n in result.notes if n.action == "kept"]
     if args.json:
-        emit(
-            "memory consolidate",
-            {"dry_run": result.dry_run, "notes": [asdict(n) for n in result.notes]},  # note, action, shard, id, detail
-            [f"{n.note}: {n.detail}; kept in the inbox" for n in kept],
-        )
+        notes = [asdict(n) for n in result.notes]  # note, action, shard, id, detail
+        emit("memory consolidate", {"dry_run": result.dry_run, "notes": notes}, kept)
         return 1 if kept else 0
     verb = "would add" if result.dry_run else "added"
     for n in result.notes:
         if n.action == "added":
             print(f"{verb} {n.shard}/{n.id} ({n.note})")
-    for n in kept:
-        print(f"{n.note}: {n.detail}; kept in the inbox", file=sys.stderr)
+    for line in kept:
+        print(line, file=sys.stderr)
     summary = (
         f"{len(result.notes)} pending note(s): {result.count('added')} {verb},"
         f" {result.count('unchanged')} already stored, {len(kept)} kept"
