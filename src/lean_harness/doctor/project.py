@@ -40,32 +40,19 @@ def open_project(root: Path) -> Project:
         return Project(root, None, tuple(error.message.splitlines()), top, missing)
 
 
-def _skip_without_config(p: Project) -> Verdict | None:
-    if p.config is None:
-        return NO_CONFIG
-    if not p.config.memory_dir.is_dir():
-        return Verdict("skip", "skipped: there is no memory directory (see the memory-dir check)")
-    return None
-
-
-def _skip_without_shards(p: Project) -> Verdict | None:
-    skipped = _skip_without_config(p)
-    if skipped is None and p.shard_state[1]:
-        return Verdict("skip", "skipped: a shard does not parse (see the shards check)")
-    return skipped
-
-
-def _on_memory(
-    skip: Callable[[Project], Verdict | None],
-) -> Callable[[Callable[[Project, Memory], Verdict]], Check[Project]]:
-    """A check of the project's memory, run only when `skip` finds nothing in the way."""
+def _on_memory(shards: bool) -> Callable[[Callable[[Project, Memory], Verdict]], Check[Project]]:
+    """A check of the project's memory, skipped without a config or a memory dir (or, with
+    `shards`, while a shard does not parse)."""
 
     def wrap(check: Callable[[Project, Memory], Verdict]) -> Check[Project]:
         @wraps(check)
         def run(p: Project) -> Verdict:
-            skipped = skip(p)
-            if skipped is not None:
-                return skipped
+            if p.config is None:
+                return NO_CONFIG
+            if not p.config.memory_dir.is_dir():
+                return Verdict("skip", "skipped: there is no memory directory (see the memory-dir check)")
+            if shards and p.shard_state[1]:
+                return Verdict("skip", "skipped: a shard does not parse (see the shards check)")
             assert p.memory is not None
             return check(p, p.memory)
 
@@ -95,7 +82,7 @@ def memory_dir(p: Project) -> Verdict:
     return Verdict("ok", f"{shown} exists")
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def shards(p: Project, memory: Memory) -> Verdict:
     """Every configured shard exists and parses."""
     missing, broken = p.shard_state
@@ -106,7 +93,7 @@ def shards(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", f"{len(memory.config.shards)} shards parse")
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def index(p: Project, memory: Memory) -> Verdict:
     """INDEX.md is what the shards make it, and within memory.indexTokenBudget."""
     from lean_harness.memory import status
@@ -128,7 +115,7 @@ def index(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def budget(p: Project, memory: Memory) -> Verdict:
     """The memory's total against memory.tokenBudget."""
     from lean_harness.memory import status
@@ -144,7 +131,7 @@ def budget(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", line)
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def size(p: Project, memory: Memory) -> Verdict:
     """Memory is within the supported size: 5,000 entries and 2 MB of shards (adr/0035)."""
     entries = sum(memory.summary(name).count for name in memory.config.shard_names)
@@ -160,7 +147,7 @@ def size(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def secrets(p: Project, memory: Memory) -> Verdict:
     """No memory file holds something that looks like a credential."""
     from lean_harness.memory.leaks import derived_files, flagged, project_files, scan_paths
@@ -188,7 +175,7 @@ def _counted(lines: list[str], fix: str) -> Verdict:
     return listed([lines[0] + more, *lines[1:]], fix)
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def directives(p: Project, memory: Memory) -> Verdict:
     """No memory file holds text that speaks as the system or the user, unless its entry allows it."""
     from lean_harness.memory.directives import in_files
@@ -267,7 +254,7 @@ def conflicts(p: Project) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def reachability(p: Project, memory: Memory) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
     from lean_harness.memory.search import query
@@ -295,7 +282,7 @@ def reachability(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", f"{scope}: each is found by its own first line")
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def evidence(p: Project, memory: Memory) -> Verdict:
     """No entry cites lines that changed or files that are gone (memory/evidence/evidence.py)."""
     from lean_harness.memory.evidence import stale
@@ -323,7 +310,7 @@ def evidence(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", f"{references} references in {_entries(len(result.entries))} are fresh")
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def journal(p: Project, memory: Memory) -> Verdict:
     """No journal that lh will never apply: one in the committed tree, or one written for another folder."""
     from lean_harness.memory import journal as journal_mod
@@ -349,7 +336,7 @@ def journal(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def prose(p: Project, memory: Memory) -> Verdict:
     """Text outside entries is named by shard and lines, with how to adopt it."""
     found: list[str] = []
@@ -366,7 +353,7 @@ def prose(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def unlisted(p: Project, memory: Memory) -> Verdict:
     """Every shard file in the memory folder is named in the config."""
     from lean_harness.memory.status import unlisted_shards
