@@ -247,7 +247,7 @@ def test_the_text_is_scanned_first_then_the_id_then_the_tags_in_order() -> None:
     assert found is not None
     assert found[0] == "a tag"
     assert (
-        rules.describe("the id", found[1])
+        rules.why_refused("the id", found[1], False)
         == "the id looks like a GitHub personal access token (ghp_********, rule github-pat)"
     )
 

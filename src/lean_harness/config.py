@@ -167,12 +167,6 @@ def load(root: Path) -> Config:
     )
 
 
-def load_user(root: Path) -> dict[str, Any]:
-    """The config file's own settings, without defaults."""
-    path = root / CONFIG_PATH
-    return parse_toml(read_text(path, root), display(path, root))
-
-
 def parse_value(text: str) -> Any:
     """A command-line value: a TOML literal when it parses as one, else the plain string."""
     import tomllib

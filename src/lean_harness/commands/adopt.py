@@ -10,7 +10,6 @@ from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory adopt`."""
     parser.add_argument("shards", metavar="SHARD", nargs="*", help="the shards to adopt prose in (default: all)")
 
 

@@ -13,7 +13,6 @@ SHOWN_SOURCES = 20  # per digest in the text output; --json lists them all
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory compact`."""
     parser.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
     parser.add_argument("--force", action="store_true", help="compact down to the target even below the threshold")
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from lean_harness.commands import project_root
+from lean_harness.commands import open_memory, project_root
 from lean_harness.errors import LhError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh config set`."""
     parser.add_argument("key", metavar="KEY", help="a dotted key path, for instance memory.tokenBudget")
     parser.add_argument("value", metavar="VALUE", help='a TOML value (30000, true, ["a"]) or plain text')
     parser.add_argument(
@@ -41,20 +39,14 @@ def run(args: argparse.Namespace) -> int:
         raise LhError("\n".join(f"{shown}: {line}; file not changed" for line in problems))
     write_text(path, config.render(updated))
     print(f"set {args.key} in {shown}")
-    _refresh_index(root)
-    return 0
-
-
-def _refresh_index(root: Path) -> None:
     # Budgets, shards and descriptions are shown in INDEX.md: keep it what the config makes it.
-    from lean_harness import config
-    from lean_harness.memory.handle import open_memory
     from lean_harness.memory.status import write_index
 
     try:
-        memory = open_memory(config.load(root))
+        memory = open_memory()
         if memory.config.memory_dir.is_dir():
             with memory.writing():
                 write_index(memory)
     except LhError as error:
         print(f'warning: INDEX.md was not regenerated: {error.message}; run "lh memory index"', file=sys.stderr)
+    return 0

@@ -11,7 +11,6 @@ from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory consolidate`."""
     parser.add_argument("--dry-run", action="store_true", help="say what would happen and write nothing")
     parser.add_argument(
         "--plan", action="store_true", help="print the pending notes and their snapshot id as JSON, for a receipt"
@@ -27,20 +26,17 @@ def run(args: argparse.Namespace) -> int:
     if args.plan or args.apply:
         return _plan(args, memory) if args.plan else _apply(args, memory)
     result = inbox.consolidate(memory, dry_run=args.dry_run)
-    kept = [n for n in result.notes if n.action == "kept"]
+    kept = [f"{n.note}: {n.detail}; kept in the inbox" for n in result.notes if n.action == "kept"]
     if args.json:
-        emit(
-            "memory consolidate",
-            {"dry_run": result.dry_run, "notes": [asdict(n) for n in result.notes]},  # note, action, shard, id, detail
-            [f"{n.note}: {n.detail}; kept in the inbox" for n in kept],
-        )
+        notes = [asdict(n) for n in result.notes]  # note, action, shard, id, detail
+        emit("memory consolidate", {"dry_run": result.dry_run, "notes": notes}, kept)
         return 1 if kept else 0
     verb = "would add" if result.dry_run else "added"
     for n in result.notes:
         if n.action == "added":
             print(f"{verb} {n.shard}/{n.id} ({n.note})")
-    for n in kept:
-        print(f"{n.note}: {n.detail}; kept in the inbox", file=sys.stderr)
+    for line in kept:
+        print(line, file=sys.stderr)
     summary = (
         f"{len(result.notes)} pending note(s): {result.count('added')} {verb},"
         f" {result.count('unchanged')} already stored, {len(kept)} kept"

@@ -11,7 +11,6 @@ from lean_harness.errors import LhError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh deinit`."""
     parser.add_argument(
         "--purge",
         action="store_true",

@@ -14,7 +14,6 @@ MARKS = {"ok": "ok", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh doctor`."""
     parser.add_argument("--fix", action="store_true", help="repair what is safe (INDEX.md, managed blocks, shards)")
     parser.add_argument(
         "--plugin",

@@ -11,7 +11,6 @@ from lean_harness.commands.put import print_totals
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory expand`."""
     parser.add_argument(
         "digest",
         metavar="DIGEST_ID",

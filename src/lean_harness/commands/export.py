@@ -10,7 +10,6 @@ from lean_harness.commands import masked, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory export`."""
     parser.add_argument("--format", default="jsonl", choices=("jsonl",), help="the output format (default jsonl)")
     parser.add_argument("--personal", action="store_true", help="include the personal scope's entries")
     parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (default: standard output)")

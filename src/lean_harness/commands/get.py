@@ -16,11 +16,7 @@ if TYPE_CHECKING:
     from lean_harness.memory.search.search import Hit
 
 
-EMPTY = 'memory is empty: nothing to search yet; add a note with lh memory put SHARD "text"'
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory get`."""
     parser.add_argument("shard", metavar="SHARD", nargs="?", help="the shard to print (with --query: a filter)")
     parser.add_argument("--query", "-q", metavar="TEXT", help="words, identifiers or an error message to look for")
     parser.add_argument("--limit", type=positive, default=8, metavar="K", help="at most K entries (default 8)")
@@ -173,7 +169,8 @@ def _query(args: argparse.Namespace) -> int:
     if answer.needs:
         print(f"nothing printed: the best entry takes {answer.needs} tokens cut to its header line; raise --max-tokens")
     elif not answer.results:
-        print(_nothing(answer.nearest, args.min_score) if answer.searched else EMPTY)
+        empty = 'memory is empty: nothing to search yet; add a note with lh memory put SHARD "text"'
+        print(_nothing(answer.nearest, args.min_score) if answer.searched else empty)
     for number, r in enumerate(answer.results):
         shown = memory.shown(memory.shard_path(r.shard))
         print(("\n" if number else "") + query.heading(r, shown) + _stale_mark(cited.get((r.shard, r.id))))

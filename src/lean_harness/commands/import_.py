@@ -20,7 +20,6 @@ def _shown(source: Path) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory import`."""
     parser.add_argument(
         "source", metavar="SOURCE", nargs="?", help="a file or folder to import ('-' reads jsonl from stdin)"
     )

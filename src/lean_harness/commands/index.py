@@ -9,7 +9,6 @@ from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory index`."""
     parser.add_argument("--check", action="store_true", help="exit 1 when INDEX.md is stale; change nothing")
 
 

@@ -10,7 +10,6 @@ from lean_harness.commands import emit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh init`."""
     parser.add_argument(
         "--force",
         action="store_true",
@@ -38,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
         memory_dir = display(load(root).memory_dir, root)
         pointed = [p for p in pointer.write(root, memory_dir) if p.action != "unchanged"]
+    unlisted = [f"{line} (not in the config: status, INDEX.md and queries leave it out)" for line in result.unlisted]
     if args.json:
         emit(
             "init",
@@ -47,11 +47,11 @@ def run(args: argparse.Namespace) -> int:
                 "updated": list(result.updated),
                 "pointer": [{"path": p.path, "action": p.action} for p in pointed],
             },
-            [f"{line} (not in the config: status, INDEX.md and queries leave it out)" for line in result.unlisted],
+            unlisted,
         )
         return 0
-    for line in result.unlisted:
-        print(f"warning: {line} (not in the config: status, INDEX.md and queries leave it out)", file=sys.stderr)
+    for line in unlisted:
+        print(f"warning: {line}", file=sys.stderr)
     if not result.created and not result.updated and not pointed:
         print("lean-harness is already set up here; nothing changed")
         return 0

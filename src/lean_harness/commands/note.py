@@ -10,7 +10,6 @@ from lean_harness.commands.put import read_text_arg
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory note`."""
     parser.add_argument("text", metavar="TEXT", help="the note (- reads stdin)")
     parser.add_argument("--shard", metavar="S", help="the shard it belongs in (default: decided at consolidation)")
     parser.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeatable)")

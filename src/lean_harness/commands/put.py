@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory put`."""
     parser.add_argument("shard", metavar="SHARD")
     parser.add_argument("text", metavar="TEXT")
     parser.add_argument(

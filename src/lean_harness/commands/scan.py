@@ -11,7 +11,6 @@ from lean_harness.errors import LhError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `lh memory scan`."""
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the memory dir)")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
@@ -23,18 +24,8 @@ def run(args: argparse.Namespace) -> int:
             {
                 "encoding": result.label,
                 "exact": result.exact,
-                "shards": [
-                    {
-                        "name": s.name,
-                        "description": s.description,
-                        "path": s.path,
-                        "entries": s.entries,
-                        "tokens": s.tokens,
-                        "prose_tokens": s.prose_tokens,
-                        "prose_lines": [list(pair) for pair in s.prose_lines],
-                    }
-                    for s in result.shards
-                ],
+                # name, description, path, entries, tokens, prose_tokens, prose_lines
+                "shards": [{k: v for k, v in asdict(s).items() if k != "exists"} for s in result.shards],
                 "total_tokens": totals.tokens,
                 "token_budget": totals.budget,
                 "compact_at_percent": totals.compact_at_percent,

@@ -9,7 +9,6 @@ from lean_harness.commands import emit, open_memory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `lh memory verify`."""
     parser.add_argument("--fix", action="store_true", help="re-anchor moved references (changed ones are left)")
 
 

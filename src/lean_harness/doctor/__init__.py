@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
+from lean_harness import config as config_mod
 from lean_harness.errors import LhError
+from lean_harness.files import display
+from lean_harness.memory.handle import Memory, open_memory
 
 Status = Literal["ok", "warn", "fail", "skip"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip")
@@ -41,6 +46,54 @@ class Result:
     message: str
     fix: str = ""
     details: tuple[str, ...] = ()
+
+
+@dataclass
+class Project:
+    """What the checks inspect: the root, the config if it loaded, and state found on the way."""
+
+    root: Path
+    config: config_mod.Config | None
+    config_problems: tuple[str, ...] = ()
+    git_top: str | None = None  # the work tree's top folder, or None
+    git_missing: str = ""  # why git checks cannot run
+
+    @cached_property
+    def memory(self) -> Memory | None:
+        return open_memory(self.config) if self.config is not None else None
+
+    @cached_property
+    def shard_state(self) -> tuple[list[str], list[str]]:
+        """Configured shards that do not exist, and a message for each that does not parse."""
+        missing: list[str] = []
+        broken: list[str] = []
+        memory = self.memory
+        if memory is None or not memory.config.memory_dir.is_dir():
+            return missing, broken
+        for name in memory.config.shard_names:
+            path = memory.shard_path(name)
+            if not path.exists() and not path.is_symlink():
+                missing.append(memory.shown(path))
+                continue
+            try:
+                memory.summary(name)
+            except LhError as error:
+                broken.append(error.message)
+        return missing, broken
+
+    @cached_property
+    def memory_files(self) -> dict[Path, bytes]:
+        """Each file in the memory folder (lh's caches aside) and its bytes, read once for every scan."""
+        assert self.config is not None
+        folder = self.config.memory_dir
+        return {
+            path: path.read_bytes()
+            for path in sorted(folder.rglob("*"))
+            if ".cache" not in path.relative_to(folder).parts and path.is_file() and not path.is_symlink()
+        }
+
+    def shown(self, path: Path) -> str:
+        return display(path, self.root)
 
 
 class Check(Protocol[Subject_contra]):

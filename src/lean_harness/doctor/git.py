@@ -4,27 +4,11 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Protocol
 
-from lean_harness.config import Config
-from lean_harness.doctor import NO_CONFIG, Verdict, listed
+from lean_harness.doctor import NO_CONFIG, Project, Verdict, listed
 from lean_harness.files import display
 
 PROBE = "lh-doctor-probe"
-
-
-class Project(Protocol):
-    """What the git checks read of doctor/project.py's Project, which imports them."""
-
-    @property
-    def root(self) -> Path: ...
-    @property
-    def config(self) -> Config | None: ...
-    @property
-    def git_top(self) -> str | None: ...
-    @property
-    def git_missing(self) -> str: ...
-    def shown(self, path: Path) -> str: ...
 
 
 def top_level(root: Path) -> tuple[str | None, str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lean_harness import manifests, skills
+from lean_harness import manifests
+from lean_harness import skills as skill_rules
 from lean_harness.doctor import Check, Result, Verdict, apply, listed
 from lean_harness.errors import LhError
 
@@ -86,15 +87,15 @@ def manifest_copies(folder: Path) -> Verdict:
     return listed([*problems, *warnings], fix, ok, "fail" if problems else "warn")
 
 
-def skills_(folder: Path) -> Verdict:
+def skills(folder: Path) -> Verdict:
     """Every skills/*/SKILL.md follows the Agent Skills specification."""
-    found = skills.find(folder)
+    found = skill_rules.find(folder)
     if not found:
         return Verdict("skip", "no skills/ folder")
     problems: list[str] = []
     warnings: list[str] = []
     for skill in found:
-        for problem in skills.check(skill, f"skills/{skill.name}"):
+        for problem in skill_rules.check(skill, f"skills/{skill.name}"):
             (warnings if problem.warning else problems).append(problem.message)
     ok = f"{len(found)} skills follow the Agent Skills specification"
     return listed([*problems, *warnings], "edit the SKILL.md", ok, "fail" if problems else "warn")
@@ -117,9 +118,7 @@ def hooks_json(folder: Path) -> Verdict:
     )
 
 
-skills_.__name__ = "skills"
-
-CHECKS: tuple[Check[Path], ...] = (plugin_json, marketplace_json, manifest_copies, skills_, hooks_json)
+CHECKS: tuple[Check[Path], ...] = (plugin_json, marketplace_json, manifest_copies, skills, hooks_json)
 
 
 def run_plugin(folder: Path) -> list[Result]:

@@ -3,71 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property, wraps
+from functools import wraps
 from pathlib import Path
 
 from lean_harness import config as config_mod
 from lean_harness import locations
-from lean_harness.doctor import NO_CONFIG, Check, Result, Verdict, apply, listed
+from lean_harness.doctor import NO_CONFIG, Check, Project, Result, Verdict, apply, listed
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
-from lean_harness.files import cache_link, display, first_link
-from lean_harness.memory.handle import Memory, open_memory
+from lean_harness.files import cache_link, display, first_link, read_text
+from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import CONFLICT_MARKERS, is_conflict_marker
 
 REACH_SAMPLE = 100  # entries whose reachability doctor checks; lh memory lint checks them all
 FIX = "lh doctor --fix"
 SUPPORTED_ENTRIES = 5_000  # the supported size of a memory (adr/0035-the-supported-envelope.md)
 SUPPORTED_BYTES = 2_000_000
-
-
-@dataclass
-class Project:
-    """What the checks inspect: the root, the config if it loaded, and state found on the way."""
-
-    root: Path
-    config: config_mod.Config | None
-    config_problems: tuple[str, ...] = ()
-    git_top: str | None = None  # the work tree's top folder, or None
-    git_missing: str = ""  # why git checks cannot run
-
-    @cached_property
-    def memory(self) -> Memory | None:
-        return open_memory(self.config) if self.config is not None else None
-
-    @cached_property
-    def shard_state(self) -> tuple[list[str], list[str]]:
-        """Configured shards that do not exist, and a message for each that does not parse."""
-        missing: list[str] = []
-        broken: list[str] = []
-        memory = self.memory
-        if memory is None or not memory.config.memory_dir.is_dir():
-            return missing, broken
-        for name in memory.config.shard_names:
-            path = memory.shard_path(name)
-            if not path.exists() and not path.is_symlink():
-                missing.append(memory.shown(path))
-                continue
-            try:
-                memory.summary(name)
-            except LhError as error:
-                broken.append(error.message)
-        return missing, broken
-
-    @cached_property
-    def memory_files(self) -> dict[Path, bytes]:
-        """Each file in the memory folder (lh's caches aside) and its bytes, read once for every scan."""
-        assert self.config is not None
-        folder = self.config.memory_dir
-        return {
-            path: path.read_bytes()
-            for path in sorted(folder.rglob("*"))
-            if ".cache" not in path.relative_to(folder).parts and path.is_file() and not path.is_symlink()
-        }
-
-    def shown(self, path: Path) -> str:
-        return display(path, self.root)
 
 
 def run(root: Path) -> list[Result]:
@@ -83,38 +34,25 @@ def open_project(root: Path) -> Project:
         raise LhError(f'no lean-harness config at {shown}; run "lh init"')
     top, missing = git_checks.top_level(root)
     try:  # jsonschema runs only for a config the plain check does not pass, to name its problems
-        config_mod.load_user(root)
+        config_mod.parse_toml(read_text(path, root), shown)  # a dangling link is named as a link
         return Project(root, config_mod.load(root), (), top, missing)
     except LhError as error:
         return Project(root, None, tuple(error.message.splitlines()), top, missing)
 
 
-def _skip_without_config(p: Project) -> Verdict | None:
-    if p.config is None:
-        return NO_CONFIG
-    if not p.config.memory_dir.is_dir():
-        return Verdict("skip", "skipped: there is no memory directory (see the memory-dir check)")
-    return None
-
-
-def _skip_without_shards(p: Project) -> Verdict | None:
-    skipped = _skip_without_config(p)
-    if skipped is None and p.shard_state[1]:
-        return Verdict("skip", "skipped: a shard does not parse (see the shards check)")
-    return skipped
-
-
-def _on_memory(
-    skip: Callable[[Project], Verdict | None],
-) -> Callable[[Callable[[Project, Memory], Verdict]], Check[Project]]:
-    """A check of the project's memory, run only when `skip` finds nothing in the way."""
+def _on_memory(shards: bool) -> Callable[[Callable[[Project, Memory], Verdict]], Check[Project]]:
+    """A check of the project's memory, skipped without a config or a memory dir (or, with
+    `shards`, while a shard does not parse)."""
 
     def wrap(check: Callable[[Project, Memory], Verdict]) -> Check[Project]:
         @wraps(check)
         def run(p: Project) -> Verdict:
-            skipped = skip(p)
-            if skipped is not None:
-                return skipped
+            if p.config is None:
+                return NO_CONFIG
+            if not p.config.memory_dir.is_dir():
+                return Verdict("skip", "skipped: there is no memory directory (see the memory-dir check)")
+            if shards and p.shard_state[1]:
+                return Verdict("skip", "skipped: a shard does not parse (see the shards check)")
             assert p.memory is not None
             return check(p, p.memory)
 
@@ -144,7 +82,7 @@ def memory_dir(p: Project) -> Verdict:
     return Verdict("ok", f"{shown} exists")
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def shards(p: Project, memory: Memory) -> Verdict:
     """Every configured shard exists and parses."""
     missing, broken = p.shard_state
@@ -155,7 +93,7 @@ def shards(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", f"{len(memory.config.shards)} shards parse")
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def index(p: Project, memory: Memory) -> Verdict:
     """INDEX.md is what the shards make it, and within memory.indexTokenBudget."""
     from lean_harness.memory import status
@@ -177,7 +115,7 @@ def index(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def budget(p: Project, memory: Memory) -> Verdict:
     """The memory's total against memory.tokenBudget."""
     from lean_harness.memory import status
@@ -193,7 +131,7 @@ def budget(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", line)
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def size(p: Project, memory: Memory) -> Verdict:
     """Memory is within the supported size: 5,000 entries and 2 MB of shards (adr/0035)."""
     entries = sum(memory.summary(name).count for name in memory.config.shard_names)
@@ -209,7 +147,7 @@ def size(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def secrets(p: Project, memory: Memory) -> Verdict:
     """No memory file holds something that looks like a credential."""
     from lean_harness.memory.leaks import derived_files, flagged, project_files, scan_paths
@@ -237,7 +175,7 @@ def _counted(lines: list[str], fix: str) -> Verdict:
     return listed([lines[0] + more, *lines[1:]], fix)
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def directives(p: Project, memory: Memory) -> Verdict:
     """No memory file holds text that speaks as the system or the user, unless its entry allows it."""
     from lean_harness.memory.directives import in_files
@@ -316,7 +254,7 @@ def conflicts(p: Project) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def reachability(p: Project, memory: Memory) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
     from lean_harness.memory.search import query
@@ -344,7 +282,7 @@ def reachability(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", f"{scope}: each is found by its own first line")
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def evidence(p: Project, memory: Memory) -> Verdict:
     """No entry cites lines that changed or files that are gone (memory/evidence/evidence.py)."""
     from lean_harness.memory.evidence import stale
@@ -372,7 +310,7 @@ def evidence(p: Project, memory: Memory) -> Verdict:
     return Verdict("ok", f"{references} references in {_entries(len(result.entries))} are fresh")
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def journal(p: Project, memory: Memory) -> Verdict:
     """No journal that lh will never apply: one in the committed tree, or one written for another folder."""
     from lean_harness.memory import journal as journal_mod
@@ -398,7 +336,7 @@ def journal(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_shards)
+@_on_memory(shards=True)
 def prose(p: Project, memory: Memory) -> Verdict:
     """Text outside entries is named by shard and lines, with how to adopt it."""
     found: list[str] = []
@@ -415,7 +353,7 @@ def prose(p: Project, memory: Memory) -> Verdict:
     )
 
 
-@_on_memory(_skip_without_config)
+@_on_memory(shards=False)
 def unlisted(p: Project, memory: Memory) -> Verdict:
     """Every shard file in the memory folder is named in the config."""
     from lean_harness.memory.status import unlisted_shards

@@ -198,7 +198,9 @@ def said(checked: Checked) -> str | None:
 
 def why_refused(what: str, finding: Finding, directive: bool) -> str:
     """`what` holds a credential, or speaks as the system or the user, said without a location."""
-    return f"{reads_as(what, finding)}; {NOT_INSTRUCTIONS}" if directive else describe(what, finding)
+    from lean_harness.scanning.masking import looks_like
+
+    return f"{reads_as(what, finding)}; {NOT_INSTRUCTIONS}" if directive else looks_like(what, finding)
 
 
 def refuse_setting(key: str, value: str, where: str) -> None:
@@ -229,13 +231,6 @@ def refuse_credentials(
     raise Refused(refusal(f"{where}: {what}", finding, f"nothing was written. {hint}"))
 
 
-def describe(what: str, finding: Finding) -> str:
-    """`what` looks like a credential, said with the finding's masked preview and rule."""
-    from lean_harness.scanning.masking import looks_like
-
-    return looks_like(what, finding)
-
-
 def reads_as(what: str, finding: Described) -> str:
     """`what` speaks as the system or the user (adr/0019), said with the finding's preview and rule."""
     return f'{what} reads as {finding.description} ("{finding.preview}", rule {finding.rule})'
@@ -243,8 +238,7 @@ def reads_as(what: str, finding: Described) -> str:
 
 def _quoted(value: str) -> str:
     """A user value for a message: quoted, control characters escaped, long values cut."""
-    shown = value if len(value) <= 40 else value[:39] + "…"
-    return repr(shown)
+    return repr(value if len(value) <= 40 else value[:39] + "…")
 
 
 def refuse_secrets(

@@ -42,6 +42,7 @@ from lean_harness.memory.compaction import compact as planner
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
+from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import (
     Conflict,
     Entry,
@@ -185,7 +186,7 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         text = _archive_text(memory, name)
         for entry in sources:
             refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
-            said = (entry.attr("allow-directive") or "").split(",")
+            said = rule_list(entry.attr("allow-directive"))
             refuse_directives(entry.text, said, f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
         _refuse_ids_in_use(memory, sources, digest)
         shard = _shard(memory, name)
@@ -453,7 +454,7 @@ def _scan_digest(digest: planner.Digest) -> None:
     from lean_harness.scanning import credentials
     from lean_harness.scanning.masking import refusal
 
-    said = (digest.entry.attr("allow-directive") or "").split(",")
+    said = rule_list(digest.entry.attr("allow-directive"))
     refuse_directives(digest.entry.text, said, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)
     findings = credentials.scan(digest.entry.text, allow=allowed(digest.entry))
     if not findings:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from lean_harness.config import compaction_threshold
 from lean_harness.memory import view
+from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import Entry, by_writing, derive_id, first_line, time_attr, written
 
 PIN_TAG = "pinned"
@@ -382,7 +383,7 @@ def _digest(
         ("archive", archive_path(shard.name)),
     ]
     for allow in ("allow-secret", "allow-directive"):
-        if rules := sorted({r for e in sources for r in (e.attr(allow) or "").split(",") if r}):
+        if rules := sorted({r for e in sources for r in rule_list(e.attr(allow))}):
             extra.append((allow, ",".join(rules)))
     # A digest cites what its sources cited, so it is stale when one of them would be (adr/0017).
     extra += _gathered(sources, set(ids))

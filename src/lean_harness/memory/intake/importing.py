@@ -23,6 +23,7 @@ from lean_harness.memory.evidence import evidence
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.intake.formats import jsonl, layered_jsonl, memory_md, notes_tree
 from lean_harness.memory.intake.formats.records import Reading, Record, read_source_text
+from lean_harness.memory.intake.inbox import default_shard
 from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import Entry, derive_id, normalize_text
 from lean_harness.memory.summary import text_key
@@ -97,11 +98,6 @@ class _Candidate:
     @property
     def digest(self) -> str:
         return hashlib.sha256(f"{self.shard}\n{' '.join(self.tags)}\n{self.text}".encode()).hexdigest()[:20]
-
-
-def default_shard(names: Sequence[str]) -> str:
-    """Where a record or note with no shard of its own goes: insights, else the first shard."""
-    return "insights" if "insights" in names else names[0]
 
 
 def detect(source: Path, shown: str) -> str:

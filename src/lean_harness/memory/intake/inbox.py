@@ -70,6 +70,11 @@ class ConsolidateResult:
         return sum(1 for n in self.notes if n.action == action)
 
 
+def default_shard(names: Sequence[str]) -> str:
+    """Where a record or note with no shard of its own goes: insights, else the first shard."""
+    return "insights" if "insights" in names else names[0]
+
+
 def folder(memory: Memory) -> Path:
     """The inbox folder of a memory."""
     return memory.config.memory_dir / PENDING
@@ -166,8 +171,6 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
     """Merge the pending notes into the shards (or with `dry_run` only say what would happen)."""
     memory.check_dir()
     names = memory.config.shard_names
-    from lean_harness.memory.intake.importing import default_shard
-
     with memory.reading() if dry_run else memory.writing():
         consumed_dir = folder(memory) / CONSUMED
         if not dry_run:
@@ -305,8 +308,6 @@ def snapshot_id(notes: Sequence[Pending]) -> str:
 
 def plan(memory: Memory) -> tuple[str, list[tuple[Pending, str, str]]]:
     """The snapshot id and each pending note not yet consolidated, with its shard and its text."""
-    from lean_harness.memory.intake.importing import default_shard
-
     memory.check_dir()
     names = memory.config.shard_names
     with memory.reading():

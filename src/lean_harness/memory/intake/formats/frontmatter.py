@@ -34,7 +34,6 @@ class Frontmatter:
 
     fields: dict[str, Value]
     body: str
-    body_line: int
     problems: tuple[tuple[int, str], ...] = ()
     present: bool = True
     dropped: tuple[str, ...] = ()  # lenient: the keys left out ('metadata.x' for a nested one)
@@ -64,20 +63,20 @@ def split(text: str, *, lenient: bool = False) -> Frontmatter:
     """Read the frontmatter at the start of `text` (LF line endings); `present` is False without one."""
     lines = text.split("\n")
     if lines[0].rstrip() != "---":
-        return Frontmatter({}, text, 1, present=False)
+        return Frontmatter({}, text, present=False)
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == "---")
     except StopIteration:
         if lenient:
-            return Frontmatter({}, text, 1, ((1, f"{NOT_CLOSED}; the whole file was read as text"),), present=False)
-        return Frontmatter({}, text, 1, ((1, NOT_CLOSED),))
+            return Frontmatter({}, text, ((1, f"{NOT_CLOSED}; the whole file was read as text"),), present=False)
+        return Frontmatter({}, text, ((1, NOT_CLOSED),))
     problems: list[tuple[int, str, str]] = []  # (line, message, the key left out or '')
     fields = _mapping(lines, end, lenient, problems)
     if lenient and problems and not any(_KEY_RE.match(line) for line in lines[1:end]):
-        return Frontmatter({}, text, 1, present=False)  # prose between two thematic breaks
+        return Frontmatter({}, text, present=False)  # prose between two thematic breaks
     found = tuple((line, message) for line, message, _ in problems)
     dropped = tuple(key for _, _, key in problems if key)
-    return Frontmatter(fields, "\n".join(lines[end + 1 :]), end + 2, found, dropped=dropped)
+    return Frontmatter(fields, "\n".join(lines[end + 1 :]), found, dropped=dropped)
 
 
 def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int, str, str]]) -> dict[str, Value]:
