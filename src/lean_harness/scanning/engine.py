@@ -57,17 +57,9 @@ def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
     return _compiled[rule.id]
 
 
-_prefilters: dict[str, re.Pattern[str]] = {}
-
-
 def prefiltered(rule: Rule, view: str) -> bool:
-    """False when the view lacks the rule's prefilter."""
-    if not rule.prefilter:
-        return True
-    pattern = _prefilters.get(rule.id)
-    if pattern is None:
-        pattern = _prefilters[rule.id] = re.compile(rule.prefilter)
-    return pattern.search(view) is not None
+    """False when the view lacks the rule's prefilter (`re` compiles and caches it on first use)."""
+    return not rule.prefilter or re.search(rule.prefilter, view) is not None
 
 
 def gated(rule: Rule, lowered: str) -> bool:
