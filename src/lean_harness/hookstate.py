@@ -150,8 +150,7 @@ def generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> dict[s
     """The stats the `index` record keeps: every memory file, the config and the evidence check."""
     found = scan(memory_dir)
     for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
-        stat = stat_of(path)
-        if stat is not None:
+        if (stat := stat_of(path)) is not None:
             found[key] = stat
     return found
 

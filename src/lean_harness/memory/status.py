@@ -255,10 +255,7 @@ def unlisted_shards(config: Config) -> list[tuple[Path, str]]:
             said = description(read_text(path, config.root))
         except (LhError, OSError):  # an unreadable file still needs naming; its description is optional
             said = None
-        shown = said if said and _plain(said) else "DESCRIPTION"
+        plain = said and len(said) <= 200 and not any(c in said for c in '"$`\\!')  # safe inside the quotes
+        shown = said if plain else "DESCRIPTION"
         found.append((path, f'lh config set memory.shards.{name} "{shown}"'))
     return found
-
-
-def _plain(text: str) -> bool:
-    return len(text) <= 200 and not any(c in text for c in '"$`\\!')

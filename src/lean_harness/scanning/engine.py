@@ -49,14 +49,6 @@ class Rule:
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
 
 
-def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    if rule.id not in _compiled:
-        pattern = re.compile(rule.pattern)
-        groups = sorted((i, n) for n, i in pattern.groupindex.items() if n.startswith("v"))
-        _compiled[rule.id] = pattern, tuple(name for _, name in groups)
-    return _compiled[rule.id]
-
-
 def prefiltered(rule: Rule, view: str) -> bool:
     """False when the view lacks the rule's prefilter (`re` compiles and caches it on first use)."""
     return not rule.prefilter or re.search(rule.prefilter, view) is not None
@@ -81,10 +73,14 @@ def bounded(text: str, start: int) -> bool:
 
 def spans(rule: Rule, view: str, source: str, shift: int = 0) -> Iterator[tuple[int, int]]:
     """Spans in `source` (`view`'s text, `shift` characters on) of the rule's values, bounded and validated."""
-    pattern, groups = _compile(rule)
+    if rule.id not in _compiled:
+        pattern = re.compile(rule.pattern)
+        groups = sorted((i, n) for n, i in pattern.groupindex.items() if n.startswith("v"))
+        _compiled[rule.id] = pattern, tuple(name for _, name in groups)
+    pattern, names = _compiled[rule.id]
     for match in pattern.finditer(view):
         start, end = match.start() - rule.extend_left, match.end()
-        for name in groups:
+        for name in names:
             if match.group(name) is not None:
                 start, end = match.span(name)
                 break
