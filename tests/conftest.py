@@ -30,10 +30,10 @@ def isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
 
 @pytest.fixture
 def cold_scanner() -> None:
-    """Every table the scanner works out once per process emptied (compiled patterns, prefilters,
-    the registry order), so that a test runs the code that fills them (for the scanner's own tests:
+    """Every table the scanner works out once per process emptied (compiled patterns, the registry
+    order), so that a test runs the code that fills them (for the scanner's own tests:
     a mutation run forks each mutant's tests from a process whose tables the unchanged code filled)."""
-    for table in (engine._compiled, engine._prefilters, credentials._ORDER):
+    for table in (engine._compiled, credentials._ORDER):
         table.clear()
 
 

@@ -191,7 +191,12 @@ def test_schema_command_prints_the_shipped_schema(project: Path, capsys: pytest.
     assert json.loads(capsys.readouterr().out) == schema.load("config")
 
 
-@pytest.mark.parametrize("name", schema.names())
+SHIPPED = sorted(
+    p.stem.removesuffix(".schema") for p in (Path(schema.__file__).parent / "schemas").glob("*.schema.json")
+)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
 def test_every_shipped_schema_passes_the_metaschema(name: str) -> None:
     from jsonschema import Draft202012Validator
 

@@ -197,15 +197,14 @@ def generate_index(project: Project, index_path: str) -> str | None:
     """INDEX.md as lh generates it now (None when it cannot here), the recall map written again."""
     from pathlib import Path
 
+    from lean_harness.errors import LhError
+
     try:  # under `python3 -S`, a first check (jsonschema) or a new count (regex) may not import
         from lean_harness.config import load
-        from lean_harness.errors import LhError
         from lean_harness.memory import recall_map
         from lean_harness.memory.handle import open_memory
         from lean_harness.memory.status import render_index, totals
-    except ImportError:
-        return _generated_by_lh(project, index_path)
-    try:
+
         memory = open_memory(load(Path(project.root)))
         rendered = render_index(memory)
         with open(index_path, encoding="utf-8") as handle:

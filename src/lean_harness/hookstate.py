@@ -83,26 +83,27 @@ def scan(memory_dir: Place) -> dict[str, Stat]:
     for entry in entries:
         if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
             try:
-                stat = entry.stat(follow_symlinks=False)
+                found[entry.name] = stat_key(entry.stat(follow_symlinks=False))
             except OSError:
                 continue
-            found[entry.name] = stat_key(stat)
     return found
 
 
-def load(path: str) -> dict[str, Stat] | None:
+def read_lines(path: str) -> list[str] | None:
     """A record's lines, or None when there is none."""
     try:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+            return handle.read().splitlines()
     except (OSError, UnicodeDecodeError):
         return None
-    found: dict[str, Stat] = {}
-    for line in text.splitlines():
-        parts = line.rsplit(" ", 3)
-        if len(parts) == 4 and all(p.isdigit() for p in parts[1:]):
-            found[parts[0]] = (int(parts[1]), int(parts[2]), int(parts[3]))
-    return found
+
+
+def load(path: str) -> dict[str, Stat] | None:
+    """A record of stats, or None when there is none."""
+    text = read_lines(path)
+    parts = [line.rsplit(" ", 3) for line in text or ()]
+    found = {p[0]: (int(p[1]), int(p[2]), int(p[3])) for p in parts if len(p) == 4 and all(map(str.isdigit, p[1:]))}
+    return None if text is None else found
 
 
 def save(path: str, stats: Mapping[str, Stat], root: Place, more: Sequence[str] = ()) -> None:
@@ -142,19 +143,14 @@ def prune(cache_dir: Place, days: int) -> None:
 
 def load_handed(path: str) -> dict[str, str]:
     """The entries a session was handed (`shard/id` to the key of the text), {} when none."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return dict(line.split(" ", 1) for line in handle.read().splitlines() if line.count(" ") == 1)
-    except (OSError, UnicodeDecodeError):
-        return {}
+    return dict(line.split(" ", 1) for line in read_lines(path) or () if line.count(" ") == 1)
 
 
 def generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> dict[str, Stat]:
     """The stats the `index` record keeps: every memory file, the config and the evidence check."""
     found = scan(memory_dir)
     for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
-        stat = stat_of(path)
-        if stat is not None:
+        if (stat := stat_of(path)) is not None:
             found[key] = stat
     return found
 
@@ -176,11 +172,8 @@ def index_is_generated(memory_dir: Place, cache_dir: Place, config_path: Place) 
 
 def listed(cache_dir: Place) -> list[tuple[str, str]]:
     """The (shard, id) of each title INDEX.md listed when lh last generated it (`record_index`)."""
-    try:
-        with open(os.path.join(folder(cache_dir), "index"), encoding="utf-8") as handle:
-            return [(p[0], p[1]) for p in (line.split(" ") for line in handle.read().splitlines()) if len(p) == 2]
-    except (OSError, UnicodeDecodeError):
-        return []
+    parts = (line.split(" ") for line in read_lines(os.path.join(folder(cache_dir), "index")) or ())
+    return [(p[0], p[1]) for p in parts if len(p) == 2]
 
 
 class lh_writes:

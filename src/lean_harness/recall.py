@@ -250,22 +250,21 @@ def failure_output(event: Mapping[str, object]) -> str:
 def _printed(event: Mapping[str, object]) -> str:
     if isinstance(event.get("error"), str):
         return str(event["error"])
+    piped = ""  # a success that printed what only a failure prints, when no field says it failed
     for name in ("tool_response", "toolResult"):
         value = event.get(name)
+        text = " ".join(v for v in value.values() if isinstance(v, str)) if isinstance(value, dict) else value
         if isinstance(value, dict):
             code = value.get("exit_code", value.get("exitCode"))
             if value.get("resultType") == "failure" or (type(code) is int and code != 0):
-                return " ".join(str(v) for v in value.values() if isinstance(v, str))
+                return str(text)
         elif isinstance(value, str):
             said = value[:200].lower().replace("exited with code", "exit code").partition("exit code")[2]
             if said and said.lstrip(" :").split(None, 1)[0:1] not in ([], ["0"]):
                 return value
-    for name in ("tool_response", "toolResult"):  # a success that printed what only a failure prints
-        value = event.get(name)
-        text = " ".join(v for v in value.values() if isinstance(v, str)) if isinstance(value, dict) else value
-        if isinstance(text, str) and any(sign in text for sign in PIPED):
-            return text
-    return ""
+        if not piped and isinstance(text, str) and any(sign in text for sign in PIPED):
+            piped = text
+    return piped
 
 
 def touched(event: Mapping[str, object]) -> list[str]:

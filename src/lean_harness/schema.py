@@ -28,14 +28,6 @@ class Problem:
     message: str
 
 
-def names() -> tuple[str, ...]:
-    """The names of every shipped schema, without the .schema.json suffix."""
-    folder = resources.files("lean_harness") / "schemas"
-    return tuple(
-        sorted(p.name.removesuffix(".schema.json") for p in folder.iterdir() if p.name.endswith(".schema.json"))
-    )
-
-
 def load(name: str) -> dict[str, Any]:
     """A shipped schema by name, for instance "config"."""
     text = (resources.files("lean_harness") / "schemas" / f"{name}.schema.json").read_text("utf-8")

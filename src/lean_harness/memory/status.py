@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,13 +174,9 @@ def id_clashes(memory: Memory) -> tuple[str, ...]:
         if listing is None:
             listing = memory.ids(name, *memory.read_shard(name))
         keys[name] = {line.partition(" ")[2] for line in listing.splitlines()}
-    seen: set[str] = set()
-    shared: set[str] = set()
-    for found_keys in keys.values():
-        shared |= seen & found_keys
-        seen |= found_keys
+    counts = Counter(key for found_keys in keys.values() for key in found_keys)
     found = []
-    for key in sorted(shared):
+    for key in sorted(key for key, count in counts.items() if count > 1):
         places = [_place(memory, name, key) for name, found_keys in keys.items() if key in found_keys]
         found.append(
             f"{places[0]}: entry {key} is also in {', '.join(places[1:])}; an id names one entry:"
@@ -258,10 +255,7 @@ def unlisted_shards(config: Config) -> list[tuple[Path, str]]:
             said = description(read_text(path, config.root))
         except (LhError, OSError):  # an unreadable file still needs naming; its description is optional
             said = None
-        shown = said if said and _plain(said) else "DESCRIPTION"
+        plain = said and len(said) <= 200 and not any(c in said for c in '"$`\\!')  # safe inside the quotes
+        shown = said if plain else "DESCRIPTION"
         found.append((path, f'lh config set memory.shards.{name} "{shown}"'))
     return found
-
-
-def _plain(text: str) -> bool:
-    return len(text) <= 200 and not any(c in text for c in '"$`\\!')

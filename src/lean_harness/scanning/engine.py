@@ -49,25 +49,9 @@ class Rule:
 _compiled: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
 
 
-def _compile(rule: Rule) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    if rule.id not in _compiled:
-        pattern = re.compile(rule.pattern)
-        groups = sorted((i, n) for n, i in pattern.groupindex.items() if n.startswith("v"))
-        _compiled[rule.id] = pattern, tuple(name for _, name in groups)
-    return _compiled[rule.id]
-
-
-_prefilters: dict[str, re.Pattern[str]] = {}
-
-
 def prefiltered(rule: Rule, view: str) -> bool:
-    """False when the view lacks the rule's prefilter."""
-    if not rule.prefilter:
-        return True
-    pattern = _prefilters.get(rule.id)
-    if pattern is None:
-        pattern = _prefilters[rule.id] = re.compile(rule.prefilter)
-    return pattern.search(view) is not None
+    """False when the view lacks the rule's prefilter (`re` compiles and caches it on first use)."""
+    return not rule.prefilter or re.search(rule.prefilter, view) is not None
 
 
 def gated(rule: Rule, lowered: str) -> bool:
@@ -89,10 +73,14 @@ def bounded(text: str, start: int) -> bool:
 
 def spans(rule: Rule, view: str, source: str, shift: int = 0) -> Iterator[tuple[int, int]]:
     """Spans in `source` (`view`'s text, `shift` characters on) of the rule's values, bounded and validated."""
-    pattern, groups = _compile(rule)
+    if rule.id not in _compiled:
+        pattern = re.compile(rule.pattern)
+        groups = sorted((i, n) for n, i in pattern.groupindex.items() if n.startswith("v"))
+        _compiled[rule.id] = pattern, tuple(name for _, name in groups)
+    pattern, names = _compiled[rule.id]
     for match in pattern.finditer(view):
         start, end = match.start() - rule.extend_left, match.end()
-        for name in groups:
+        for name in names:
             if match.group(name) is not None:
                 start, end = match.span(name)
                 break
