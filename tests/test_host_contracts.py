@@ -186,3 +186,28 @@ def test_copilot_is_recognised_by_its_event_alone(project: Path) -> None:
         check=True,
     )
     assert copilot_context(done.stdout, "SessionStart").startswith(PREFACE)
+
+
+def test_a_camel_case_session_is_one_session_for_every_hook(project: Path) -> None:
+    """What a session start showed under `sessionId` is not handed over again later in that session."""
+    assert main(["memory", "put", "quirks", "--id", "gpu", "The CI runners have no GPU; CUDA tests skip there."]) == 0
+
+    def hook(name: str, session: str, **more: str) -> str:
+        payload = {"sessionId": session, "timestamp": 1764561600000, "cwd": str(project), **more}
+        done = subprocess.run(
+            ["sh", str(REPO / "hooks" / "lh-hook"), name],
+            input=json.dumps(payload),
+            cwd=project,
+            env={k: v for k, v in os.environ.items() if "PLUGIN" not in k},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        event = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit"}[name]
+        return copilot_context(done.stdout, event) if done.stdout else ""
+
+    asked = "why do the CUDA tests skip on the CI runners without a GPU"
+    assert "[quirks/gpu]" in hook("session-start", "p-9")
+    assert hook("prompt-submit", "p-9", prompt=asked) == ""
+    assert "[quirks/gpu]" in hook("prompt-submit", "p-10", prompt=asked)

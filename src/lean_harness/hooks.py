@@ -118,6 +118,11 @@ def _json_event(raw: str) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
+def session_of(event: Mapping[str, object]) -> str:
+    """The session an event belongs to, in each client's words (Copilot CLI says `sessionId`)."""
+    return str(event.get("session_id") or event.get("sessionId") or "default")
+
+
 def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str], kind: str = "") -> str:
     """`text` as the client that ran the hook reads it (adr/0018-host-contracts.md): Copilot CLI (its
     plugin root or an event's timestamp) a top-level JSON `additionalContext`; the others plain text,
@@ -176,7 +181,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     personal, room = section(project.memory_dir, {note.name for note in notes}), room - len(body) - 2
     if personal and room > 0:
         body += f"\n\n{recall.cut_lines(printable(personal), room, 'lh memory get personal')}"
-    session = event.get("session_id") or "default"
+    session = session_of(event)
     try:  # a read-only checkout still gets its memory shown
         seen = hookstate.session_path(project.cache_dir, "seen", session)
         hookstate.save(seen, hookstate.scan(project.memory_dir), project.root)
@@ -255,7 +260,7 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     project = find_project(event, env)
     if project is None or project.linked(recall.path(project.cache_dir)):
         return "", ""
-    session = event.get("session_id") or "default"
+    session = session_of(event)
     changed = changed_files(project, hookstate.session_path(project.cache_dir, "seen", session))
     words = recall.terms(event.get("prompt", "")[:PROMPT_CHARS])
     found = recall.load(project.cache_dir, project.memory_dir) if len(words) > 1 else None
@@ -308,7 +313,7 @@ def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     if found is None:
         return "", ""
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
-    session = str(data.get("session_id") or data.get("sessionId") or "default")
+    session = session_of(data)
     if output:
         notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1)
         return give(project, session, "failure", notes), kind
