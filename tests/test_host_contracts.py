@@ -175,8 +175,13 @@ def test_the_change_notice_reaches_every_client(host: str, project: Path) -> Non
 def test_copilot_is_recognised_by_its_event_alone(project: Path) -> None:
     """A Copilot CLI older than 1.0.26 sets no COPILOT_PLUGIN_ROOT; its camelCase event has a timestamp."""
     payload = {"sessionId": "p-2", "timestamp": 1764561600000, "cwd": str(project), "source": "new"}
+    assert copilot_context(old_copilot("session-start", payload, project), "SessionStart").startswith(PREFACE)
+
+
+def old_copilot(hook: str, payload: dict[str, object], project: Path) -> str:
+    """Run a hook as a Copilot CLI older than 1.0.26 does: no plugin root set, a camelCase event."""
     done = subprocess.run(
-        ["sh", str(REPO / "hooks" / "lh-hook"), "session-start"],
+        ["sh", str(REPO / "hooks" / "lh-hook"), hook],
         input=json.dumps(payload),
         cwd=project,
         env={k: v for k, v in os.environ.items() if "PLUGIN" not in k},
@@ -185,7 +190,7 @@ def test_copilot_is_recognised_by_its_event_alone(project: Path) -> None:
         timeout=60,
         check=True,
     )
-    assert copilot_context(done.stdout, "SessionStart").startswith(PREFACE)
+    return done.stdout
 
 
 def test_a_camel_case_session_is_one_session_for_every_hook(project: Path) -> None:
@@ -194,18 +199,8 @@ def test_a_camel_case_session_is_one_session_for_every_hook(project: Path) -> No
 
     def hook(name: str, session: str, **more: str) -> str:
         payload = {"sessionId": session, "timestamp": 1764561600000, "cwd": str(project), **more}
-        done = subprocess.run(
-            ["sh", str(REPO / "hooks" / "lh-hook"), name],
-            input=json.dumps(payload),
-            cwd=project,
-            env={k: v for k, v in os.environ.items() if "PLUGIN" not in k},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        event = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit"}[name]
-        return copilot_context(done.stdout, event) if done.stdout else ""
+        out = old_copilot(name, payload, project)
+        return copilot_context(out, {"session-start": "SessionStart"}.get(name, "UserPromptSubmit")) if out else ""
 
     asked = "why do the CUDA tests skip on the CI runners without a GPU"
     assert "[quirks/gpu]" in hook("session-start", "p-9")
