@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from lean_harness.config import compaction_threshold
-from lean_harness.memory.summary import Newest, Summary
+from lean_harness.memory.summary import Summary
 from lean_harness.scanning.masking import neutralise
 
 HEADER = "# Project memory index"
@@ -89,7 +89,10 @@ def render(
     else:
         head = "\n".join(top) + "\n" + _least(shards, summaries, totals, pending) + "\n"
     used = count_tokens(head)
-    newest = _newest(summaries)
+    # The order of writing (adr/0012-compaction.md): last write time, then position in the shard;
+    # entries of one second in two shards cannot be told apart, so they go by shard name.
+    newest = [(name, item) for name, summary in summaries.items() for item in summary.newest]
+    newest.sort(key=lambda pair: (pair[1].written, pair[0], pair[1].position), reverse=True)
     if not newest or used >= budget:
         return IndexText(head, used, 0)
     section = "\n## Newest entries\n\n"
@@ -154,19 +157,7 @@ def _figures(name: str, summary: Summary) -> str:
     return f"**{name}** ({entries}, {summary.tokens} tokens{outside})"
 
 
-_FORMS: tuple[Callable[[Sequence[tuple[str, str]], dict[str, Summary]], list[str]], ...] = (
-    _shard_lines,
-    _bare_lines,
-    _one_line,
-)
-
-
-def _newest(summaries: dict[str, Summary]) -> list[tuple[str, Newest]]:
-    # The order of writing (adr/0012-compaction.md): last write time, then position in the shard;
-    # entries of one second in two shards cannot be told apart, so they go by shard name.
-    merged = [(name, item) for name, summary in summaries.items() for item in summary.newest]
-    merged.sort(key=lambda pair: (pair[1].written, pair[0], pair[1].position), reverse=True)
-    return merged
+_FORMS = (_shard_lines, _bare_lines, _one_line)
 
 
 def stale_line(count: int) -> str:

@@ -69,11 +69,10 @@ def references(memory: Memory, shards: Iterable[str] | None = None) -> list[Refs
     """(shard, id, anchors, problem) of every entry that cites files, from the shard summaries."""
     found = []
     for name in memory.config.shard_names if shards is None else shards:
-        seen: set[str] = set()
+        firsts: dict[str, str] = {}
         for key, value in memory.summary(name).refs:
-            if key not in seen:
-                seen.add(key)
-                found.append(_decoded(memory, name, key, value))
+            firsts.setdefault(key, value)  # an id stored twice (a merge) is checked once, as first written
+        found += [_decoded(memory, name, key, value) for key, value in firsts.items()]
     return found
 
 

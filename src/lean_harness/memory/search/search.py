@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import islice
+from itertools import accumulate, islice
 
 from lean_harness.memory.search import segment, thesaurus
 from lean_harness.memory.search.segment import Segment
@@ -400,12 +400,8 @@ class Index:
         """The query's total idf weight: what an entry of average length matching every word once scores."""
         rarest = math.log(1 + (len(self._ids) + 0.5) / 0.5)
         total = 0.0
-        idfs = self._idfs
         for _, weight, known, alternatives in concepts:
-            top_idf = 0.0  # every idf and share is above 0
-            for term, share in alternatives:
-                value = (idfs.get(term) or self._idf(term)) * share
-                top_idf = max(top_idf, value)
+            top_idf = max((self._idf(term) * share for term, share in alternatives), default=0.0)  # each above 0
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
 
@@ -506,11 +502,8 @@ class Index:
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
-        found: list[str] = []
-        for label, _, _, alternatives in concepts:
-            if label not in found and any(self._holds(term, doc) for term, _ in alternatives):
-                found.append(label)
-        return tuple(found)
+        holds = self._holds
+        return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(holds(t, doc) for t, _ in alts)))
 
     def _holds(self, term: str, doc: int) -> bool:
         posting = self._postings[term]
@@ -704,11 +697,9 @@ class _Postings:
 
     def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
         self._segments = segments
-        self.bases = array("I")  # the number of each segment's first entry
-        count = 0
-        for part in segments:
-            self.bases.append(count)
-            count += len(part)
+        sizes = [len(part) for part in segments]
+        self.bases = array("I", accumulate(sizes, initial=0))[:-1]  # the number of each segment's first entry
+        count = sum(sizes)
         avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
         self._impacts = [_Impacts(part, avg_body, avg_title, settings) for part in segments]
