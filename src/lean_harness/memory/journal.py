@@ -21,6 +21,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 
 from lean_harness.errors import LhError
@@ -196,10 +197,8 @@ def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], jour
         _unlink(journal)
         sync_dir(journal.parent)
     for parent in sorted(parents - {folder}):
-        try:
+        with suppress(OSError):
             parent.rmdir()  # an archive folder left empty by expand
-        except OSError:
-            pass
 
 
 def _digest(value: object, *, optional: bool) -> bool:
@@ -235,7 +234,5 @@ def _valid(record: object) -> bool:
 
 
 def _unlink(path: Path | str) -> None:
-    try:
+    with suppress(FileNotFoundError):
         os.unlink(path)
-    except FileNotFoundError:
-        pass

@@ -29,7 +29,10 @@ def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) 
     skipped: list[str] = []
     listed = _files(paths)
     for path in [*listed, *(p for p in _files(derived, walk_caches=True) if p not in listed)]:
-        shown = _shown(path, root)
+        try:
+            shown = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:  # outside the project
+            shown = path.as_posix()
         try:
             data = path.read_bytes()
         except OSError as error:
@@ -87,10 +90,3 @@ def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
         else:
             raise LhError(f"{path.as_posix()}: no such file or folder")
     return found
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()

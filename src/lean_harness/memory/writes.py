@@ -184,7 +184,11 @@ def _put(
     if key is not None:
         found = locate(stored.text, key, shown) if key in _Listed(stored.ids) else None
         if found is None:
-            _refuse_key_elsewhere(memory, name, key)
+            for other in memory.config.shard_names:  # an id names one entry in the whole memory
+                if other != name and header_re(key).search(memory.read_shard(other)[0]):
+                    raise LhError(
+                        f"entry {key} is in shard {other}, not {name}; update it there or choose another --id"
+                    )
             entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
             return _add(memory, stored, entry)
         start, end, old = found
@@ -315,15 +319,6 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     write_index(memory, _wrote(stored, [entry], prose=replaced is not None and bool(before.prose_lines)))
     action = "added" if replaced is None else "updated"
     return PutResult(entry.id, name, action, tokens, summary.tokens, totals(memory), memory.counter.label)
-
-
-def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
-    pattern = header_re(key)
-    for other in memory.config.shard_names:
-        if other != shard:
-            text, _ = memory.read_shard(other)
-            if pattern.search(text):
-                raise LhError(f"entry {key} is in shard {other}, not {shard}; update it there or choose another --id")
 
 
 def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:

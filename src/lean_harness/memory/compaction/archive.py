@@ -34,7 +34,7 @@ from typing import Any
 
 from lean_harness import usage
 from lean_harness.environment import now_utc
-from lean_harness.errors import LhError
+from lean_harness.errors import LhError, Refused
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view, writes
@@ -449,7 +449,6 @@ def _refuse_ids_in_use(memory: Memory, sources: tuple[Entry, ...], digest: Entry
 
 def _scan_digest(digest: planner.Digest) -> None:
     """Scan the digest text lh wrote; a finding names the source entry it came from."""
-    from lean_harness.errors import Refused
     from lean_harness.scanning import credentials
     from lean_harness.scanning.masking import refusal
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness.errors import LhError
+from lean_harness.errors import LhError, Refused
 
 ATTR = "refs"
 DIGEST_CHARS = 16  # _STORED_RE matches this many
@@ -168,7 +168,6 @@ def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = (
 
 
 def _refuse_secrets(path: str, cited: bytes, where: str, allow: Sequence[str]) -> None:
-    from lean_harness.errors import Refused
     from lean_harness.scanning import credentials
     from lean_harness.scanning.masking import refusal
 
