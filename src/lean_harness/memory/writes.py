@@ -258,7 +258,8 @@ def add_entries(
         refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis)
     for summary, path, listing in summaries:
-        _remember(memory, summary, path, listing)
+        memory.cache.store(summary, path, listing)
+        memory.keep_summary(summary.name, summary)
     write_index(memory, wrote)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
     return tuple(grouped)
 
@@ -270,11 +271,6 @@ def _wrote(stored: _Stored, entries: list[Entry], prose: bool = False) -> dict[s
     if stored.whole or prose or not stored.text.endswith("\n"):
         return {}
     return {stored.name: (stored.basis, [replace(e, raw=e.raw or render_entry(e, stored.newline)) for e in entries])}
-
-
-def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> None:
-    memory.cache.store(summary, path, ids)
-    memory.keep_summary(summary.name, summary)
 
 
 class _Listed:
@@ -315,7 +311,8 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
         )
     refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis})
-    _remember(memory, summary, path, ids)
+    memory.cache.store(summary, path, ids)
+    memory.keep_summary(name, summary)
     write_index(memory, _wrote(stored, [entry], prose=replaced is not None and bool(before.prose_lines)))
     action = "added" if replaced is None else "updated"
     return PutResult(entry.id, name, action, tokens, summary.tokens, totals(memory), memory.counter.label)
