@@ -85,7 +85,13 @@ class Lexicon:
 
 def holding(lexicons: Sequence[Lexicon], term: str) -> int:
     """How many entries of these lexicons' segments hold the term (8 bytes an entry in a posting)."""
-    return sum(len(lexicon.get(term)) for lexicon in lexicons) // 8
+    size = 0
+    for lexicon in lexicons:
+        terms, ends = lexicon.terms, lexicon.ends
+        at = bisect_left(terms, term)
+        if at < len(terms) and terms[at] == term:
+            size += ends[at] - (ends[at - 1] if at else 0)
+    return size // 8
 
 
 @dataclass(slots=True, eq=False)
