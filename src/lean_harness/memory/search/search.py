@@ -396,8 +396,12 @@ class Index:
         """The query's total idf weight: what an entry of average length matching every word once scores."""
         rarest = math.log(1 + (len(self._ids) + 0.5) / 0.5)
         total = 0.0
+        idfs = self._idfs
         for _, weight, known, alternatives in concepts:
-            top_idf = max((self._idf(term) * share for term, share in alternatives), default=0.0)  # each above 0
+            top_idf = 0.0  # every idf and share is above 0
+            for term, share in alternatives:
+                value = (idfs.get(term) or self._idf(term)) * share
+                top_idf = max(top_idf, value)
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
 
