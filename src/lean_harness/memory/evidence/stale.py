@@ -69,11 +69,10 @@ def references(memory: Memory, shards: Iterable[str] | None = None) -> list[Refs
     """(shard, id, anchors, problem) of every entry that cites files, from the shard summaries."""
     found = []
     for name in memory.config.shard_names if shards is None else shards:
-        seen: set[str] = set()
+        firsts: dict[str, str] = {}
         for key, value in memory.summary(name).refs:
-            if key not in seen:
-                seen.add(key)
-                found.append(_decoded(memory, name, key, value))
+            firsts.setdefault(key, value)  # an id stored twice (a merge) is checked once, as first written
+        found += [_decoded(memory, name, key, value) for key, value in firsts.items()]
     return found
 
 
@@ -91,7 +90,7 @@ def report(memory: Memory, shards: Iterable[str] | None = None) -> Report:
     findings, stats = _findings(memory, [a for _, _, anchors, _ in cited for a in anchors])
     result = Report(tuple(Cited(n, k, tuple(findings[a] for a in anchors), why) for n, k, anchors, why in cited))
     if shards is None:
-        _save(_cache_path(memory), findings, stats, len(result.stale))
+        _save(memory.config.cache_dir / "lh" / CACHE_NAME, findings, stats, len(result.stale))
     return result
 
 
@@ -107,7 +106,7 @@ def of_entries(memory: Memory, entries: Iterable[tuple[str, str, str]]) -> dict[
 def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Finding], dict[str, Stat | None]]:
     """Findings for the anchors, from the cache for files unchanged since it was written, and the stats."""
     root = memory.root
-    known = _load(_cache_path(memory))
+    known = _load(memory.config.cache_dir / "lh" / CACHE_NAME)
     stats = {p: stat_of(root / p, follow_symlinks=True) for p in {a.path for a in anchors}}
     findings: dict[Anchor, Finding] = {}
     unknown: list[Anchor] = []
@@ -121,10 +120,6 @@ def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Findi
     if unknown:
         findings.update(evidence.check(root, unknown))
     return findings, stats
-
-
-def _cache_path(memory: Memory) -> Path:
-    return memory.config.cache_dir / "lh" / CACHE_NAME
 
 
 Record = tuple[str, "Stat | None", list[tuple[str, str, str]]]  # path, stat, (status, anchor, now)

@@ -15,10 +15,10 @@ from lean_harness.files import refuse_symlink
 from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.search import search, search_cache
 from lean_harness.memory.search.search_cache import PROSE_PREFIX
-from lean_harness.memory.shard import Entry, entry_at
+from lean_harness.memory.shard import Entry, entry_at, parse
 from lean_harness.memory.view import entry_cost
 from lean_harness.recall import CUT
-from lean_harness.scanning.masking import neutralise
+from lean_harness.scanning.masking import mask, neutralise
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -172,8 +172,6 @@ def _printed(memory: Memory, result: Result, first: bool) -> int:
 
 def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     """Entries that their own first line does not retrieve within the top `top` results."""
-    from lean_harness.scanning.masking import mask
-
     memory.check_dir()
 
     def lost(index: search.Index) -> list[Unreachable]:
@@ -226,7 +224,6 @@ def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> En
 
 def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:
     from lean_harness.memory import prose
-    from lean_harness.memory.shard import parse
 
     for block in prose.blocks(parse(text, memory.shown(memory.shard_path(name)))):
         if block.line == line:

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import islice
+from itertools import accumulate, islice
 
 from lean_harness import recall
 from lean_harness.memory.search import segment, thesaurus
@@ -170,17 +170,13 @@ def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool
         return [(chunk.casefold(), False)]
     terms = [(chunk.casefold(), False)]
     segments = _SEGMENT_RE.split(chunk)
-    if len(segments) > 1:
-        terms.extend((s.strip("_").casefold(), False) for s in segments if _is_compound(s.strip("_")))
+    if len(segments) > 1:  # each segment with parts of its own (snake_case, camelCase, letters and digits)
+        stripped = [s.strip("_") for s in segments]
+        terms.extend((s.casefold(), False) for s in stripped if s and not s.isdigit() and not _PLAIN_RE.fullmatch(s))
     for part in _split_parts(chunk):
         if (len(part) > 1 or part.isdigit()) and part not in STOPWORDS:
             terms.append((stem(part), True))
     return terms
-
-
-def _is_compound(segment: str) -> bool:
-    """True for an identifier with parts of its own (snake_case, camelCase, letters and digits)."""
-    return not segment.isdigit() and bool(segment) and not _PLAIN_RE.fullmatch(segment)
 
 
 def _split_parts(chunk: str) -> list[str]:
@@ -483,11 +479,8 @@ class Index:
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
-        found: list[str] = []
-        for label, _, _, alternatives in concepts:
-            if label not in found and any(self._holds(term, doc) for term, _ in alternatives):
-                found.append(label)
-        return tuple(found)
+        holds = self._holds
+        return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(holds(t, doc) for t, _ in alts)))
 
     def _holds(self, term: str, doc: int) -> bool:
         posting = self._postings[term]
@@ -630,18 +623,6 @@ def _title(text: str) -> str:
     return kept if line[len(kept)].isspace() else kept[: len(kept) - len(kept.split()[-1])].rstrip()
 
 
-def _impact(shape: Sequence[float], avg_body: float, avg_title: float, settings: Settings) -> int:
-    """The quantized BM25F impact of a term in an entry: its field frequencies and lengths (`shape`),
-    normalized by the memory's average lengths and saturated by k1, as one byte."""
-    body, title, other, body_len, title_len = shape
-    k1, b = settings.k1, settings.b
-    body_norm = settings.w_body / (1 - b + b * body_len / avg_body)
-    title_norm = settings.w_title / (1 - b + b * title_len / avg_title)
-    tf = body * body_norm + title * title_norm + other
-    impact = tf * (k1 + 1) / (k1 + tf)
-    return max(1, min(255, round(impact * 255 / (k1 + 1))))
-
-
 def segment_of(
     docs: Iterable[Doc],
     settings: Settings = DEFAULT_SETTINGS,
@@ -670,8 +651,15 @@ class _Impacts(dict[int, int]):
         self._avg_body, self._avg_title, self._settings = avg_body, avg_title, settings
 
     def __missing__(self, shape: int) -> int:
-        at = 5 * shape
-        value = self[shape] = _impact(self._shapes[at : at + 5], self._avg_body, self._avg_title, self._settings)
+        """The quantized BM25F impact of a term in an entry: its field frequencies and lengths (the
+        shape), normalized by the memory's average lengths and saturated by k1, as one byte."""
+        body, title, other, body_len, title_len = self._shapes[5 * shape : 5 * shape + 5]
+        settings, k1, b = self._settings, self._settings.k1, self._settings.b
+        body_norm = settings.w_body / (1 - b + b * body_len / self._avg_body)
+        title_norm = settings.w_title / (1 - b + b * title_len / self._avg_title)
+        tf = body * body_norm + title * title_norm + other
+        impact = tf * (k1 + 1) / (k1 + tf)
+        value = self[shape] = max(1, min(255, round(impact * 255 / (k1 + 1))))
         return value
 
 
@@ -681,11 +669,9 @@ class _Postings:
 
     def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
         self._segments = segments
-        self.bases = array("I")  # the number of each segment's first entry
-        count = 0
-        for part in segments:
-            self.bases.append(count)
-            count += len(part)
+        sizes = [len(part) for part in segments]
+        self.bases = array("I", accumulate(sizes, initial=0))[:-1]  # the number of each segment's first entry
+        count = sum(sizes)
         avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
         self._impacts = [_Impacts(part, avg_body, avg_title, settings) for part in segments]

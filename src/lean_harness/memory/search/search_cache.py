@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import suppress
 from dataclasses import replace
 
 from lean_harness import __version__
@@ -50,10 +51,8 @@ def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
     text, data = memory.read_shard(name)  # decoded as every read of a shard is, its errors told alike
     sha256 = hashlib.sha256(data).hexdigest()
     fresh = _built(memory, name, text, data, previous)
-    try:  # derived data: atomic, but not synced; a torn file fails its checks and is rebuilt
+    with suppress(OSError):  # derived data: atomic, but not synced; a torn file fails its checks and is rebuilt
         write_atomic(path, fresh.to_bytes({"format": _FORMAT, "sha256": sha256}), compare=False, durable=False)
-    except OSError:
-        pass
     return fresh
 
 
@@ -72,10 +71,8 @@ def _built(memory: Memory, name: str, text: str, data: bytes, previous: Segment 
     shard = parse(text, memory.shown(memory.shard_path(name)))
     kept: dict[bytes, segment.Kept] = {}
     if previous is not None:
-        try:
+        with suppress(ValueError, IndexError):  # values that pass the checks at load but not their use
             kept = segment.rows_of(previous)
-        except (ValueError, IndexError):  # values that pass the checks at load but not their use
-            kept = {}
     blocks: list[tuple[search.Doc, tuple[int, int], bytes]] = []
     offset = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # `text` lacks the byte-order mark
     for block in shard.blocks:

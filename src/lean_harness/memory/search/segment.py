@@ -257,7 +257,10 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
     # each term's entries and shapes in entry order, a shape as its number in order of first use
     terms: dict[str, tuple[list[int], list[int]]] = {}
     seen: dict[Shape, int] = {}
+    tag_docs: dict[str, list[int]] = {}
     for number, row in enumerate(ordered):
+        for tag in sorted({t.lower() for t in row.tags}):
+            tag_docs.setdefault(tag, []).append(number)
         body_len, title_len = row.body_len, row.title_len
         for term, (body, title, other) in row.weights.items():
             shape = (body, title, other, body_len, title_len)
@@ -282,10 +285,6 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
         numbers.extend(sorted(map(place.__getitem__, row.weights)))
         offsets.append(len(numbers))
     keys = b"".join(row.key for row in ordered)
-    tag_docs: dict[str, list[int]] = {}
-    for number, row in enumerate(ordered):
-        for tag in sorted({t.lower() for t in row.tags}):
-            tag_docs.setdefault(tag, []).append(number)
     return Segment(
         ids=[row.id for row in ordered],
         created=[row.created for row in ordered],

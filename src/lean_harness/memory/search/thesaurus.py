@@ -28,11 +28,8 @@ def _table() -> bytes:
 def related(word: str) -> tuple[str, ...]:
     """Words WordNet relates to a lowercase word or to its base form, commonest sense first."""
     data = _table()
-    found: list[str] = []
-    for form in base_forms(word):
-        for other in lookup(data, form):
-            if other not in found and other != word:
-                found.append(other)
+    found = dict.fromkeys(other for form in base_forms(word) for other in lookup(data, form))
+    found.pop(word, None)
     return tuple(found)
 
 
