@@ -294,17 +294,6 @@ def test_append_entries_writes_each_after_one_blank_line() -> None:
     )
 
 
-def test_render_without_close_ids_writes_bare_end_markers() -> None:
-    shard = Shard(("# s\n\n", Entry("a", "2026-01-01T00:00:00Z", "x")))
-    assert render(shard, close_id=False) == (
-        '# s\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry -->\n'
-    )
-    assert (
-        render(shard)
-        == '# s\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry id="a" -->\n'
-    )
-
-
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -649,10 +638,10 @@ def test_a_shard_without_a_description_is_only_its_heading() -> None:
     assert new_shard_text("quirks", "Odd things.") == "# quirks\n\nOdd things.\n"
 
 
-def test_append_and_render_follow_close_id_and_the_shard_line_ending() -> None:
+def test_append_and_render_name_the_id_at_the_end_and_follow_the_shard_line_ending() -> None:
     entry = Entry("a", "2026-01-01T00:00:00Z", "x")
-    assert append_text("# s\n", entry, close_id=False) == (
-        '# s\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry -->\n'
+    assert append_text("# s\n", entry) == (
+        '# s\n\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\nx\n<!-- /lh:entry id="a" -->\n'
     )
     assert render(Shard(("# s\r\n\r\n", entry), "\r\n")) == (
         '# s\r\n\r\n<!-- lh:entry id="a" created="2026-01-01T00:00:00Z" -->\r\nx\r\n<!-- /lh:entry id="a" -->\r\n'

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from lean_harness.errors import LhError
 
 OPEN_PREFIX = "<!-- lh:entry "
-CLOSE_LINE = "<!-- /lh:entry -->"
 # An end marker may name its entry; lh writes it so, which keeps git's union merge from fusing the
 # end markers of two entries added on two branches (adr/0008-merges.md).
 _CLOSE_RE = re.compile(r'<!-- /lh:entry(?: id="([^"]*)")? -->')
@@ -196,8 +195,8 @@ def _digest(shard: str, text: str) -> str:
     return hashlib.sha256(f"{shard}\n{normalize_text(text)}".encode()).hexdigest()
 
 
-def render_entry(entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
-    """The entry as file text; an unchanged parsed entry keeps its bytes; `close_id` names it at the end (adr/0008)."""
+def render_entry(entry: Entry, newline: str = "\n") -> str:
+    """The entry as file text, its id named again at its end (adr/0008); an unchanged parsed entry keeps its bytes."""
     if entry.raw is not None:
         return entry.raw
     attrs = [("id", entry.id), ("created", entry.created)]
@@ -209,8 +208,7 @@ def render_entry(entry: Entry, newline: str = "\n", *, close_id: bool = True) ->
             raise ValueError(f"entry {entry.id}: header attribute {key} cannot hold {value!r}")
     header = OPEN_PREFIX + " ".join(f'{k}="{v}"' for k, v in attrs) + " -->"
     body = entry.text.replace("\n", newline)
-    close = f'<!-- /lh:entry id="{entry.id}" -->' if close_id else CLOSE_LINE
-    return f"{header}{newline}{body}{newline}{close}{newline}"
+    return f'{header}{newline}{body}{newline}<!-- /lh:entry id="{entry.id}" -->{newline}'
 
 
 def new_shard_text(name: str, description: str) -> str:
@@ -218,14 +216,14 @@ def new_shard_text(name: str, description: str) -> str:
     return f"# {name}\n\n{description}\n" if description else f"# {name}\n"
 
 
-def append_text(existing: str, entry: Entry, newline: str = "\n", *, close_id: bool = True) -> str:
+def append_text(existing: str, entry: Entry, newline: str = "\n") -> str:
     """The shard text with one entry appended after a blank line."""
     if existing.endswith("\r"):
         existing += "\n"  # a CRLF cut after its CR: complete it, so a blank line still follows
     elif existing and not existing.endswith("\n"):
         existing += newline
     separator = newline if existing and not existing.endswith(newline * 2) else ""
-    return existing + separator + render_entry(entry, newline, close_id=close_id)
+    return existing + separator + render_entry(entry, newline)
 
 
 def append_entries(existing: str, entries: Sequence[Entry], newline: str = "\n") -> str:
@@ -235,9 +233,9 @@ def append_entries(existing: str, entries: Sequence[Entry], newline: str = "\n")
     return append_text(existing, entries[0], newline) + "".join(newline + render_entry(e, newline) for e in entries[1:])
 
 
-def render(shard: Shard, *, close_id: bool = True) -> str:
+def render(shard: Shard) -> str:
     """The shard as file text."""
-    return "".join(b if isinstance(b, str) else render_entry(b, shard.newline, close_id=close_id) for b in shard.blocks)
+    return "".join(b if isinstance(b, str) else render_entry(b, shard.newline) for b in shard.blocks)
 
 
 def without_duplicates(shard: Shard) -> tuple[Shard, tuple[str, ...]]:

@@ -69,7 +69,7 @@ def _remove_duplicates(memory: Memory) -> tuple[str, ...]:
             path = memory.shard_path(name)
             text, _ = memory.read_shard(name)
             shard, dropped = without_duplicates(parse(text, memory.shown(path)))
-            write_text(path, render(shard, close_id=True))
+            write_text(path, render(shard))
             memory.forget_summary(name)
             notes += [f"{memory.shown(path)}: {note}" for note in dropped]
     return tuple(notes)

@@ -140,7 +140,7 @@ class _Stored:
             self.before, self.ids = Summary(name, "", 0, 0, ()), ""
         elif memory.duplicates(name):
             shard, _ = without_duplicates(parse(self.text, memory.shown(self.path)))  # exact copies dropped
-            self._text = render(shard, close_id=True)
+            self._text = render(shard)
             self.before, self.ids = summarize(name, shard_digest(self._text.encode("utf-8")), shard, memory.counter)
             self.whole = True
         else:
@@ -205,7 +205,7 @@ def _put(
         kept = tuple((k, v) for k, v in old.extra if k not in dropped)
         fresh = (("updated", now_utc()), ("sha", text_hash(body)))
         entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
-        block = render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n", close_id=True)
+        block = render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n")
         entry = replace(entry, raw=block)
         new_text = stored.text[:start] + block + stored.text[end:]
         replaced = view.entry_cost(old, memory.counter.counts)

@@ -233,7 +233,7 @@ def _blank(text: str) -> bool:
 
 
 def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None, Summary | None, str]:
-    data = render(shard, close_id=True).encode("utf-8")
+    data = render(shard).encode("utf-8")
     summary, ids = summarize(name, shard_digest(data), shard, memory.counter)
     return data, summary, ids
 
@@ -314,7 +314,7 @@ def supersede(
         if not out and not added:
             continue
         kept = _without(shard, {e.line for e in out})
-        text = append_entries(render(kept, close_id=True), added, shard.newline)
+        text = append_entries(render(kept), added, shard.newline)
         changes[name] = _shard_change(memory, name, parse(text, memory.shown(memory.shard_path(name))))
         if out:
             groups = [
@@ -506,7 +506,7 @@ def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
             drop.add(entry.line)
             notes.append(f"{shown}: line {entry.line}: entry {entry.id} again, {verb} {key} ({where})")
         if drop and fix:
-            write_text(memory.shard_path(name), render(_without(shard, drop), close_id=True))
+            write_text(memory.shard_path(name), render(_without(shard, drop)))
             memory.forget_summary(name)
     return tuple(notes)
 

@@ -274,7 +274,7 @@ def fix(memory: Memory, write_index: Callable[[Memory], object]) -> Fixed:
                 extra = tuple((k, value if k == evidence.ATTR else v) for k, v in old.extra)
                 newline = "\r\n" if "\r\n" in (old.raw or "") else "\n"
                 entry = Entry(old.id, old.created, old.text, old.tags, extra)
-                text = text[:start] + render_entry(entry, newline, close_id=True) + text[end:]
+                text = text[:start] + render_entry(entry, newline) + text[end:]
             changes[path] = text.encode("utf-8")
         if changes:
             journal.commit(memory.config.memory_dir, changes, memory.journal_path)

@@ -90,7 +90,7 @@ def _adopt_shard(name: str, shard: Shard, text: str, created: str, shown: str) -
     at = 0
     for start, end, entry in spans:
         out += lines[at:start]
-        out.append(render_entry(entry, newline, close_id=True))
+        out.append(render_entry(entry, newline))
         if not lines[end - 1].endswith("\n"):
             out[-1] = out[-1][: -len(newline)]  # the file ended without a line break; keep it so
         at = end
