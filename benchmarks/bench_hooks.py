@@ -113,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         no_match = {"session_id": "bench", "cwd": str(root), "prompt": "rename the variable in the footer template"}
         copilot = json.dumps({"session_id": "bench", "cwd": str(root), "timestamp": "2026-01-01T00:00:00Z"})
         for _ in range(args.repeat):
-            figures["bare"].append(timed(["python3", "-c", "pass"], root, env))
+            # The yardstick is the interpreter as it was named: through the link above, a virtual
+            # environment's python3 starts as its base interpreter, whose site-packages may load much more.
+            figures["bare"].append(timed([real, "-c", "pass"], root, env))
             figures["session-start"].append(timed([*hook, "session-start"], root, env, event))
             figures["session-start, Copilot CLI"].append(timed([*hook, "session-start"], root, env, copilot))
             figures["prompt-submit"].append(timed([*hook, "prompt-submit"], root, env, event))
