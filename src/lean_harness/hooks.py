@@ -244,8 +244,11 @@ def _generated_by_lh(project: Project, index_path: str) -> str | None:
 
 def cited_changed(project: Project) -> int:
     """How many files cited by notes check otherwise than at the last check (memory/stale.py)."""
-    if not os.path.isfile(os.path.join(project.cache_dir, "lh", "evidence")):
-        return 0  # no note cites a file, or no check ran: nothing to load
+    from lean_harness.memory.evidence import checked
+
+    record = os.path.join(project.cache_dir, "lh", "evidence")
+    if not os.path.isfile(record) or checked.unchanged(project.root, record):
+        return 0  # no note cites a file, no check ran, or every cited file is as it was checked
     from pathlib import Path
 
     from lean_harness.memory.evidence import stale

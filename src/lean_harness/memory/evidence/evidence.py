@@ -29,7 +29,6 @@ ATTR = "refs"
 DIGEST_CHARS = 16  # _STORED_RE matches this many
 MAX_CITED_BYTES = 16 * 1024 * 1024
 NEAR_LINES = 64  # how far from its old place a moved range is looked for before the whole file
-STATUSES = ("fresh", "moved", "changed", "missing")
 _SAFE = "/._-~+,:=()[]!$&'*;"  # beside letters and digits, kept unquoted in a stored path
 _LINES_RE = re.compile(r"(.*)#L(\d+)(?:-L?(\d+))?")
 _STORED_RE = re.compile(r"([^#@\s\"]+)(?:#L(\d+)-(\d+))?@([0-9a-f]{16})")
@@ -71,7 +70,7 @@ class Finding:
     """What checking one anchor found; `now` is where a moved anchor's lines are now."""
 
     anchor: Anchor
-    status: str  # one of STATUSES
+    status: str  # one of checked.STATUSES
     now: Anchor | None = None
     renamed_to: str = ""  # the file git says the cited file was renamed to, if any
 

@@ -25,7 +25,8 @@ from pathlib import Path
 from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
 from lean_harness.hookstate import Stat, stat_of
-from lean_harness.memory.evidence import evidence
+from lean_harness.memory.evidence import checked, evidence
+from lean_harness.memory.evidence.checked import Record
 from lean_harness.memory.evidence.evidence import Anchor, Finding
 
 TYPE_CHECKING = False  # the session-start hook imports this module: no handle, no config
@@ -122,36 +123,17 @@ def _findings(memory: Memory, anchors: list[Anchor]) -> tuple[dict[Anchor, Findi
     return findings, stats
 
 
-Record = tuple[str, "Stat | None", list[tuple[str, str, str]]]  # path, stat, (status, anchor, now)
-
-
 def _records(path: Path) -> tuple[int, int, list[Record]] | None:
-    """The cache as written: when it was checked, the stale count, each cited file and its anchors."""
+    """The record of the last check (checked.py), with every place a moved anchor now stands decodable."""
+    found = checked.records(path)
     try:
-        lines = path.read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    head = lines[0].split() if lines else []
-    if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not (head[2] + head[3]).isdigit():
-        return None
-    records: list[Record] = []
-    try:
-        for line in lines[1:]:
-            kind, _, rest = line.partition(" ")
-            if kind == "f":
-                size, mtime, inode, cited = rest.split(" ", 3)
-                records.append((cited, (int(size), int(mtime), int(inode)), []))
-            elif kind == "a" and records and records[-1][1] is not None:
-                status, item, *now = rest.split(" ")
+        for _, _, anchors in found[2] if found else []:
+            for _, _, now in anchors:
                 if now:
-                    evidence.decode(now[0], "cache")  # a damaged line drops the whole cache
-                if status in evidence.STATUSES:
-                    records[-1][2].append((status, item, now[0] if now else ""))
-            elif kind == "m":
-                records.append((rest, None, []))
-    except (ValueError, LhError):
+                    evidence.decode(now, "cache")  # a damaged line drops the whole cache
+    except LhError:
         return None
-    return int(head[2]), int(head[3]), records
+    return found
 
 
 def _load(path: Path) -> dict[str, tuple[Stat, str, str]]:
