@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -87,3 +88,42 @@ def test_a_hook_reads_its_event_without_importing_json() -> None:
         env={**os.environ, "PYTHONPATH": source},
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_a_prompt_no_note_matches_is_read_without_json_or_re(tmp_path: Path) -> None:
+    """The prompt hook runs on every turn: a prompt that finds nothing loads neither `json` nor `re`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    source = os.path.dirname(os.path.dirname(hookstate.__file__))
+    env = {**os.environ, "PYTHONPATH": source}
+    subprocess.run(
+        [sys.executable, "-m", "lean_harness", "init"], cwd=project, env=env, capture_output=True, check=True
+    )
+    put = [
+        sys.executable,
+        "-m",
+        "lean_harness",
+        "memory",
+        "put",
+        "quirks",
+        "The CI runners have no GPU; CUDA tests skip.",
+    ]
+    subprocess.run(put, cwd=project, env=env, capture_output=True, check=True)
+    code = (
+        "import sys; from lean_harness import hooks; hooks.main(['prompt-submit']);"
+        "sys.stderr.write(repr(sorted(m for m in sys.modules if m in ('json', 're'))))"
+    )
+    event = json.dumps({"session_id": "s", "cwd": str(project), "prompt": "Rename the checkout button, please."})
+    runs = [
+        subprocess.run(
+            [sys.executable, "-S", "-c", code],
+            input=event,
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        for _ in range(2)  # the first of a session records what the agent saw
+    ]
+    assert (runs[1].returncode, runs[1].stdout, runs[1].stderr) == (0, "", "[]")
