@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from support import lh
 
@@ -510,3 +512,18 @@ def test_a_prompt_meets_the_note_in_other_word_forms_and_stays_silent_between_tw
     assert "[failures/disk-full]" not in said
     # two notes about Docker images, neither ahead of the other: which one is meant is not known
     assert prompt(several, "where do our docker images go?", "p2") == ""
+
+
+WORDISH = st.text(
+    alphabet="aZ_9./:-  \t\n\u00e9\u0130\u0131\u00df\u4e2d\u0660\u00b2\u2160\u0301AbCDeFGhIJKlmNOP", max_size=40
+)
+
+
+@given(WORDISH)
+def test_a_text_is_split_as_the_two_reference_patterns_split_it(text: str) -> None:
+    from lean_harness import recall
+
+    names = re.findall(r"\w+(?:[./:-]\w+)*", text)
+    assert recall._names(text) == names
+    for name in names:
+        assert recall._parts(name) == re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+", name)
