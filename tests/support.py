@@ -24,6 +24,21 @@ def lh(
     )
 
 
+def hook_python(code: str, cwd: Path | None = None, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """Run `code` as the hooks run: `python3 -S` (no site-packages), lean_harness from this source."""
+    source = str(Path(__file__).resolve().parents[1] / "src")
+    return subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        input=stdin,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": source, **env},
+        timeout=60,
+        check=True,
+    )
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under root except the cache, by relative path."""
     return {

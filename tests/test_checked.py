@@ -4,8 +4,6 @@ without loading the check."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,7 +11,7 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.memory.evidence import checked
-from support import lh
+from support import hook_python, lh
 
 REPO = Path(__file__).resolve().parents[1]
 RECORD = ".agents/.cache/lh/evidence"
@@ -32,16 +30,7 @@ def session_start(project: Path) -> tuple[str, bool]:
         "import sys; from lean_harness import hooks; hooks.main(['session-start']);"
         "sys.stderr.write(str('dataclasses' in sys.modules))"
     )
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", code],
-        input="{}",
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src"), "CLAUDE_PROJECT_DIR": str(project)},
-        timeout=60,
-        check=True,
-    )
+    done = hook_python(code, project, "{}", CLAUDE_PROJECT_DIR=str(project))
     return done.stdout, done.stderr.endswith("True")
 
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lean_harness import hookstate
+from support import hook_python, lh
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -78,15 +76,7 @@ def test_a_hook_reads_its_event_without_importing_json() -> None:
         "assert hookstate.loads(sys.stdin.read()) == {'cwd': '/p', 'n': [1, 2.5, None]};"
         "print(sorted(m for m in sys.modules if m in ('json', 're') or m.startswith(('json.', 're.'))))"
     )
-    source = os.path.dirname(os.path.dirname(hookstate.__file__))
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", code],
-        input='{"cwd": "/p", "n": [1, 2.5, null]}',
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": source},
-    )
+    done = hook_python(code, stdin='{"cwd": "/p", "n": [1, 2.5, null]}')
     assert done.stdout.strip() == "[]"
 
 
@@ -94,36 +84,12 @@ def test_a_prompt_no_note_matches_is_read_without_json_or_re(tmp_path: Path) -> 
     """The prompt hook runs on every turn: a prompt that finds nothing loads neither `json` nor `re`."""
     project = tmp_path / "project"
     project.mkdir()
-    source = os.path.dirname(os.path.dirname(hookstate.__file__))
-    env = {**os.environ, "PYTHONPATH": source}
-    subprocess.run(
-        [sys.executable, "-m", "lean_harness", "init"], cwd=project, env=env, capture_output=True, check=True
-    )
-    put = [
-        sys.executable,
-        "-m",
-        "lean_harness",
-        "memory",
-        "put",
-        "quirks",
-        "The CI runners have no GPU; CUDA tests skip.",
-    ]
-    subprocess.run(put, cwd=project, env=env, capture_output=True, check=True)
+    assert lh("init", cwd=project).returncode == 0
+    assert lh("memory", "put", "quirks", "The CI runners have no GPU; CUDA tests skip.", cwd=project).returncode == 0
     code = (
         "import sys; from lean_harness import hooks; hooks.main(['prompt-submit']);"
         "sys.stderr.write(repr(sorted(m for m in sys.modules if m in ('json', 're'))))"
     )
     event = json.dumps({"session_id": "s", "cwd": str(project), "prompt": "Rename the checkout button, please."})
-    runs = [
-        subprocess.run(
-            [sys.executable, "-S", "-c", code],
-            input=event,
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        for _ in range(2)  # the first of a session records what the agent saw
-    ]
-    assert (runs[1].returncode, runs[1].stdout, runs[1].stderr) == (0, "", "[]")
+    runs = [hook_python(code, project, event) for _ in range(2)]  # the first of a session records what it saw
+    assert (runs[1].stdout, runs[1].stderr) == ("", "[]")
