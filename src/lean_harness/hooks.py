@@ -127,12 +127,18 @@ def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str], kind
     """`text` as the client that ran the hook reads it (adr/0018-host-contracts.md): Copilot CLI (its
     plugin root or an event's timestamp) a top-level JSON `additionalContext`; the others plain text,
     or after a tool call (`kind`) `hookSpecificOutput.additionalContext`."""
+    text = text.rstrip("\n")
+    copilot = "COPILOT_PLUGIN_ROOT" in env or "timestamp" in event
+    if not copilot and not kind:
+        return text + "\n"
     import json
 
-    if "COPILOT_PLUGIN_ROOT" in env or "timestamp" in event:
-        return json.dumps({"additionalContext": text.rstrip("\n")}) + "\n"
-    specific = {"hookEventName": kind, "additionalContext": text.rstrip("\n")}
-    return json.dumps({"hookSpecificOutput": specific}) + "\n" if kind else text.rstrip("\n") + "\n"
+    wrapped = (
+        {"additionalContext": text}
+        if copilot
+        else {"hookSpecificOutput": {"hookEventName": kind, "additionalContext": text}}
+    )
+    return json.dumps(wrapped) + "\n"
 
 
 def printable(text: str) -> str:
@@ -208,19 +214,20 @@ def generate_index(project: Project, index_path: str) -> str | None:
         from lean_harness.config import load
         from lean_harness.memory import recall_map
         from lean_harness.memory.handle import open_memory
-        from lean_harness.memory.status import render_index, totals
+        from lean_harness.memory.status import recorded, render_index, totals
 
         memory = open_memory(load(Path(project.root)))
         rendered = render_index(memory)
         with open(index_path, encoding="utf-8") as handle:
             same = handle.read() == rendered.text
-        recall_map.write(memory, totals(memory).tokens)
+        if same:  # INDEX.md is as lh makes it: recorded as lh records its own writes
+            recorded(memory, rendered.listed)
+        else:
+            recall_map.write(memory, totals(memory).tokens)
     except ImportError:
         return _generated_by_lh(project, index_path)
     except (LhError, OSError, ValueError):
         return None
-    if same:
-        hookstate.record_index(project.memory_dir, project.cache_dir, project.config, rendered.listed)
     return rendered.text
 
 

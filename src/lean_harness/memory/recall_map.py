@@ -20,8 +20,11 @@ from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import Entry, parse, written
 from lean_harness.memory.view import entry_cost
 
+Written = tuple[str | None, Sequence[Entry]]  # a shard's digest before a write, and the entries it wrote
+Wrote = Mapping[str, Written]  # by shard
 
-def write(memory: Memory, total: int, wrote: Mapping[str, tuple[str | None, Sequence[Entry]]] | None = None) -> None:
+
+def write(memory: Memory, total: int, wrote: Wrote | None = None) -> None:
     """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure); `wrote`,
     the entries a write just added or rewrote in place, by shard."""
     cache, budget = memory.config.cache_dir, memory.config.index_token_budget
@@ -50,9 +53,7 @@ def write(memory: Memory, total: int, wrote: Mapping[str, tuple[str | None, Sequ
         pass
 
 
-def _rows(
-    memory: Memory, name: str, digest: str, wrote: tuple[str | None, Sequence[Entry]] | None
-) -> list[list[object]]:
+def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list[list[object]]:
     """The rows of shard `name` at `digest` (recall.py), written to its file."""
     from lean_harness.scanning.masking import mask_many
 

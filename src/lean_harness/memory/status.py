@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,9 +14,11 @@ from lean_harness.files import read_text, refuse_symlink, write_text
 from lean_harness.locations import CONFIG_PATH
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
-from lean_harness.memory.shard import Entry, line_count, parse, render, without_duplicates
+from lean_harness.memory.shard import line_count, parse, render, without_duplicates
 
-Wrote = Mapping[str, tuple[str | None, Sequence[Entry]]]  # shard: its digest before, the entries written (raw set)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lean_harness.memory.recall_map import Wrote
 
 
 @dataclass(frozen=True, slots=True)
