@@ -214,20 +214,19 @@ def generate_index(project: Project, index_path: str) -> str | None:
         from lean_harness.config import load
         from lean_harness.memory import recall_map
         from lean_harness.memory.handle import open_memory
-        from lean_harness.memory.status import recorded, render_index, totals
+        from lean_harness.memory.status import render_index, totals
 
         memory = open_memory(load(Path(project.root)))
         rendered = render_index(memory)
         with open(index_path, encoding="utf-8") as handle:
             same = handle.read() == rendered.text
-        if same:  # INDEX.md is as lh makes it: recorded as lh records its own writes
-            recorded(memory, rendered.listed)
-        else:
-            recall_map.write(memory, totals(memory).tokens)
+        recall_map.write(memory, totals(memory).tokens)
     except ImportError:
         return _generated_by_lh(project, index_path)
     except (LhError, OSError, ValueError):
         return None
+    if same:  # after the map: writing it may settle the evidence record, whose stat `index` keeps
+        hookstate.record_index(project.memory_dir, project.cache_dir, project.config, rendered.listed)
     return rendered.text
 
 
