@@ -142,3 +142,17 @@ def test_a_stale_personal_entry_leaves_index_md_as_it_was(repo: Path) -> None:
     assert main(["memory", "index"]) == 0
     assert (repo / ".agents/memory/INDEX.md").read_bytes() == index
     assert "[stale: app.py#L1" in lh("memory", "get", "personal", cwd=repo).stdout
+
+
+def test_a_superseded_personal_entry_stays_personal(repo: Path) -> None:
+    """Superseding in a personal shard writes the shard and its archive in the personal folder only."""
+    assert main(["memory", "put", "personal", "--id", "old", "I keep my notes in Dvorak layout"]) == 0
+    assert main(["memory", "put", "personal", "--id", "new", "I type Colemak now", "--supersedes", "old"]) == 0
+    shared = [p for p in (repo / ".agents/memory").rglob("*.md") if "Dvorak" in p.read_text("utf-8")]
+    assert shared == []
+    assert "Dvorak" in (repo / ".agents/memory.local/archive/personal.md").read_text("utf-8")
+    assert "Colemak" in (repo / ".agents/memory.local/personal.md").read_text("utf-8")
+    assert not (repo / ".agents/memory/personal.md").exists()
+    assert git(repo, "status", "--porcelain", "--untracked-files=all", ".agents/memory.local") == ""
+    printed = lh("memory", "expand", "old", "--print", cwd=repo).stdout
+    assert "superseded by new (.agents/memory.local/archive/personal.md)" in printed

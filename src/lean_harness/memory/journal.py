@@ -34,7 +34,7 @@ LEGACY_NAME = ".lh-journal"
 _VERSION = 4
 # Checked only when a journal is read back (recovery), so no write compiles them.
 _TARGET = (
-    r"(?:(?:archive/|\.\./[A-Za-z0-9._-]+\.local/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md"  # ../NAME.local: the personal scope
+    r"(?:(?:\.\./[A-Za-z0-9._-]+\.local/)?(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md"  # ../NAME.local: personal
     r"|\.imports/[A-Za-z0-9][A-Za-z0-9._-]*\.json"
     r"|\.pending/\.consumed/[0-9a-f]{64})"
 )

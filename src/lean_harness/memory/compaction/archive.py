@@ -122,7 +122,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
         )
         if dry_run or not plan.digests:
             return CompactResult(plan, (), memory.counter.label)
-        changes: dict[str, tuple[bytes | None, Summary | None, str]] = {}
+        changes: Changes = {}
         for digest in plan.digests:
             where = f"shard {digest.shard}, digest {digest.entry.id}"
             rules.require(rules.check(digest.entry.text), where)
@@ -135,7 +135,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
             changes[digest.shard] = _shard_change(memory, digest.shard, shard)
             text = _archive_text(memory, digest.shard)
             group = _group(digest.entry.id, [e.raw or render_entry(e) for e in digest.sources])
-            changes[planner.archive_path(digest.shard)] = ((text + "\n" + group).encode("utf-8"), None, "")
+            changes[_archive_file(memory, digest.shard)] = ((text + "\n" + group).encode("utf-8"), None, "")
         return CompactResult(plan, _commit(memory, changes), memory.counter.label)
 
 
@@ -161,7 +161,7 @@ def show(memory: Memory, key: str) -> Archived:
 def _sources(memory: Memory, name: str, digest: Entry) -> tuple[tuple[int, int], tuple[Entry, ...], str]:
     """Where digest's group is in its shard's archive text, the entries in it, and the archive's name."""
     key = digest.id
-    archive = memory.config.memory_dir / planner.archive_path(name)
+    archive = _archive_file(memory, name)
     shown = memory.shown(archive)
     text = _archive_text(memory, name) if archive.exists() else ""
     span, sources = _group_at(text, key, shown)
@@ -202,11 +202,11 @@ def expand(memory: Memory, key: str) -> ExpandResult:
                     blocks += ([shard.newline] if number else []) + [entry]
             else:
                 blocks.append(block)
-        changes = {name: _shard_change(memory, name, Shard(tuple(blocks), shard.newline))}
+        changes: Changes = {name: _shard_change(memory, name, Shard(tuple(blocks), shard.newline))}
         start, end = span
         rest = text[:start].removesuffix("\n") + text[end:] if start else text[end:]
         left = "<!-- lh:archive " in rest
-        changes[planner.archive_path(name)] = (rest.encode("utf-8") if left else None, None, "")
+        changes[_archive_file(memory, name)] = (rest.encode("utf-8") if left else None, None, "")
         written = _commit(memory, changes)
         return ExpandResult(
             key,
@@ -238,34 +238,45 @@ def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None
     return data, summary, ids
 
 
+Changes = dict[str | Path, tuple[bytes | None, Summary | None, str]]  # a shard by name, an archive by path
+
+
 def _commit(
-    memory: Memory, changes: dict[str, tuple[bytes | None, Summary | None, str]], records: Mapping[Path, bytes] = {}
+    memory: Memory,
+    changes: Changes,
+    records: Mapping[Path, bytes] = {},
 ) -> tuple[str, ...]:
-    """Write the changed shards and archives, `records` and INDEX.md in one journalled commit."""
+    """Write the changed shards (by name) and archives (by path), `records` and INDEX.md in one journalled commit."""
     folder = memory.config.memory_dir
-    files: dict[str, bytes | None] = {}
-    for name, (data, summary, _) in changes.items():
+    paths: dict[Path, bytes | None] = {}
+    for key, (data, summary, _) in changes.items():
         if summary is not None:
-            memory.keep_summary(name, summary)
-            files[f"{name}.md"] = data
+            memory.keep_summary(str(key), summary)
+            paths[memory.shard_path(str(key))] = data
         else:
-            files[name] = data
-    index = render_index(memory).text.encode("utf-8")
-    files[memory.index_path.name] = index
-    paths = {folder / name: data for name, data in files.items()} | dict(records)
+            paths[Path(key)] = data
+    paths[memory.index_path] = render_index(memory).text.encode("utf-8")
+    paths |= records
     for path in paths:
         refuse_symlink(path, memory.root)
     paths = {p: data for p, data in paths.items() if data is None or not (p.exists() and p.read_bytes() == data)}
-    remove_stale_temps(folder / planner.ARCHIVE_DIR)
+    for archives in {folder / planner.ARCHIVE_DIR, *(p.parent for p in paths if p.parent.name == planner.ARCHIVE_DIR)}:
+        remove_stale_temps(archives)
     journal.commit(folder, paths, memory.journal_path)
     for name, (_, summary, ids) in changes.items():
         if summary is not None:
-            memory.cache.store(summary, memory.shard_path(name), ids)
+            memory.cache.store(summary, memory.shard_path(str(name)), ids)
     return tuple(memory.shown(p) for p in sorted(paths))
 
 
+def _archive_file(memory: Memory, name: str) -> Path:
+    """Where shard `name` keeps its merged and superseded entries: beside the shard, so a personal
+    shard's archive stays in the personal folder (adr/0040)."""
+    return memory.shard_path(name).parent / planner.archive_path(name)
+
+
 def _archive_text(memory: Memory, name: str) -> str:
-    path = memory.config.memory_dir / planner.archive_path(name)
+    path = _archive_file(memory, name)
     refuse_symlink(path, memory.root)
     try:
         return read_text(path, memory.root)
@@ -307,7 +318,7 @@ def supersede(
     loop = sorted(set(gone) & {head for head, _ in heads})
     if loop:
         raise LhError(f"entry {loop[0]} would supersede itself, a cycle; nothing was written")
-    changes: dict[str, tuple[bytes | None, Summary | None, str]] = {}
+    changes: Changes = {}
     for name, shard in shards.items():
         out = [e for e in shard.entries if e.id in gone]
         added = [e for where, e in additions if where == name]
@@ -322,7 +333,7 @@ def supersede(
                 for h in sorted({gone[e.id] for e in out})
             ]
             archived = "\n".join([_archive_text(memory, name), *groups])
-            changes[planner.archive_path(name)] = (archived.encode("utf-8"), None, "")
+            changes[_archive_file(memory, name)] = (archived.encode("utf-8"), None, "")
     return _commit(memory, changes, records) if changes or records else ()
 
 
@@ -359,7 +370,7 @@ def superseded(memory: Memory) -> list[Link]:
     """Every entry the archives keep as superseded, with its successor."""
     found: list[Link] = []
     for name in memory.config.shard_names:
-        path = memory.config.memory_dir / planner.archive_path(name)
+        path = _archive_file(memory, name)
         if not path.exists():
             continue
         text, shown = _archive_text(memory, name), memory.shown(path)
@@ -477,7 +488,7 @@ def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
                 ' then run "lh memory index"'
             )
     for name in memory.config.shard_names:
-        path = memory.config.memory_dir / planner.archive_path(name)
+        path = _archive_file(memory, name)
         if not path.exists():
             continue
         text, _ = memory.read_shard(name)
@@ -514,7 +525,7 @@ def settle(memory: Memory, *, fix: bool) -> tuple[str, ...]:
 def _held(memory: Memory, name: str, digests: list[str]) -> dict[str, tuple[str, Entry, str]]:
     """Each entry the live `digests` of a shard hold in its archive: (digest, the archived entry, archive)."""
     text = _archive_text(memory, name)
-    where = memory.shown(memory.config.memory_dir / planner.archive_path(name))
+    where = memory.shown(_archive_file(memory, name))
     held: dict[str, tuple[str, Entry, str]] = {}
     for key in digests:
         span, sources = _group_at(text, key, where)
