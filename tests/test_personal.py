@@ -156,3 +156,16 @@ def test_a_superseded_personal_entry_stays_personal(repo: Path) -> None:
     assert git(repo, "status", "--porcelain", "--untracked-files=all", ".agents/memory.local") == ""
     printed = lh("memory", "expand", "old", "--print", cwd=repo).stdout
     assert "superseded by new (.agents/memory.local/archive/personal.md)" in printed
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGKILL needs POSIX")
+def test_a_personal_supersede_killed_after_its_commit_point_is_finished(repo: Path) -> None:
+    assert main(["memory", "put", "personal", "--id", "old", "I keep my notes in Dvorak layout"]) == 0
+    args = ("memory", "put", "personal", "--id", "new", "I type Colemak now", "--supersedes", "old")
+    assert killed_at(0, repo, AFTER_COMMIT_POINT, *args) == -9
+    assert (repo / ".agents/.cache/lh/journal").exists()
+    assert lh("memory", "status", cwd=repo).returncode == 0  # a reader replays the journal first
+    assert not (repo / ".agents/.cache/lh/journal").exists()
+    assert "Dvorak" in (repo / ".agents/memory.local/archive/personal.md").read_text("utf-8")
+    assert "Colemak" in (repo / ".agents/memory.local/personal.md").read_text("utf-8")
+    assert not [p for p in (repo / ".agents/memory").rglob("*.md") if "Dvorak" in p.read_text("utf-8")]
