@@ -10,12 +10,14 @@ id appears in what the hook prints. Events are labelled with the entries that sh
 (`expect`), entries that may come without being wrong (`ok`), or nothing; the labels were set by
 reading the notes, never by running the hooks.
 
-Sets (`sets/*.json`, events from `recorded.jsonl`, `issues.jsonl`, `fresh.jsonl` and `fresh2.jsonl`):
+Sets (`sets/*.json`, events from `recorded.jsonl`, `issues.jsonl` and `fresh*.jsonl`):
 - `designed`: notes, files and events written together for this benchmark; tune on this one.
 - `fresh`: a polyglot repository's notes, files and events, written without reading or running the
   hooks; its commands' real output is in `fresh.jsonl` (`capture_fresh.py`). Do not tune on it.
 - `fresh2`: the same, for a Django + Celery + Postgres web app with a React front end
   (`fresh2.jsonl`, `capture_fresh2.py`). Do not tune on it either.
+- `fresh3`: the same, for a C++/CMake library with pybind11 bindings, a Node docs site and shell
+  release scripts (`fresh3.jsonl`, `capture_fresh3.py`). Do not tune on it either.
 - `heldout`: benchmarks/retrieval/heldout's 120 notes and 303 questions (its qrels), with the
   recorded commands labelled by reading the notes.
 - `public`: public memory folders, imported as they are; `--public DIR` holds one folder per
@@ -83,7 +85,7 @@ def recorded_events() -> dict[str, dict[str, Any]]:
     """Every recorded command's event, by id."""
     return {
         r["id"]: r["event"]
-        for name in ("recorded.jsonl", "issues.jsonl", "fresh.jsonl", "fresh2.jsonl")
+        for name in ("recorded.jsonl", "issues.jsonl", "fresh.jsonl", "fresh2.jsonl", "fresh3.jsonl")
         for r in read_jsonl(HERE / name)
     }
 
@@ -348,7 +350,7 @@ def _share(part: int, whole: int) -> str:
 
 
 def written_set(base: Path, hooks: Path, name: str) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
-    """A set that holds its own files, notes and events (`designed`, `fresh`, `fresh2`)."""
+    """A set that holds its own files, notes and events (`designed`, `fresh`, `fresh2`, `fresh3`)."""
     data = json.loads((HERE / "sets" / f"{name}.json").read_text("utf-8"))
     yield Project(base, hooks, data["files"], data["notes"]), data["events"]
 
@@ -440,7 +442,7 @@ def memories_of(
     name: str, base: Path, hooks: Path, args: argparse.Namespace
 ) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
     """The projects of one set, each with its events."""
-    if name in ("designed", "fresh", "fresh2"):
+    if name in ("designed", "fresh", "fresh2", "fresh3"):
         return written_set(base, hooks, name)
     if name == "heldout":
         return heldout_set(base, hooks)
@@ -453,7 +455,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hooks", type=Path, default=HERE.parent.parent, help="the source tree whose hooks run")
     parser.add_argument(
-        "--set", dest="sets", action="append", choices=["designed", "fresh", "fresh2", "heldout", "public", "locomo"]
+        "--set",
+        dest="sets",
+        action="append",
+        choices=["designed", "fresh", "fresh2", "fresh3", "heldout", "public", "locomo"],
     )
     parser.add_argument("--public", type=Path, help="folder with one memory folder per public memory name")
     parser.add_argument("--locomo", type=Path, help="LoCoMo's data/locomo10.zip")
@@ -479,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         " | prompts: recall / precision / silent | wrong | tokens / 100 events |",
         "|---|---|---|---|---:|---:|",
     ]
-    for name in args.sets or ["designed", "fresh", "fresh2", "heldout", "public", "locomo"]:
+    for name in args.sets or ["designed", "fresh", "fresh2", "fresh3", "heldout", "public", "locomo"]:
         with tempfile.TemporaryDirectory(prefix=f"replay-{name}-") as folder:
             memories = memories_of(name, Path(folder), hooks, args)
             results: list[dict[str, Any]] = []
