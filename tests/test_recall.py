@@ -476,6 +476,10 @@ NODE_ENOENT = (
     "    at async open (node:internal/fs/promises:637:25)\n  errno: -2,\n  code: 'ENOENT',\n  syscall: 'open',\n"
     "  path: 'x.txt'\n}\n\nNode.js v20.20.2\n"
 )
+RELEASE_NOTE = (
+    "Releases are cut only by the tag workflow in CI; there is no make target or script for a release,"
+    " so do not add one."
+)
 NOTES = {
     "failures/disk-full": "The nightly packaging job died with OSError: [Errno 28] No space left on device; old Docker"
     " images fill /var/lib/docker, so the job prunes them before it builds.",
@@ -504,6 +508,15 @@ def test_a_failure_meets_the_note_sharing_its_distinctive_words_and_stays_silent
     assert failure(several, SQLITE_LOCKED).startswith(f"{FAILURE_HEAD}\n\n[failures/sqlite-locked]\n")
     # "no such file or directory, open": words every tool prints, shared with the fixtures note alone
     assert failure(several, NODE_ENOENT) == ""
+
+
+def test_a_short_failure_meets_the_note_that_holds_most_of_what_it_says(several: Path) -> None:
+    # three words of output, too few for the usual score, nearly all of them in one note
+    put(several, "conventions", "--id", "releases", RELEASE_NOTE)
+    said = failure(several, "Exit code 2\nmake: *** No rule to make target 'release'.  Stop.\n")
+    assert said.startswith(f"{FAILURE_HEAD}\n\n[conventions/releases]\n")
+    # the same shape of output about a target no note names
+    assert failure(several, "Exit code 2\nmake: *** No rule to make target 'coverage'.  Stop.\n", "s-2") == ""
 
 
 def test_a_prompt_meets_the_note_in_other_word_forms_and_stays_silent_between_two_as_strong(several: Path) -> None:

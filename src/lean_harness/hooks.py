@@ -324,7 +324,7 @@ def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
     session = session_of(data)
     if output:
-        notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1)
+        notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1, recall.ALONE)
         return give(project, session, "failure", notes), kind
     for path in paths:
         given = give(project, session, "file", [n for n in found.notes if n.name in found.files.get(path, [])], path)

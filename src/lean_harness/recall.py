@@ -31,9 +31,12 @@ MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBud
 READ_BYTES = 32 * 1024  # of a failure's output, the first and last this many characters are read
 CUT = "\n[… cut; whole entry: lh memory get {shard}]"
 # (score in words held by one note alone, share of the event's weight, share of the note's, margin over the
-# next note): a score is the idf weight of the shared words and adjacent pairs. Chosen on the designed replay
-# set and the odd half of the held-out one (benchmarks/replay/run.py; adr/0037).
+# next note): a score is the idf weight of the shared words and adjacent pairs. A failure's best note is also
+# the one when it holds much of a short output (ALONE: score in words, share of the event's weight, margin).
+# Chosen on the designed replay set, the odd half of the held-out one, the fresh sets and the public folders;
+# then measured once on a set written after the choice (benchmarks/replay/run.py; adr/0037).
 FAILURE = (3.5, 0.0, 0.25, 1.0)
+ALONE = (1.5, 0.4, 1.5)
 PROMPT = (0.0, 0.3, 0.1, 1.2)
 PATH_KEYS = ("file_path", "path", "filePath", "notebook_path")  # a tool call's file, in each client's words
 
@@ -237,10 +240,16 @@ def _parts(chunk: str) -> list[str]:
     return found
 
 
-def strong(found: Map, words: Iterable[str], rule: tuple[float, float, float, float], most: int) -> list[Note]:
+def strong(
+    found: Map,
+    words: Iterable[str],
+    rule: tuple[float, float, float, float],
+    most: int,
+    alone: tuple[float, float, float] | None = None,
+) -> list[Note]:
     """The notes that match `words` strongly by `rule`, best first, at most `most`: the best when it
-    passes the rule and beats the next by its margin, and any as strong. A shared word weighs its idf
-    in the memory, a pair of words adjacent in both once more."""
+    passes the rule and beats the next by its margin, and any as strong; or the best by itself when it
+    passes `alone`. A shared word weighs its idf in the memory, a pair of words adjacent in both once more."""
     import math
     from collections import Counter
     from itertools import pairwise
@@ -261,7 +270,10 @@ def strong(found: Map, words: Iterable[str], rule: tuple[float, float, float, fl
             scored.append((-score, note.name, note))
     scored.sort(key=lambda r: r[:2])
     best, runner_up = -scored[0][0] if scored else 0.0, -scored[1][0] if len(scored) > 1 else 0.0
-    if not scored or best < max(rule[0] * math.log(1 + count), rule[1] * sum(map(idf, held)), rule[3] * runner_up):
+    floor, weight = math.log(1 + count), sum(map(idf, held))
+    if alone and scored and best >= max(alone[0] * floor, alone[1] * weight, alone[2] * runner_up):
+        return [scored[0][2]]
+    if not scored or best < max(rule[0] * floor, rule[1] * weight, rule[3] * runner_up):
         return []
     holding.update(t for note in found.notes for t in set(note.row[7].split()))  # for the notes' own weights
     return [
