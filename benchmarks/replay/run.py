@@ -13,11 +13,13 @@ reading the notes, never by running the hooks.
 Sets (`sets/*.json`, events from `recorded.jsonl`, `issues.jsonl` and `fresh*.jsonl`):
 - `designed`: notes, files and events written together for this benchmark; tune on this one.
 - `fresh`: a polyglot repository's notes, files and events, written without reading or running the
-  hooks; its commands' real output is in `fresh.jsonl` (`capture_fresh.py`). Do not tune on it.
+  hooks; its commands' real output is in `fresh.jsonl` (`capture_fresh.py`).
 - `fresh2`: the same, for a Django + Celery + Postgres web app with a React front end
-  (`fresh2.jsonl`, `capture_fresh2.py`). Do not tune on it either.
+  (`fresh2.jsonl`, `capture_fresh2.py`).
 - `fresh3`: the same, for a C++/CMake library with pybind11 bindings, a Node docs site and shell
-  release scripts (`fresh3.jsonl`, `capture_fresh3.py`). Do not tune on it either.
+  release scripts (`fresh3.jsonl`, `capture_fresh3.py`).
+  Each fresh set is first run once, untouched, against a rule chosen without it; after that it may be
+  chosen on (adr/0037 says which set judged which rule), and the next rule needs a new set.
 - `heldout`: benchmarks/retrieval/heldout's 120 notes and 303 questions (its qrels), with the
   recorded commands labelled by reading the notes.
 - `public`: public memory folders, imported as they are; `--public DIR` holds one folder per
