@@ -13,7 +13,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -69,6 +69,11 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
 
 
+def id_lines(entries: Iterable[Entry]) -> str:
+    """The lines of an ids listing for `entries`, in their order: "text-key id" each."""
+    return "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+
+
 def loose_costs(shard: Shard, counts: Callable[[list[str]], list[int]]) -> tuple[tuple[Block, ...], list[int]]:
     """A shard's blocks of loose prose and the tokens of each as `get` prints it."""
     from lean_harness.memory import prose  # only a shard read whole has prose to find: a put needs none
@@ -84,7 +89,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
     counts = view.costs([view.entry_block(e) for e in entries], counter.counts)  # each one's view.entry_cost
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
-    ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+    ids = id_lines(entries)
     summary = Summary(
         name,
         sha256,
@@ -156,21 +161,21 @@ class SummaryCache:
         self.folder = cache_dir / "shards"
         self.encoding = encoding
 
-    def load(self, name: str, path: Path) -> tuple[Summary | None, bytes | None]:
-        """The cached summary when it still describes the file, and the file bytes if they were read."""
+    def load(self, name: str, path: Path) -> Summary | bytes:
+        """The cached summary when it still describes the file, else the file's bytes."""
         try:
             stat = path.stat()
         except FileNotFoundError:
-            return Summary(name, "", 0, 0, (), exists=False), None
+            return Summary(name, "", 0, 0, (), exists=False)
         record = self._read(name)
         if record is not None and record.get("stat") == list(stat_key(stat)) and _settled(stat, record):
-            return _from_record(name, record), None
+            return _from_record(name, record)
         data = path.read_bytes()
         if record is not None and record.get("sha256") == shard_digest(data):
             summary = _from_record(name, record)
             self.store(summary, path, None)
-            return summary, data
-        return None, data
+            return summary
+        return data
 
     def forget(self, name: str) -> None:
         """Drop what is cached of a shard, so that it is summarized from its bytes again."""

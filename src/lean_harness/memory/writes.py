@@ -16,7 +16,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view
-from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, header_re, locate
+from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
 from lean_harness.memory.shard import (
     Entry,
     append_entries,
@@ -31,13 +31,7 @@ from lean_harness.memory.shard import (
     without_duplicates,
 )
 from lean_harness.memory.status import totals, write_index
-from lean_harness.memory.summary import (
-    Summary,
-    shard_digest,
-    summarize,
-    text_key,
-    with_entries,
-)
+from lean_harness.memory.summary import Summary, id_lines, shard_digest, summarize, text_key, with_entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +138,7 @@ class _Stored:
             self.before, self.ids = summarize(name, shard_digest(self._text.encode("utf-8")), shard, memory.counter)
             self.whole = True
         else:
-            listing = memory.cache.ids(name, self.before.sha256)
-            self.ids = memory.ids(name, self.text, self.text.encode("utf-8")) if listing is None else listing
+            self.ids = memory.listing(name, self.before.sha256)
 
     @property
     def text(self) -> str:
@@ -185,7 +178,7 @@ def _put(
         found = locate(stored.text, key, shown) if key in _Listed(stored.ids) else None
         if found is None:
             for other in memory.config.shard_names:  # an id names one entry in the whole memory
-                if other != name and header_re(key).search(memory.read_shard(other)[0]):
+                if other != name and key in _Listed(memory.listing(other, memory.summary(other).sha256)):
                     raise LhError(
                         f"entry {key} is in shard {other}, not {name}; update it there or choose another --id"
                     )
@@ -253,7 +246,7 @@ def add_entries(
             continue
         counted = view.costs([view.entry_block(e) for e in entries], memory.counter.counts)
         summary = with_entries(stored.before, shard_digest(data), entries, counted, memory.counter.exact)
-        summaries.append((summary, stored.path, stored.ids + "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)))
+        summaries.append((summary, stored.path, stored.ids + id_lines(entries)))
     for path in changes:
         refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis)
@@ -296,19 +289,17 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     _within_limit(memory, name, data)
     digest = shard_digest(data)
     position = None
-    if replaced is not None:  # an update keeps its place; the ids listing is in file order
-        position = next(n for n, line in enumerate(ids.splitlines()) if line.partition(" ")[2] == entry.id)
+    if replaced is None:
+        ids += id_lines([entry])
+    else:  # an update keeps its place; the ids listing is in file order
+        lines = ids.splitlines(keepends=True)
+        position = next(n for n, line in enumerate(lines) if line.partition(" ")[2] == f"{entry.id}\n")
+        lines[position] = id_lines([entry])
+        ids = "".join(lines)
     summary = with_entries(before, digest, [entry], [tokens], memory.counter.exact, replaced, position)
     if replaced is not None and before.prose_lines:
         # An entry rewritten in place may move the loose prose after it: count the shard again.
         summary, ids = summarize(name, digest, parse(new_text, memory.shown(path)), memory.counter)
-    elif replaced is None:
-        ids = ids + f"{text_key(entry.text)} {entry.id}\n"
-    else:
-        ids = "".join(
-            f"{text_key(entry.text)} {entry.id}\n" if line.partition(" ")[2] == entry.id else line + "\n"
-            for line in ids.splitlines()
-        )
     refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis})
     memory.cache.store(summary, path, ids)
