@@ -18,7 +18,7 @@ from lean_harness.files import display, read_text, refuse_cache_links, refuse_sy
 from lean_harness.lock import locked
 from lean_harness.memory import journal
 from lean_harness.memory.shard import Entry, entry_at, line_start, line_stop, parse, refuse_conflicting_ids
-from lean_harness.memory.summary import Summary, SummaryCache, build, id_lines, shard_digest
+from lean_harness.memory.summary import Summary, SummaryCache, id_lines, shard_digest, summarize
 from lean_harness.memory.tokens import TokenCounter
 
 INDEX_NAME = "INDEX.md"
@@ -117,8 +117,10 @@ class Memory:
         path = self.shard_path(name)
         refuse_symlink(path, self.root)
         summary = self.cache.load(name, path)
-        if isinstance(summary, bytes):
-            summary = build(name, path, self.shown(path), summary, read_text(path, self.root), self.counter, self.cache)
+        if isinstance(summary, bytes):  # not cached: the shard is summarized from its text
+            shard = parse(read_text(path, self.root), self.shown(path))
+            summary, ids = summarize(name, shard_digest(summary), shard, self.counter)
+            self.cache.store(summary, path, ids)
         if summary.repeated:
             self._refuse_conflicting_ids(name, summary)
         self._summaries[name] = summary

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from lean_harness.files import write_atomic
 from lean_harness.hookstate import stat_key
 from lean_harness.memory import view
-from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
+from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, written
 from lean_harness.memory.tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -246,15 +246,6 @@ def _rows(value: object, kinds: tuple[type, ...]) -> bool:
         isinstance(row, list) and len(row) == len(kinds) and all(type(v) is k for v, k in zip(row, kinds, strict=True))
         for row in value
     )
-
-
-def build(
-    name: str, path: Path, shown: str, data: bytes, text: str, counter: TokenCounter, cache: SummaryCache
-) -> Summary:
-    """Parse a shard's text, summarize it and remember the summary."""
-    summary, ids = summarize(name, shard_digest(data), parse(text, shown), counter)
-    cache.store(summary, path, ids)
-    return summary
 
 
 def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:

@@ -127,9 +127,9 @@ class _Stored:
         self.basis = self.before.sha256 if self.before.exists else None
         self._text: str | None = None
         self.bom = False
-        self.fresh = not self.before.exists or self.before.sha256 == _EMPTY  # no file, or an empty one
-        self.whole = self.fresh  # summarized again after the write, not from the entries added
-        if self.fresh:
+        # summarized again after the write, not from the entries added: a new shard (no file, or an empty one)
+        self.whole = not self.before.exists or self.before.sha256 == _EMPTY
+        if self.whole:
             self._text = new_shard_text(name, dict(memory.config.shards)[name])
             self.before, self.ids = Summary(name, "", 0, 0, ()), ""
         elif memory.duplicates(name):
@@ -162,7 +162,7 @@ class _Stored:
 def _put(
     memory: Memory, name: str, checked: rules.Checked, key: str | None, cites: str | None, keep_tags: bool = False
 ) -> PutResult:
-    body, clean_tags, allowed, directives = checked.text, checked.tags, checked.allow, checked.directives
+    body, clean_tags = checked.text, checked.tags
     stored = _Stored(memory, name)
     shown = memory.shown(stored.path)
     extra = extra_of(checked, cites)
@@ -186,16 +186,12 @@ def _put(
             return _add(memory, stored, entry)
         start, end, old = found
         clean_tags = old.tags if keep_tags else clean_tags
-        same_allow = old.attr("allow-secret") == (",".join(allowed) or None) and old.attr("allow-directive") == (
-            ",".join(directives) or None
-        )
-        same_refs = cites is None or old.attr("refs") == (cites or None)
-        if old.text == body and old.tags == clean_tags and same_allow and same_refs:
+        given = ("allow-secret", "allow-directive", *(("refs",) if cites is not None else ()))  # what `extra` sets
+        if old.text == body and old.tags == clean_tags and all(old.attr(k) == dict(extra).get(k) for k in given):
             return _unchanged(memory, name, old)
         # `sha` makes the headers of two versions differ even when written in the same second,
         # so a merge of both shows them as two versions, never fused under one header (adr/0008).
-        dropped = ("updated", "sha", "allow-secret", "allow-directive", *(("refs",) if cites is not None else ()))
-        kept = tuple((k, v) for k, v in old.extra if k not in dropped)
+        kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "sha", *given))
         fresh = (("updated", now_utc()), ("sha", text_hash(body)))
         entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
         block = render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n")
