@@ -24,9 +24,8 @@ SUPPORTED_BYTES = 2_000_000
 def open_project(root: Path) -> Project:
     """The project at `root`, its config validated from the file (never from the validation cache)."""
     path = root / locations.CONFIG_PATH
-    shown = display(path, root)
     if not path.is_file() and not path.is_symlink():
-        raise LhError(f'no lean-harness config at {shown}; run "lh init"')
+        raise LhError(f'no lean-harness config at {display(path, root)}; run "lh init"')
     top, missing = git_checks.top_level(root)
     try:  # jsonschema runs only for a config the plain check does not pass, to name its problems
         refuse_symlink(path, root)  # a dangling link is named as a link

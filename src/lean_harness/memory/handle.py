@@ -91,12 +91,14 @@ class Memory:
         text = read_text(path, self.root, keep_bom=True)
         return text.removeprefix("\ufeff"), text.encode("utf-8")
 
-    def check_size(self, name: str, size: int) -> None:
-        """Raise when shard `name`, `size` bytes long, is past the size limit of a shard."""
+    def check_size(self, name: str, size: int, written: bool = False) -> None:
+        """Raise when shard `name`, `size` bytes long (`written`: as a write would leave it), is past the size
+        limit of a shard."""
         if size > MAX_SHARD_BYTES:
+            state, fix = ("would be", "nothing was written. Run") if written else ("is", "split it or run")
             raise LhError(
-                f"{self.shown(self.shard_path(name))} is {size} bytes, over the {MAX_SHARD_BYTES} byte limit"
-                ' for a shard; split it or run "lh memory compact"'
+                f"{self.shown(self.shard_path(name))} {state} {size} bytes, over the {MAX_SHARD_BYTES} byte limit"
+                f' for a shard; {fix} "lh memory compact"{" first" if written else ""}'
             )
 
     def entries(self, name: str) -> list[Entry]:
@@ -133,15 +135,13 @@ class Memory:
         for line in self.listing(name, summary.sha256).splitlines():
             digest, _, key = line.partition(" ")
             if texts.setdefault(key, digest) != digest:
-                shown = self.shown(self.shard_path(name))
-                refuse_conflicting_ids(parse(self.read_shard(name)[0], shown).entries, shown)
+                refuse_conflicting_ids(self.entries(name), self.shown(self.shard_path(name)))
 
     def ids(self, name: str, text: str, data: bytes) -> str:
-        """The ids listing of a shard ("text-key id" lines), from the cache or from the text."""
-        listing = self.cache.ids(name, shard_digest(data))
-        if listing is not None:
-            return listing
-        return id_lines(parse(text, self.shown(self.shard_path(name))).entries)
+        """The ids listing of a shard ("text-key id" lines), from the cache or (not cached, or empty) from the text."""
+        return self.cache.ids(name, shard_digest(data)) or id_lines(
+            parse(text, self.shown(self.shard_path(name))).entries
+        )
 
     def listing(self, name: str, sha256: str) -> str:
         """The ids listing of a shard whose bytes have the digest `sha256` (its summary's): cached, else read."""

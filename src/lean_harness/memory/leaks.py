@@ -54,10 +54,9 @@ def project_files(config: Config) -> tuple[list[Path], list[Path]]:
     return paths, [config.cache_dir] if config.cache_dir.is_dir() else []
 
 
-def flagged(paths: Sequence[Path], read: Mapping[Path, bytes] | None = None) -> list[Path]:
+def flagged(paths: Sequence[Path], read: Mapping[Path, bytes]) -> list[Path]:
     """The files in which a scan of the whole text (as Latin-1; bytes from `read` if there) finds a credential."""
-    got = read or {}
-    return [path for path in paths if credentials.scan((got.get(path) or path.read_bytes()).decode("latin-1"))]
+    return [path for path in paths if credentials.scan((read.get(path) or path.read_bytes()).decode("latin-1"))]
 
 
 def mask_entry(entry: Entry) -> tuple[str, list[credentials.Finding]]:

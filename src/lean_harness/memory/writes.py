@@ -16,7 +16,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view
-from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, locate
+from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.shard import (
     Entry,
     append_entries,
@@ -183,7 +183,7 @@ def _put(
                         f"entry {key} is in shard {other}, not {name}; update it there or choose another --id"
                     )
             entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
-            return _add(memory, stored, entry)
+            return _finish(memory, stored, append_text(stored.text, entry, stored.newline), entry, None)
         start, end, old = found
         clean_tags = old.tags if keep_tags else clean_tags
         given = ("allow-secret", "allow-directive", *(("refs",) if cites is not None else ()))  # what `extra` sets
@@ -200,11 +200,6 @@ def _put(
         replaced = view.entry_cost(old, memory.counter.counts)
         return _finish(memory, stored, new_text, entry, replaced)
     entry = Entry(derive_id(name, body, _Listed(stored.ids)), now_utc(), body, clean_tags, extra)
-    return _add(memory, stored, entry)
-
-
-def _add(memory: Memory, stored: _Stored, entry: Entry) -> PutResult:
-    """Add a new entry at the end of the shard, written whole."""
     return _finish(memory, stored, append_text(stored.text, entry, stored.newline), entry, None)
 
 
@@ -235,7 +230,8 @@ def add_entries(
         stored = _Stored(memory, name)
         data = stored.encode(append_entries(stored.text, entries, stored.newline))
         wrote |= _wrote(stored, entries)
-        changes[stored.path] = _within_limit(memory, name, data)
+        memory.check_size(name, len(data), written=True)
+        changes[stored.path] = data
         basis[stored.path] = stored.basis
         if stored.whole:  # a new shard, or one with copies dropped: summarized from its bytes
             memory.forget_summary(name)
@@ -278,11 +274,11 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
 
 
 def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replaced: int | None) -> PutResult:
-    """Write the shard whole: a new shard, one with copies dropped, or an entry rewritten in place."""
+    """Write the shard whole: with an entry added at its end (`replaced` None) or rewritten in place."""
     name, path, before, ids = stored.name, stored.path, stored.before, stored.ids
     tokens = view.entry_cost(entry, memory.counter.counts)
     data = stored.encode(new_text)
-    _within_limit(memory, name, data)
+    memory.check_size(name, len(data), written=True)
     digest = shard_digest(data)
     position = None
     if replaced is None:
@@ -312,7 +308,8 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     changes: dict[Path, bytes | None] = {}
     for name, text in texts.items():
         parse(text, memory.shown(memory.shard_path(name)))  # never write what cannot be read back
-        changes[memory.shard_path(name)] = _within_limit(memory, name, text.encode("utf-8"))
+        changes[memory.shard_path(name)] = data = text.encode("utf-8")
+        memory.check_size(name, len(data), written=True)
     for path in changes:
         refuse_symlink(path, memory.root)
     if changes:
@@ -321,13 +318,3 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
         memory.forget_summary(name)
     write_index(memory)
     return tuple(texts)
-
-
-def _within_limit(memory: Memory, name: str, data: bytes) -> bytes:
-    """`data`, or an error when it is past the size limit of a shard."""
-    if len(data) > MAX_SHARD_BYTES:
-        raise LhError(
-            f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
-            ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
-        )
-    return data
