@@ -191,9 +191,9 @@ def test_a_module_imports_only_its_own_layer_and_those_below(name: str) -> None:
 
 
 # The import formats read sources into plain records: besides the base, they use only what an
-# entry is (the shard format) and how a reference is written.
+# entry is (the shard format, the rules an allowance lists) and how a reference is written.
 FORMATS = "lean_harness.memory.intake.formats"
-FORMATS_MAY_USE = ("lean_harness.memory.shard", "lean_harness.memory.evidence.evidence")
+FORMATS_MAY_USE = ("lean_harness.memory.shard", "lean_harness.memory.scans", "lean_harness.memory.evidence.evidence")
 
 
 @pytest.mark.parametrize("name", sorted(n for n in GRAPH if n == FORMATS or n.startswith(f"{FORMATS}.")))

@@ -527,6 +527,20 @@ def test_a_shard_past_its_cap_is_reported(project: Path, capsys: pytest.CaptureF
     assert {p: p.stat().st_size for p in (project / MEMORY).iterdir()} == before
 
 
+def test_a_write_that_would_pass_the_cap_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = project / MEMORY / "seed.md"
+    with open(path, "r+b") as handle:
+        handle.truncate(64 * 1024 * 1024)  # at the cap: one more entry passes it
+    before = {p: p.stat().st_size for p in (project / MEMORY).iterdir()}
+    capsys.readouterr()
+    assert main(["memory", "put", "seed", "x"]) == 2
+    assert capsys.readouterr().err == (
+        ".agents/memory/seed.md would be 67108972 bytes, over the 67108864 byte limit for a shard;"
+        ' nothing was written. Run "lh memory compact" first\n'
+    )
+    assert {p: p.stat().st_size for p in (project / MEMORY).iterdir()} == before
+
+
 @pytest.mark.parametrize("linked", [".agents", MEMORY, f"{MEMORY}/INDEX.md"])
 def test_symlinked_managed_paths_are_refused(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], linked: str

@@ -146,11 +146,16 @@ def fold(path: str, spare: str) -> None:
 
 def last_used(root: str | os.PathLike[str]) -> dict[tuple[str, str], str] | None:
     """(shard, id) -> the last use of each entry ever used, for compaction; None without a readable record."""
-    try:
-        used, sessions = read(root)
-    except (OSError, ValueError):
-        return None
+    used, sessions, _ = counted(root)  # an unreadable record counts nothing
     return {key: last for key, (uses, _, last) in used.items() if uses} if used or sessions else None
+
+
+def counted(root: str | os.PathLike[str]) -> tuple[dict[tuple[str, str], Use], int, str]:
+    """`read`, or nothing counted and why the record cannot be read ("" when it reads)."""
+    try:
+        return (*read(root), "")
+    except (OSError, ValueError) as error:
+        return {}, 0, f"{PATH} cannot be read ({error})"
 
 
 def read(root: str | os.PathLike[str]) -> tuple[dict[tuple[str, str], Use], int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from lean_harness.commands import emit, project_root
@@ -36,14 +36,15 @@ def run(args: argparse.Namespace) -> int:
 
         command, results = "doctor --plugin", plugin.run_plugin(Path(args.plugin))
     else:
-        root = project_root()
+        from lean_harness.doctor.project import CHECKS, open_project
+
+        project = open_project(project_root())
         if args.fix:
             from lean_harness.doctor.fix import fix
 
-            fixed, unfixed = fix(root)
-        from lean_harness.doctor import project
-
-        command, results = "doctor", project.run(root)
+            fixed, unfixed = fix(project)
+            project = replace(project)  # what the fixes changed is read afresh
+        command, results = "doctor", doctor.apply(CHECKS, project)
     counts = {status: sum(r.status == status for r in results) for status in doctor.STATUSES}
     if args.json:
         emit(
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             {
                 "ok": not doctor.failed(results),
                 "counts": counts,
-                "checks": [asdict(r) for r in results],
+                "checks": [{"id": r.id, **asdict(r)} for r in results],
                 "fixed": fixed,
                 "not_fixed": unfixed,
             },

@@ -25,12 +25,8 @@ def run(args: argparse.Namespace) -> int:
 
     memory = open_memory()
     memory.check_dir()
-    problems = []
-    try:
-        used, sessions = usage.read(memory.root)
-    except (OSError, ValueError) as error:
-        used, sessions = {}, 0
-        problems.append(f"{usage.PATH} cannot be read ({error}); uses are not counted")
+    used, sessions, unreadable = usage.counted(memory.root)
+    problems = [f"{unreadable}; uses are not counted"] if unreadable else []
     entries: list[dict[str, Any]] = []
     shards: list[dict[str, Any]] = []
     with memory.reading():

@@ -38,14 +38,10 @@ NO_CONFIG = Verdict("skip", "skipped: the config did not load (see the config ch
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(Verdict):
     """A verdict with the id of the check that gave it."""
 
-    id: str
-    status: Status
-    message: str
-    fix: str = ""
-    details: tuple[str, ...] = ()
+    id: str = ""
 
 
 @dataclass
@@ -113,7 +109,7 @@ def apply(checks: Sequence[Check[Subject]], subject: Subject) -> list[Result]:
         except LhError as error:
             verdict = listed(error.message.splitlines() or [""], "fix what the line says, then run lh doctor again")
         results.append(
-            Result(check.__name__.replace("_", "-"), verdict.status, verdict.message, verdict.fix, verdict.details)
+            Result(verdict.status, verdict.message, verdict.fix, verdict.details, check.__name__.replace("_", "-"))
         )
     return results
 

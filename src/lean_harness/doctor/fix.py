@@ -7,18 +7,17 @@ and INDEX.md; no entry is ever deleted or rewritten, and a shard that does not p
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import replace
 
 from lean_harness import init
-from lean_harness.doctor.project import open_project
+from lean_harness.doctor import Project
 from lean_harness.errors import LhError
 
 
-def fix(root: Path) -> tuple[list[str], list[str]]:
-    """Repair what is safe in the project at `root`; what changed, and what could not be repaired."""
+def fix(project: Project) -> tuple[list[str], list[str]]:
+    """Repair what is safe in `project`; what changed, and what could not be repaired."""
     from lean_harness.memory import status
 
-    project = open_project(root)
     config = project.config
     if config is None:
         return [], ["the config did not load; fix it first (see the config check)"]
@@ -35,7 +34,7 @@ def fix(root: Path) -> tuple[list[str], list[str]]:
             changed += step()
         except LhError as error:
             refused.append(error.message)
-    project = open_project(root)  # shards created above are part of the index
+    project = replace(project)  # read afresh: shards created above are part of the index
     memory = project.memory
     if memory is not None and not project.shard_state[1]:
         try:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from lean_harness import config as config_mod
 from lean_harness import locations
-from lean_harness.doctor import NO_CONFIG, Check, Project, Result, Verdict, apply, listed
+from lean_harness.doctor import NO_CONFIG, Check, Project, Verdict, listed
 from lean_harness.doctor import git as git_checks
 from lean_harness.errors import LhError
-from lean_harness.files import cache_link, display, first_link, read_text
+from lean_harness.files import cache_link, display, first_link, refuse_symlink
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import CONFLICT_MARKERS, is_conflict_marker
 
@@ -21,20 +21,14 @@ SUPPORTED_ENTRIES = 5_000  # the supported size of a memory (adr/0035-the-suppor
 SUPPORTED_BYTES = 2_000_000
 
 
-def run(root: Path) -> list[Result]:
-    """The project checks for the project at `root`."""
-    return apply(CHECKS, open_project(root))
-
-
 def open_project(root: Path) -> Project:
     """The project at `root`, its config validated from the file (never from the validation cache)."""
     path = root / locations.CONFIG_PATH
-    shown = display(path, root)
     if not path.is_file() and not path.is_symlink():
-        raise LhError(f'no lean-harness config at {shown}; run "lh init"')
+        raise LhError(f'no lean-harness config at {display(path, root)}; run "lh init"')
     top, missing = git_checks.top_level(root)
     try:  # jsonschema runs only for a config the plain check does not pass, to name its problems
-        config_mod.parse_toml(read_text(path, root), shown)  # a dangling link is named as a link
+        refuse_symlink(path, root)  # a dangling link is named as a link
         return Project(root, config_mod.load(root), (), top, missing)
     except LhError as error:
         return Project(root, None, tuple(error.message.splitlines()), top, missing)
@@ -150,13 +144,13 @@ def size(p: Project, memory: Memory) -> Verdict:
 @_on_memory(shards=False)
 def secrets(p: Project, memory: Memory) -> Verdict:
     """No memory file holds something that looks like a credential."""
-    from lean_harness.memory.leaks import derived_files, flagged, project_files, scan_paths
+    from lean_harness.memory.leaks import files, flagged, project_files, scan_paths
 
     # Whole files first, as that is several times faster; only a file with a finding is scanned
     # entry by entry, where each entry's allow-secret applies.
     paths, derived = project_files(memory.config)
-    files = [*paths[1:], *p.memory_files, *derived_files(derived)]
-    found = flagged([path for path in files if path.is_file() and not path.is_symlink()], p.memory_files)
+    every = [*paths[1:], *p.memory_files, *files(derived, walk_caches=True)]
+    found = flagged([path for path in every if path.is_file() and not path.is_symlink()], p.memory_files)
     caches = [path for path in found if any(path.is_relative_to(folder) for folder in derived)]
     leaks, _ = scan_paths([f for f in found if f not in caches], p.root, caches) if found else ([], [])
     if not leaks:
@@ -373,10 +367,9 @@ def usage_record(p: Project) -> Verdict:
     """The usage record reads, when there is one: a hint, so nothing is rebuilt from it (adr/0038)."""
     from lean_harness import usage
 
-    try:
-        used, sessions = usage.read(p.root)
-    except (OSError, ValueError) as error:
-        what = f"{usage.PATH} cannot be read ({error}); uses go uncounted and compaction orders by writing"
+    used, sessions, unreadable = usage.counted(p.root)
+    if unreadable:
+        what = f"{unreadable}; uses go uncounted and compaction orders by writing"
         return listed([what], f"delete {usage.PATH}: it holds only this machine's counts", status="warn")
     return Verdict("ok", f"{usage.PATH}: {len(used)} entries used or listed, {sessions} sessions started")
 

@@ -18,7 +18,7 @@ from lean_harness.files import display, read_text, refuse_cache_links, refuse_sy
 from lean_harness.lock import locked
 from lean_harness.memory import journal
 from lean_harness.memory.shard import Entry, entry_at, line_start, line_stop, parse, refuse_conflicting_ids
-from lean_harness.memory.summary import Summary, SummaryCache, build, shard_digest, text_key
+from lean_harness.memory.summary import Summary, SummaryCache, id_lines, shard_digest, summarize
 from lean_harness.memory.tokens import TokenCounter
 
 INDEX_NAME = "INDEX.md"
@@ -91,12 +91,14 @@ class Memory:
         text = read_text(path, self.root, keep_bom=True)
         return text.removeprefix("\ufeff"), text.encode("utf-8")
 
-    def check_size(self, name: str, size: int) -> None:
-        """Raise when shard `name`, `size` bytes long, is past the size limit of a shard."""
+    def check_size(self, name: str, size: int, written: bool = False) -> None:
+        """Raise when shard `name`, `size` bytes long (`written`: as a write would leave it), is past the size
+        limit of a shard."""
         if size > MAX_SHARD_BYTES:
+            state, fix = ("would be", "nothing was written. Run") if written else ("is", "split it or run")
             raise LhError(
-                f"{self.shown(self.shard_path(name))} is {size} bytes, over the {MAX_SHARD_BYTES} byte limit"
-                ' for a shard; split it or run "lh memory compact"'
+                f"{self.shown(self.shard_path(name))} {state} {size} bytes, over the {MAX_SHARD_BYTES} byte limit"
+                f' for a shard; {fix} "lh memory compact"{" first" if written else ""}'
             )
 
     def entries(self, name: str) -> list[Entry]:
@@ -116,12 +118,11 @@ class Memory:
                 return self.summary(name)
         path = self.shard_path(name)
         refuse_symlink(path, self.root)
-        summary, data = self.cache.load(name, path)
-        if summary is None:
-            if data is None:
-                data = path.read_bytes()
-            text = read_text(path, self.root)
-            summary = build(name, path, self.shown(path), data, text, self.counter, self.cache)
+        summary = self.cache.load(name, path)
+        if isinstance(summary, bytes):  # not cached: the shard is summarized from its text
+            shard = parse(read_text(path, self.root), self.shown(path))
+            summary, ids = summarize(name, shard_digest(summary), shard, self.counter)
+            self.cache.store(summary, path, ids)
         if summary.repeated:
             self._refuse_conflicting_ids(name, summary)
         self._summaries[name] = summary
@@ -130,25 +131,22 @@ class Memory:
     def _refuse_conflicting_ids(self, name: str, summary: Summary) -> None:
         # Two entries with one id and different texts are two versions of one note, typically
         # from a merge: never pick one silently. The ids listing shows it without a parse.
-        listing = self.cache.ids(name, summary.sha256)
-        path = self.shard_path(name)
-        if listing is None:
-            text = read_text(path, self.root)
-            listing = self.ids(name, text, text.encode("utf-8"))
         texts: dict[str, str] = {}
-        for line in listing.splitlines():
+        for line in self.listing(name, summary.sha256).splitlines():
             digest, _, key = line.partition(" ")
             if texts.setdefault(key, digest) != digest:
-                shown = self.shown(path)
-                refuse_conflicting_ids(parse(read_text(path, self.root), shown).entries, shown)
+                refuse_conflicting_ids(self.entries(name), self.shown(self.shard_path(name)))
 
     def ids(self, name: str, text: str, data: bytes) -> str:
-        """The ids listing of a shard ("text-hash id" lines), from the cache or from the text."""
-        listing = self.cache.ids(name, shard_digest(data))
-        if listing is not None:
-            return listing
-        entries = parse(text, self.shown(self.shard_path(name))).entries
-        return "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+        """The ids listing of a shard ("text-key id" lines), from the cache or (not cached, or empty) from the text."""
+        return self.cache.ids(name, shard_digest(data)) or id_lines(
+            parse(text, self.shown(self.shard_path(name))).entries
+        )
+
+    def listing(self, name: str, sha256: str) -> str:
+        """The ids listing of a shard whose bytes have the digest `sha256` (its summary's): cached, else read."""
+        listing = self.cache.ids(name, sha256)
+        return id_lines(self.entries(name)) if listing is None else listing
 
     def forget_summaries(self) -> None:
         """Drop the summaries read so far, after shard files were replaced."""

@@ -27,8 +27,8 @@ def scan_paths(paths: Iterable[Path], root: Path, derived: Iterable[Path] = ()) 
     """
     leaks: list[Found] = []
     skipped: list[str] = []
-    listed = _files(paths)
-    for path in [*listed, *(p for p in _files(derived, walk_caches=True) if p not in listed)]:
+    listed = files(paths)
+    for path in [*listed, *(p for p in files(derived, walk_caches=True) if p not in listed)]:
         try:
             shown = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:  # outside the project
@@ -54,15 +54,9 @@ def project_files(config: Config) -> tuple[list[Path], list[Path]]:
     return paths, [config.cache_dir] if config.cache_dir.is_dir() else []
 
 
-def flagged(paths: Sequence[Path], read: Mapping[Path, bytes] | None = None) -> list[Path]:
+def flagged(paths: Sequence[Path], read: Mapping[Path, bytes]) -> list[Path]:
     """The files in which a scan of the whole text (as Latin-1; bytes from `read` if there) finds a credential."""
-    got = read or {}
-    return [path for path in paths if credentials.scan((got.get(path) or path.read_bytes()).decode("latin-1"))]
-
-
-def derived_files(derived: Iterable[Path]) -> list[Path]:
-    """The cache files a scan covers: every file under lh's caches."""
-    return _files(derived, walk_caches=True)
+    return [path for path in paths if credentials.scan((read.get(path) or path.read_bytes()).decode("latin-1"))]
 
 
 def mask_entry(entry: Entry) -> tuple[str, list[credentials.Finding]]:
@@ -76,7 +70,8 @@ def mask_text(text: str, allow: Sequence[str] = ()) -> tuple[str, list[credentia
     return (credentials.hide(text, findings) if findings else text), findings
 
 
-def _files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
+def files(paths: Iterable[Path], walk_caches: bool = False) -> list[Path]:
+    """The files of `paths`, folders walked (lh's caches too with `walk_caches`); an error for one that is not there."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():

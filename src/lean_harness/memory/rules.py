@@ -25,6 +25,10 @@ SHARD_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 RULE_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 # C0 controls but tab and newline, DEL, and C1 controls. Line breaks are made "\n" before this runs.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_RULE_KINDS = (  # what an allowance names: --allow-secret, then --allow-directive
+    "a scanner rule name; rule names are like aws-access-key",
+    "an injection rule name; rule names are like framing-tag",
+)
 _MARKER_PROBLEM = {
     "open": "is an lh entry marker, which would split the entry; indent it or put it in a code span",
     "close": "is an lh entry marker, which would split the entry; indent it or put it in a code span",
@@ -58,26 +62,13 @@ def check(
     problems = [*text_problems(body), *filter(None, map(tag_problem, tags))]
     if key is not None and (problem := id_problem(key)):
         problems.append(problem)
-    problems += [
-        f"{_quoted(r)} is not a scanner rule name; rule names are like aws-access-key"
-        for r in allow
-        if not RULE_RE.fullmatch(r)
-    ]
-    problems += [
-        f"{_quoted(r)} is not an injection rule name; rule names are like framing-tag"
-        for r in directives
-        if r and not RULE_RE.fullmatch(r)
-    ]
+    named: list[tuple[str, ...]] = []  # the scanner rules allowed, then the injection rules
+    for names, kind in zip((allow, [r for r in directives if r]), _RULE_KINDS, strict=True):
+        problems += [f"{_quoted(r)} is not {kind}" for r in names if not RULE_RE.fullmatch(r)]
+        named.append(tuple(sorted({r for r in names if RULE_RE.fullmatch(r)})))
     given = ([("the id", key)] if key is not None else []) + [("a tag", tag) for tag in tags]
-    return Checked(
-        body,
-        tuple(sorted({tag.strip().lower() for tag in tags if tag_problem(tag) is None})),
-        key,
-        tuple(sorted({rule for rule in allow if RULE_RE.fullmatch(rule)})),
-        tuple(problems),
-        tuple(given),
-        tuple(sorted({rule for rule in directives if RULE_RE.fullmatch(rule)})),
-    )
+    kept = tuple(sorted({tag.strip().lower() for tag in tags if tag_problem(tag) is None}))
+    return Checked(body, kept, key, named[0], tuple(problems), tuple(given), named[1])
 
 
 def require(checked: Checked, where: str) -> Checked:

@@ -13,7 +13,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from lean_harness.files import write_atomic
 from lean_harness.hookstate import stat_key
 from lean_harness.memory import view
-from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, parse, written
+from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, written
 from lean_harness.memory.tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -69,6 +69,11 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:20]
 
 
+def id_lines(entries: Iterable[Entry]) -> str:
+    """The lines of an ids listing for `entries`, in their order: "text-key id" each."""
+    return "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+
+
 def loose_costs(shard: Shard, counts: Callable[[list[str]], list[int]]) -> tuple[tuple[Block, ...], list[int]]:
     """A shard's blocks of loose prose and the tokens of each as `get` prints it."""
     from lean_harness.memory import prose  # only a shard read whole has prose to find: a put needs none
@@ -84,7 +89,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
     counts = view.costs([view.entry_block(e) for e in entries], counter.counts)  # each one's view.entry_cost
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
-    ids = "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)
+    ids = id_lines(entries)
     summary = Summary(
         name,
         sha256,
@@ -156,21 +161,21 @@ class SummaryCache:
         self.folder = cache_dir / "shards"
         self.encoding = encoding
 
-    def load(self, name: str, path: Path) -> tuple[Summary | None, bytes | None]:
-        """The cached summary when it still describes the file, and the file bytes if they were read."""
+    def load(self, name: str, path: Path) -> Summary | bytes:
+        """The cached summary when it still describes the file, else the file's bytes."""
         try:
             stat = path.stat()
         except FileNotFoundError:
-            return Summary(name, "", 0, 0, (), exists=False), None
+            return Summary(name, "", 0, 0, (), exists=False)
         record = self._read(name)
         if record is not None and record.get("stat") == list(stat_key(stat)) and _settled(stat, record):
-            return _from_record(name, record), None
+            return _from_record(name, record)
         data = path.read_bytes()
         if record is not None and record.get("sha256") == shard_digest(data):
             summary = _from_record(name, record)
             self.store(summary, path, None)
-            return summary, data
-        return None, data
+            return summary
+        return data
 
     def forget(self, name: str) -> None:
         """Drop what is cached of a shard, so that it is summarized from its bytes again."""
@@ -241,15 +246,6 @@ def _rows(value: object, kinds: tuple[type, ...]) -> bool:
         isinstance(row, list) and len(row) == len(kinds) and all(type(v) is k for v, k in zip(row, kinds, strict=True))
         for row in value
     )
-
-
-def build(
-    name: str, path: Path, shown: str, data: bytes, text: str, counter: TokenCounter, cache: SummaryCache
-) -> Summary:
-    """Parse a shard's text, summarize it and remember the summary."""
-    summary, ids = summarize(name, shard_digest(data), parse(text, shown), counter)
-    cache.store(summary, path, ids)
-    return summary
 
 
 def _settled(stat: os.stat_result, record: dict[str, object]) -> bool:

@@ -16,7 +16,7 @@ from lean_harness.errors import LhError
 from lean_harness.files import refuse_symlink
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view
-from lean_harness.memory.handle import MAX_SHARD_BYTES, Memory, header_re, locate
+from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.shard import (
     Entry,
     append_entries,
@@ -31,13 +31,7 @@ from lean_harness.memory.shard import (
     without_duplicates,
 )
 from lean_harness.memory.status import totals, write_index
-from lean_harness.memory.summary import (
-    Summary,
-    shard_digest,
-    summarize,
-    text_key,
-    with_entries,
-)
+from lean_harness.memory.summary import Summary, id_lines, shard_digest, summarize, text_key, with_entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +127,9 @@ class _Stored:
         self.basis = self.before.sha256 if self.before.exists else None
         self._text: str | None = None
         self.bom = False
-        self.fresh = not self.before.exists or self.before.sha256 == _EMPTY  # no file, or an empty one
-        self.whole = self.fresh  # summarized again after the write, not from the entries added
-        if self.fresh:
+        # summarized again after the write, not from the entries added: a new shard (no file, or an empty one)
+        self.whole = not self.before.exists or self.before.sha256 == _EMPTY
+        if self.whole:
             self._text = new_shard_text(name, dict(memory.config.shards)[name])
             self.before, self.ids = Summary(name, "", 0, 0, ()), ""
         elif memory.duplicates(name):
@@ -144,8 +138,7 @@ class _Stored:
             self.before, self.ids = summarize(name, shard_digest(self._text.encode("utf-8")), shard, memory.counter)
             self.whole = True
         else:
-            listing = memory.cache.ids(name, self.before.sha256)
-            self.ids = memory.ids(name, self.text, self.text.encode("utf-8")) if listing is None else listing
+            self.ids = memory.listing(name, self.before.sha256)
 
     @property
     def text(self) -> str:
@@ -169,7 +162,7 @@ class _Stored:
 def _put(
     memory: Memory, name: str, checked: rules.Checked, key: str | None, cites: str | None, keep_tags: bool = False
 ) -> PutResult:
-    body, clean_tags, allowed, directives = checked.text, checked.tags, checked.allow, checked.directives
+    body, clean_tags = checked.text, checked.tags
     stored = _Stored(memory, name)
     shown = memory.shown(stored.path)
     extra = extra_of(checked, cites)
@@ -185,24 +178,20 @@ def _put(
         found = locate(stored.text, key, shown) if key in _Listed(stored.ids) else None
         if found is None:
             for other in memory.config.shard_names:  # an id names one entry in the whole memory
-                if other != name and header_re(key).search(memory.read_shard(other)[0]):
+                if other != name and key in _Listed(memory.listing(other, memory.summary(other).sha256)):
                     raise LhError(
                         f"entry {key} is in shard {other}, not {name}; update it there or choose another --id"
                     )
             entry = Entry(key, now_utc(), body, clean_tags, (("sha", text_hash(body)), *extra))
-            return _add(memory, stored, entry)
+            return _finish(memory, stored, append_text(stored.text, entry, stored.newline), entry, None)
         start, end, old = found
         clean_tags = old.tags if keep_tags else clean_tags
-        same_allow = old.attr("allow-secret") == (",".join(allowed) or None) and old.attr("allow-directive") == (
-            ",".join(directives) or None
-        )
-        same_refs = cites is None or old.attr("refs") == (cites or None)
-        if old.text == body and old.tags == clean_tags and same_allow and same_refs:
+        given = ("allow-secret", "allow-directive", *(("refs",) if cites is not None else ()))  # what `extra` sets
+        if old.text == body and old.tags == clean_tags and all(old.attr(k) == dict(extra).get(k) for k in given):
             return _unchanged(memory, name, old)
         # `sha` makes the headers of two versions differ even when written in the same second,
         # so a merge of both shows them as two versions, never fused under one header (adr/0008).
-        dropped = ("updated", "sha", "allow-secret", "allow-directive", *(("refs",) if cites is not None else ()))
-        kept = tuple((k, v) for k, v in old.extra if k not in dropped)
+        kept = tuple((k, v) for k, v in old.extra if k not in ("updated", "sha", *given))
         fresh = (("updated", now_utc()), ("sha", text_hash(body)))
         entry = Entry(key, old.created, body, clean_tags, (*fresh, *kept, *extra))
         block = render_entry(entry, "\r\n" if "\r\n" in (old.raw or "") else "\n")
@@ -211,11 +200,6 @@ def _put(
         replaced = view.entry_cost(old, memory.counter.counts)
         return _finish(memory, stored, new_text, entry, replaced)
     entry = Entry(derive_id(name, body, _Listed(stored.ids)), now_utc(), body, clean_tags, extra)
-    return _add(memory, stored, entry)
-
-
-def _add(memory: Memory, stored: _Stored, entry: Entry) -> PutResult:
-    """Add a new entry at the end of the shard, written whole."""
     return _finish(memory, stored, append_text(stored.text, entry, stored.newline), entry, None)
 
 
@@ -246,14 +230,15 @@ def add_entries(
         stored = _Stored(memory, name)
         data = stored.encode(append_entries(stored.text, entries, stored.newline))
         wrote |= _wrote(stored, entries)
-        changes[stored.path] = _within_limit(memory, name, data)
+        memory.check_size(name, len(data), written=True)
+        changes[stored.path] = data
         basis[stored.path] = stored.basis
         if stored.whole:  # a new shard, or one with copies dropped: summarized from its bytes
             memory.forget_summary(name)
             continue
         counted = view.costs([view.entry_block(e) for e in entries], memory.counter.counts)
         summary = with_entries(stored.before, shard_digest(data), entries, counted, memory.counter.exact)
-        summaries.append((summary, stored.path, stored.ids + "".join(f"{text_key(e.text)} {e.id}\n" for e in entries)))
+        summaries.append((summary, stored.path, stored.ids + id_lines(entries)))
     for path in changes:
         refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis)
@@ -289,26 +274,24 @@ def _unchanged(memory: Memory, name: str, entry: Entry) -> PutResult:
 
 
 def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replaced: int | None) -> PutResult:
-    """Write the shard whole: a new shard, one with copies dropped, or an entry rewritten in place."""
+    """Write the shard whole: with an entry added at its end (`replaced` None) or rewritten in place."""
     name, path, before, ids = stored.name, stored.path, stored.before, stored.ids
     tokens = view.entry_cost(entry, memory.counter.counts)
     data = stored.encode(new_text)
-    _within_limit(memory, name, data)
+    memory.check_size(name, len(data), written=True)
     digest = shard_digest(data)
     position = None
-    if replaced is not None:  # an update keeps its place; the ids listing is in file order
-        position = next(n for n, line in enumerate(ids.splitlines()) if line.partition(" ")[2] == entry.id)
+    if replaced is None:
+        ids += id_lines([entry])
+    else:  # an update keeps its place; the ids listing is in file order
+        lines = ids.splitlines(keepends=True)
+        position = next(n for n, line in enumerate(lines) if line.partition(" ")[2] == f"{entry.id}\n")
+        lines[position] = id_lines([entry])
+        ids = "".join(lines)
     summary = with_entries(before, digest, [entry], [tokens], memory.counter.exact, replaced, position)
     if replaced is not None and before.prose_lines:
         # An entry rewritten in place may move the loose prose after it: count the shard again.
         summary, ids = summarize(name, digest, parse(new_text, memory.shown(path)), memory.counter)
-    elif replaced is None:
-        ids = ids + f"{text_key(entry.text)} {entry.id}\n"
-    else:
-        ids = "".join(
-            f"{text_key(entry.text)} {entry.id}\n" if line.partition(" ")[2] == entry.id else line + "\n"
-            for line in ids.splitlines()
-        )
     refuse_symlink(path, memory.root)
     journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis})
     memory.cache.store(summary, path, ids)
@@ -325,7 +308,8 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
     changes: dict[Path, bytes | None] = {}
     for name, text in texts.items():
         parse(text, memory.shown(memory.shard_path(name)))  # never write what cannot be read back
-        changes[memory.shard_path(name)] = _within_limit(memory, name, text.encode("utf-8"))
+        changes[memory.shard_path(name)] = data = text.encode("utf-8")
+        memory.check_size(name, len(data), written=True)
     for path in changes:
         refuse_symlink(path, memory.root)
     if changes:
@@ -334,13 +318,3 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
         memory.forget_summary(name)
     write_index(memory)
     return tuple(texts)
-
-
-def _within_limit(memory: Memory, name: str, data: bytes) -> bytes:
-    """`data`, or an error when it is past the size limit of a shard."""
-    if len(data) > MAX_SHARD_BYTES:
-        raise LhError(
-            f"{memory.shown(memory.shard_path(name))} would be {len(data)} bytes, over the {MAX_SHARD_BYTES}"
-            ' byte limit for a shard; nothing was written. Run "lh memory compact" first'
-        )
-    return data

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from lean_harness.hookstate import Stat, stat_of
+from lean_harness.hookstate import Stat, read_lines, stat_of
 
 Record = tuple[str, "Stat | None", list[tuple[str, str, str]]]  # path, stat, (status, anchor, now)
 STATUSES = ("fresh", "moved", "changed", "missing")
@@ -16,11 +16,7 @@ STATUSES = ("fresh", "moved", "changed", "missing")
 def records(path: str | os.PathLike[str]) -> tuple[int, int, list[Record]] | None:
     """The record as written: when it was checked, the stale count, each cited file (its path as
     refs store it) and its anchors; None when there is none or it is not of this format."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
+    lines = read_lines(os.fspath(path)) or []
     head = lines[0].split() if lines else []
     if len(head) != 4 or head[:2] != ["lh-evidence", "1"] or not (head[2] + head[3]).isdigit():
         return None

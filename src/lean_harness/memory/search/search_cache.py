@@ -16,11 +16,12 @@ from contextlib import suppress
 from dataclasses import replace
 
 from lean_harness import __version__
-from lean_harness.files import refuse_symlink, write_atomic
+from lean_harness.files import write_atomic
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.search import search, segment
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import Entry, parse
+from lean_harness.memory.summary import shard_digest
 
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
 _SETTINGS = hashlib.sha256(repr(search.DEFAULT_SETTINGS).encode()).hexdigest()[:16]
@@ -29,30 +30,26 @@ _FORMAT = f"lh-search/{search.FORMAT_VERSION}/{_SETTINGS}/{__version__}"
 
 
 def shard_segment(memory: Memory, name: str, rebuild: bool = False) -> Segment:
-    """The segment of a shard as its file is now: cached, or made now reusing what still fits and cached."""
+    """The segment of a shard as its summary says it is: cached, or made now reusing what still fits and cached."""
     path = memory.config.cache_dir / "lh" / "search" / f"{name}.idx"
     previous: Segment | None = None
     if not rebuild:
-        shard = memory.shard_path(name)
-        refuse_symlink(shard, memory.root)
-        try:
-            data = shard.read_bytes()  # hashed, not decoded: a cache file that matches stands for the text
-        except FileNotFoundError:
-            data = b""
-        memory.check_size(name, len(data))
+        with suppress(FileNotFoundError):  # a shard past the limit is refused, cached or not
+            memory.check_size(name, memory.shard_path(name).stat().st_size)
         try:
             head, cached = segment.from_bytes(path.read_bytes(), name)
         except (OSError, ValueError):  # none, or one that fails its checks
             head, cached = {}, None
         if cached is not None and head.get("format") == _FORMAT:
-            if head.get("sha256") == hashlib.sha256(data).hexdigest():
+            if head.get("sha256") == memory.summary(name).sha256:  # the shard read once, for its summary
                 return cached
             previous = cached
     text, data = memory.read_shard(name)  # decoded as every read of a shard is, its errors told alike
-    sha256 = hashlib.sha256(data).hexdigest()
     fresh = _built(memory, name, text, data, previous)
+    # keyed by the bytes it was made from, which a hand edit since the summary may have changed
+    head = {"format": _FORMAT, "sha256": shard_digest(data)}
     with suppress(OSError):  # derived data: atomic, but not synced; a torn file fails its checks and is rebuilt
-        write_atomic(path, fresh.to_bytes({"format": _FORMAT, "sha256": sha256}), compare=False, durable=False)
+        write_atomic(path, fresh.to_bytes(head), compare=False, durable=False)
     return fresh
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from lean_harness.errors import LhError
 from lean_harness.memory.evidence import evidence
 from lean_harness.memory.intake.formats.records import TIME_HINT, Problem, Reading, Record, utc_time
+from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import Entry
 
 FIELDS = ("id", "shard", "text", "tags", "created", "updated", "allow_secret", "allow_directive", "refs")
@@ -92,8 +93,8 @@ def record(shard: str, entry: Entry) -> dict[str, object]:
     if updated := entry.attr("updated"):
         row["updated"] = updated
     for name in ("allow_secret", "allow_directive"):
-        if allowed := [rule for rule in (entry.attr(name.replace("_", "-")) or "").split(",") if rule]:
-            row[name] = allowed
+        if allowed := rule_list(entry.attr(name.replace("_", "-"))):
+            row[name] = list(allowed)
     if refs := (entry.attr("refs") or "").split():
         row["refs"] = refs
     return row
