@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text
-from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR
+from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR, personal_dir
 
 if TYPE_CHECKING:
     from typing import Any
@@ -81,9 +81,13 @@ class Config:
         return tuple(name for name, _ in self.shards)
 
     @property
+    def shared_names(self) -> tuple[str, ...]:
+        """The committed shards, which INDEX.md, compaction and export stand for: all but the personal scope's."""
+        return tuple(name for name in self.shard_names if name not in self.personal)
+
+    @property
     def personal_dir(self) -> Path:
-        """The personal scope's folder: the memory dir's name with `.local`, which git ignores."""
-        return self.memory_dir.with_name(self.memory_dir.name + ".local")
+        return Path(personal_dir(str(self.memory_dir)))
 
     def shard_path(self, name: str) -> Path:
         """Where shard `name` is kept: in the personal folder when it is a personal shard."""

@@ -45,7 +45,7 @@ def run(root: Path, force: bool = False) -> InitResult:
     before = {path: _bytes(path) for path in paths}
     # The folders init may create, outermost first: .agents, the memory dir (paths[-1] is INDEX.md), its .local.
     memory_dir = paths[-1].parent
-    made = (root / locations.CONFIG_PATH.split("/")[0], memory_dir, memory_dir.with_name(memory_dir.name + ".local"))
+    made = (root / locations.CONFIG_PATH.split("/")[0], memory_dir, Path(locations.personal_dir(str(memory_dir))))
     folders = [f for f in made if not f.exists()]
     try:
         return _run(root, force)
@@ -77,8 +77,9 @@ def _managed(root: Path) -> list[Path]:
         shards = [cfg.shard_path(name) for name in cfg.shard_names]
     except (LhError, OSError):
         folder = root / config_mod.DEFAULTS["memory"]["dir"]
-        shards = [folder / f"{name}.md" for name in config_mod.DEFAULTS["memory"]["shards"]]
-        shards += [folder.with_name(folder.name + ".local") / f"{name}.md" for name in ("personal",)]
+        defaults = config_mod.DEFAULTS["memory"]
+        shards = [folder / f"{name}.md" for name in defaults["shards"]]
+        shards += [Path(locations.personal_dir(str(folder)), f"{name}.md") for name in defaults["personalShards"]]
     paths += [*shards, folder / "INDEX.md"]
     for path in paths:
         refuse_symlink(path, root)

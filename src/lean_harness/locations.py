@@ -20,6 +20,11 @@ def of_text(text: str) -> tuple[str, str]:
     return inside(found.get("dir"), MEMORY_DIR), inside(found.get("cacheDir"), CACHE_DIR)
 
 
+def personal_dir(memory_dir: str) -> str:
+    """The personal scope's folder: the memory dir's name with `.local`, which git ignores (adr/0040)."""
+    return memory_dir.rstrip("/\\") + ".local"
+
+
 def inside(value: object, default: str) -> str:
     """`value` when it is a relative path without a `..` part (as config.schema.json says), else `default`."""
     if not isinstance(value, str) or not value or value[0] in "/\\" or "\n" in value:
