@@ -5,7 +5,8 @@ Markdown file of the memory folder: `seen/<session>`, the files as the agent las
 `written`, as lh last wrote them (not news to the agent); `index`, the files, the config and the
 evidence check as lh last generated INDEX.md from them, then a line `shard id` per title it lists;
 `handed/<session>`, lines of `shard/id key`, the notes handed over whole (recall.py). A record is a
-hint. Only modules the interpreter loads at start: a hook runs on every turn (adr/0010-hooks.md).
+hint; `<session>` is the session's `session_tag`, never its id. Only modules the interpreter loads
+at start: a hook runs on every turn (adr/0010-hooks.md).
 """
 
 from __future__ import annotations
@@ -121,10 +122,20 @@ def save_lines(path: str, lines: list[str], root: Place) -> None:
     write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"), compare=False, durable=False)
 
 
+def session_tag(session: str) -> str:
+    """What lh keeps of a session's id, never the id, which may hold anything (a credential): the CRC-32
+    of its first 256 characters, computed here (importing zlib would cost a silent hook ten times more)."""
+    crc = 0xFFFFFFFF
+    for byte in session[:256].encode("utf-8", "replace"):
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+    return f"{crc ^ 0xFFFFFFFF:08x}"
+
+
 def session_path(cache_dir: Place, kind: str, session: str) -> str:
-    """The record `kind` (`seen`, `handed`) of one session, its id made a safe file name."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:128].lstrip(".") or "default"
-    return os.path.join(folder(cache_dir), kind, safe)
+    """The record `kind` (`seen`, `handed`) of one session, named by its `session_tag`."""
+    return os.path.join(folder(cache_dir), kind, session_tag(session))
 
 
 def prune(cache_dir: Place, days: int) -> None:
@@ -146,9 +157,12 @@ def load_handed(path: str) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in read_lines(path) or () if line.count(" ") == 1)
 
 
-def generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> dict[str, Stat]:
-    """The stats the `index` record keeps: every memory file, the config and the evidence check."""
-    found = scan(memory_dir)
+def generated(
+    memory_dir: Place, cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat] | None = None
+) -> dict[str, Stat]:
+    """The stats the `index` record keeps: every memory file (`scanned`, when the caller has them), the
+    config and the evidence check."""
+    found = dict(scan(memory_dir) if scanned is None else scanned)
     for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
         if (stat := stat_of(path)) is not None:
             found[key] = stat
@@ -165,9 +179,11 @@ def record_index(memory_dir: Place, cache_dir: Place, config_path: Place, listed
         pass  # the next session start regenerates it
 
 
-def index_is_generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> bool:
-    """Whether no memory file, config or evidence check changed since lh last generated INDEX.md."""
-    return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path)
+def index_is_generated(
+    memory_dir: Place, cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat] | None = None
+) -> bool:
+    """Whether no memory file (`scanned`), config or evidence check changed since lh last generated INDEX.md."""
+    return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path, scanned)
 
 
 def listed(cache_dir: Place) -> list[tuple[str, str]]:

@@ -24,11 +24,12 @@ Written = tuple[str | None, Sequence[Entry]]  # a shard's digest before a write,
 Wrote = Mapping[str, Written]  # by shard
 
 
-def write(memory: Memory, total: int, wrote: Wrote | None = None) -> None:
-    """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure); `wrote`,
-    the entries a write just added or rewrote in place, by shard."""
+def write(memory: Memory, total: int, stale: Sequence[str], wrote: Wrote | None = None) -> None:
+    """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure), `stale` its
+    stale entries as `shard/id` (memory/status.py); `wrote`, the entries a write just added or rewrote
+    in place, by shard."""
     cache, budget = memory.config.cache_dir, memory.config.index_token_budget
-    stamp = recall.stamp(memory.config.memory_dir)  # before reading: a later edit leaves the map stale
+    stamp = recall.stamp(str(memory.config.memory_dir))  # before reading: a later edit leaves the map stale
     try:
         last = recall.load(cache, None, whole=False)
         digests: dict[str, str] = {}
@@ -47,7 +48,8 @@ def write(memory: Memory, total: int, wrote: Wrote | None = None) -> None:
                 part = hookstate.stat_of(recall.path(cache, name))
             files[name] = list(part or ())
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
-        data |= {"parts": files, "files": _files(memory), "stale": _stale(memory), "must": must}
+        data |= {"personal": [name for name in memory.config.personal if name in digests], "parts": files}
+        data |= {"files": _files(memory), "stale": list(stale), "must": must}
         write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)
     except (LhError, OSError):
         pass
@@ -94,14 +96,6 @@ def _must(rows: list[list[object]], budget: int) -> list[list[object]]:
     holds every note the pick over all shards takes from it (recall.must_first)."""
     picked = {id(note.row) for note in recall.must_first([recall.Note(row) for row in rows], budget)}
     return [row for row in rows if id(row) in picked]
-
-
-def _stale(memory: Memory) -> list[str]:
-    if not any(memory.summary(name).refs for name in memory.config.shard_names):
-        return []
-    from lean_harness.memory.evidence import stale
-
-    return sorted({f"{cited.shard}/{cited.id}" for cited in stale.report(memory).stale})
 
 
 def _files(memory: Memory) -> dict[str, list[str]]:

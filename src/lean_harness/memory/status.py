@@ -91,9 +91,11 @@ def totals(memory: Memory, names: Sequence[str] | None = None) -> index_md.Total
     return index_md.Totals(tokens, memory.config.token_budget, memory.config.compact_at_percent)
 
 
-def render_index(memory: Memory) -> index_md.IndexText:
-    """INDEX.md as it should be now: the committed shards only, never the personal scope's."""
-    shards = [(name, about) for name, about in memory.config.shards if name not in memory.config.personal]
+def render_index(memory: Memory, stale: Sequence[str] | None = None) -> index_md.IndexText:
+    """INDEX.md as it should be now: the committed shards only, never the personal scope's; `stale`, when
+    the caller has checked them already, the stale entries (`stale_names`)."""
+    described = dict(memory.config.shards)
+    shards = [(name, described[name]) for name in memory.config.shared_names]
     summaries = {name: memory.summary(name) for name, _ in shards}
     return index_md.render(
         shards,
@@ -103,34 +105,38 @@ def render_index(memory: Memory) -> index_md.IndexText:
         memory.config.index_token_budget,
         memory.counter.count,
         pending=len(hookstate.pending_notes(str(memory.config.memory_dir))),
-        stale=stale_count(memory),
+        stale=sum(name.partition("/")[0] in summaries for name in (stale_names(memory) if stale is None else stale)),
     )
 
 
-def stale_count(memory: Memory) -> int:
-    """How many committed entries cite lines that changed or files that are gone (memory/evidence/stale.py)."""
+def stale_names(memory: Memory) -> list[str]:
+    """`shard/id` of every entry that cites lines that changed or files that are gone (memory/evidence/stale.py)."""
     if not any(memory.summary(name).refs for name in memory.config.shard_names):
-        return 0
+        return []
     from lean_harness.memory.evidence import stale
 
-    return sum(cited.shard not in memory.config.personal for cited in stale.report(memory).stale)
+    return sorted({f"{cited.shard}/{cited.id}" for cited in stale.report(memory).stale})
 
 
 def write_index(memory: Memory, wrote: Wrote | None = None) -> index_md.IndexText:
     """Regenerate INDEX.md (written only when it changed); `wrote`: the entries a write just made (recall_map.py)."""
-    rendered = render_index(memory)
+    stale = stale_names(memory)  # checked once, for INDEX.md and the hooks' map
+    rendered = render_index(memory, stale)
     refuse_symlink(memory.index_path, memory.root)
     write_text(memory.index_path, rendered.text)
-    recorded(memory, rendered.listed, wrote)
+    recorded(memory, rendered.listed, stale, wrote)
     return rendered
 
 
-def recorded(memory: Memory, listed: Sequence[tuple[str, str]], wrote: Wrote | None = None) -> None:
-    """After INDEX.md was written or found as lh makes it: what the hooks keep (hookstate.py, recall.py)."""
+def recorded(
+    memory: Memory, listed: Sequence[tuple[str, str]], stale: Sequence[str], wrote: Wrote | None = None
+) -> None:
+    """After INDEX.md was written or found as lh makes it: what the hooks keep (hookstate.py, recall.py), the
+    map first: the `index` record keeps the stat of the evidence check, which must not change after it."""
     from lean_harness.memory import recall_map
 
+    recall_map.write(memory, totals(memory).tokens, stale, wrote)
     hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, listed)
-    recall_map.write(memory, totals(memory).tokens, wrote)
 
 
 Settle = Callable[..., tuple[str, ...]]  # archive.settle(memory, *, fix): live entries a digest already holds
@@ -155,10 +161,11 @@ def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResu
                 memory.summary(name)
             settle(memory, fix=False)  # as does a conflict
             duplicates = _remove_duplicates(memory) + settle(memory, fix=True)
-            rendered = render_index(memory)
+            stale = stale_names(memory)
+            rendered = render_index(memory, stale)
             fresh = _index_matches(memory, rendered.text) and not duplicates
             written = write_text(memory.index_path, rendered.text) or bool(duplicates)
-            recorded(memory, rendered.listed)
+            recorded(memory, rendered.listed, stale)
             clashes = id_clashes(memory)
     budget = memory.config.index_token_budget
     path = memory.shown(memory.index_path)
