@@ -136,12 +136,8 @@ def for_client(text: str, event: Mapping[str, object], env: Mapping[str, str], k
         return text + "\n"
     import json
 
-    wrapped = (
-        {"additionalContext": text}
-        if copilot
-        else {"hookSpecificOutput": {"hookEventName": kind, "additionalContext": text}}
-    )
-    return json.dumps(wrapped) + "\n"
+    said = {"additionalContext": text}
+    return json.dumps(said if copilot else {"hookSpecificOutput": {"hookEventName": kind, **said}}) + "\n"
 
 
 def printable(text: str) -> str:
@@ -160,14 +156,13 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     index_path = os.path.join(project.memory_dir, INDEX_NAME)
     shown = project.shown(index_path)
     refused = project.linked(index_path, recall.path(project.cache_dir))
-    if refused:
-        text = f"lean-harness: {refused} is a symbolic link; lh reads only real files, so memory is not shown."
-        return for_client(text, event, env)
-    if not os.path.isfile(index_path):
-        return for_client(f'lean-harness: there is no {shown}; run "lh memory index" to write it.', event, env)
+    if refused or not os.path.isfile(index_path):
+        said = f"{refused} is a symbolic link; lh reads only real files, so memory is not shown" if refused else ""
+        said = said or f'there is no {shown}; run "lh memory index" to write it'
+        return for_client(f"lean-harness: {said}.", event, env)
     now = hookstate.scan(project.memory_dir)
     stamp = recall.stamp(project.memory_dir, now)
-    generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config, now)
+    generated = hookstate.index_is_generated(project.cache_dir, project.config, now)
     found = recall.load(project.cache_dir, stamp, whole=None) if generated else None
     if found:
         with open(index_path, encoding="utf-8", errors="replace") as handle:
@@ -210,10 +205,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
 def personal_lines(project: Project, found: recall.Map, shown: set[str]) -> str:
     """The first line of each personal note not `shown` already, as `- [SHARD/ID] line`, under a heading."""
     notes = [note for note in found.notes_of(found.personal) or () if note.name not in shown]
-    lines = [
-        f"- [{note.name}] {note.text.partition(chr(10))[0]}"
-        for note in with_texts(project, found, notes[:MAX_PERSONAL])
-    ]
+    lines = [f"- [{n.name}] {n.text.partition(chr(10))[0]}" for n in with_texts(project, found, notes[:MAX_PERSONAL])]
     if not lines:
         return ""
     folder = printable(os.path.basename(project.personal_dir))[:MAX_SHOWN]
@@ -230,19 +222,15 @@ def generate_index(project: Project, index_path: str) -> tuple[str | None, bool]
 
     try:  # under `python3 -S`, a first check (jsonschema) or a new count (regex) may not import
         from lean_harness.config import load
-        from lean_harness.memory import recall_map
         from lean_harness.memory.handle import open_memory
-        from lean_harness.memory.status import recorded, render_index, stale_names, totals
+        from lean_harness.memory.status import cited, recorded, render_index
 
         memory = open_memory(load(Path(project.root)))
-        stale = stale_names(memory)
-        rendered = render_index(memory, stale)
+        checked = cited(memory)
+        rendered = render_index(memory, checked)
         with open(index_path, encoding="utf-8") as handle:
             same = handle.read() == rendered.text
-        if same:  # as lh records its own writes: the map, then INDEX.md
-            recorded(memory, rendered.listed, stale)
-        else:
-            recall_map.write(memory, totals(memory).tokens, stale)
+        recorded(memory, rendered.listed if same else None, checked)  # as lh records its own writes
     except ImportError:
         made = _generated_by_lh(project, index_path)
         return made, made is not None
@@ -353,9 +341,7 @@ def tool_use(raw: str, env: Mapping[str, str]) -> str:
     return ""
 
 
-def give(
-    project: Project, found: recall.Map, session: str, kind: str, notes: Sequence[recall.Note], path: str = ""
-) -> str:
+def give(project: Project, found: recall.Map, session: str, kind: str, notes: list[recall.Note], path: str = "") -> str:
     """The notes not yet handed over in this session, recorded as handed, under a line saying why."""
     notes = recall.hand(project.cache_dir, project.root, session, kind, with_texts(project, found, notes))
     if not notes:

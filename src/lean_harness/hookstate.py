@@ -157,12 +157,9 @@ def load_handed(path: str) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in read_lines(path) or () if line.count(" ") == 1)
 
 
-def generated(
-    memory_dir: Place, cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat] | None = None
-) -> dict[str, Stat]:
-    """The stats the `index` record keeps: every memory file (`scanned`, when the caller has them), the
-    config and the evidence check."""
-    found = dict(scan(memory_dir) if scanned is None else scanned)
+def generated(cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat]) -> dict[str, Stat]:
+    """The stats the `index` record keeps: every memory file (`scanned`), the config and the evidence check."""
+    found = dict(scanned)
     for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
         if (stat := stat_of(path)) is not None:
             found[key] = stat
@@ -174,16 +171,14 @@ def record_index(memory_dir: Place, cache_dir: Place, config_path: Place, listed
     root = os.path.dirname(os.path.dirname(os.fspath(config_path)))  # the config is <root>/.agents/lh.toml
     more = [f"{shard} {key}" for shard, key in listed]  # two words: never read as a stat line
     try:
-        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path), root, more)
+        save(os.path.join(folder(cache_dir), "index"), generated(cache_dir, config_path, scan(memory_dir)), root, more)
     except OSError:
         pass  # the next session start regenerates it
 
 
-def index_is_generated(
-    memory_dir: Place, cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat] | None = None
-) -> bool:
-    """Whether no memory file (`scanned`), config or evidence check changed since lh last generated INDEX.md."""
-    return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path, scanned)
+def index_is_generated(cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat]) -> bool:
+    """Whether no memory file (`scanned` now), config or evidence check changed since lh last generated INDEX.md."""
+    return load(os.path.join(folder(cache_dir), "index")) == generated(cache_dir, config_path, scanned)
 
 
 def listed(cache_dir: Place) -> list[tuple[str, str]]:
