@@ -176,3 +176,12 @@ def test_a_personal_supersede_killed_after_its_commit_point_is_finished(repo: Pa
     assert "Dvorak" in (repo / ".agents/memory.local/archive/personal.md").read_text("utf-8")
     assert "Colemak" in (repo / ".agents/memory.local/personal.md").read_text("utf-8")
     assert not [p for p in (repo / ".agents/memory").rglob("*.md") if "Dvorak" in p.read_text("utf-8")]
+
+
+def test_a_memory_dir_at_the_project_root_keeps_the_personal_scope_inside_the_project(project: Path) -> None:
+    assert main(["config", "set", "memory.dir", "."]) == 0
+    assert main(["memory", "put", "personal", "--id", "mine", "I review diffs on a phone"]) == 0
+    assert "I review diffs on a phone" in (project / ".local/personal.md").read_text("utf-8")
+    assert sorted(p.name for p in project.parent.iterdir()) == [project.name]
+    assert lh("init", cwd=project).returncode == 0
+    assert ".local/\n" in (project / ".gitignore").read_text("utf-8")

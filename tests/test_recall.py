@@ -471,7 +471,7 @@ def test_a_put_killed_at_any_moment_leaves_a_map_the_hooks_refuse_or_the_map_of_
         time.sleep(rng.random() * 0.5)
         os.killpg(put_.pid, signal.SIGKILL)
         put_.wait()
-        found = recall.load(cache, recall.stamp(str(memory)))
+        found = recall.load(cache, recall.stamp(str(memory), f"{memory}.local"))
         if found is None or (cache / "lh" / "journal").exists():
             continue  # old and stale: the hooks stay silent until lh writes again
         used += 1
@@ -479,7 +479,9 @@ def test_a_put_killed_at_any_moment_leaves_a_map_the_hooks_refuse_or_the_map_of_
         shutil.copytree(noted, copy, symlinks=True)
         shutil.rmtree(copy / ".agents/.cache/lh/recall")
         assert lh("memory", "index", cwd=copy).returncode == 0
-        assert _rows(found) == _rows(recall.load(copy / ".agents/.cache", recall.stamp(str(copy / MEMORY))))
+        assert _rows(found) == _rows(
+            recall.load(copy / ".agents/.cache", recall.stamp(str(copy / MEMORY), str(copy / f"{MEMORY}.local")))
+        )
     put(noted, "insights", "A put after the kills writes the map whole again.")
     assert failure(noted, PYTEST_ERROR, session="after-kills").startswith(FAILURE_HEAD)
     assert used  # some kills came after the map was written

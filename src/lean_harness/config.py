@@ -89,7 +89,7 @@ class Config:
 
     @property
     def personal_dir(self) -> Path:
-        return Path(personal_dir(str(self.memory_dir)))
+        return Path(personal_dir(str(self.root), str(self.memory_dir)))
 
     def shard_path(self, name: str) -> Path:
         """Where shard `name` is kept: in the personal folder when it is a personal shard."""

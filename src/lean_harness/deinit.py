@@ -74,7 +74,7 @@ def _owned(root: Path) -> list[tuple[Path, list[Path]]]:
     memory_dir = cfg.memory_dir if cfg else agents / "memory"
     cache_dir = cfg.cache_dir if cfg else agents / ".cache"
     shards = cfg.shared_names if cfg else ()
-    personal = Path(locations.personal_dir(str(memory_dir)))
+    personal = Path(locations.personal_dir(str(root), str(memory_dir)))
     named = cfg.personal if cfg else config_mod.DEFAULTS["memory"]["personalShards"]
     found.append((personal, [folder / f"{name}.md" for folder in (personal, personal / "archive") for name in named]))
     memory = [memory_dir / f"{name}.md" for name in shards] + [memory_dir / "INDEX.md"]

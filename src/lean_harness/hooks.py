@@ -66,14 +66,21 @@ class Project:
         self.root = root
         self.config = os.path.join(root, locations.CONFIG_PATH)
         self.memory_dir = memory_dir
-        self.personal_dir = locations.personal_dir(memory_dir)
         self.cache_dir = cache_dir
         self.state_dir = hookstate.folder(cache_dir)
+
+    @property
+    def personal_dir(self) -> str:  # made when asked: the silent hooks never need it
+        return locations.personal_dir(self.root, self.memory_dir)
 
     def shown(self, path: str) -> str:
         """A path relative to the root; outside the default memory folder (anyone's text), masked."""
         text = os.path.relpath(path, self.root).replace(os.sep, "/")
         return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text)[:MAX_SHOWN]
+
+    def stamp(self, scanned: Mapping[str, hookstate.Stat] | None = None) -> str:
+        """The memory files as they are now (recall.py), from the memory folder's `scanned` when known."""
+        return recall.stamp(self.memory_dir, self.personal_dir, scanned)
 
     def linked(self, *more: str) -> str | None:
         """The first symbolic link on the way to the config, memory, hooks' state or `more`: never used through one."""
@@ -161,7 +168,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
         said = said or f'there is no {shown}; run "lh memory index" to write it'
         return for_client(f"lean-harness: {said}.", event, env)
     now = hookstate.scan(project.memory_dir)
-    stamp = recall.stamp(project.memory_dir, now)
+    stamp = project.stamp(now)
     generated = hookstate.index_is_generated(project.cache_dir, project.config, now)
     found = recall.load(project.cache_dir, stamp, whole=None) if generated else None
     if found:
@@ -281,7 +288,7 @@ def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     session, now = session_of(event), hookstate.scan(project.memory_dir)
     changed = changed_files(project, hookstate.session_path(project.cache_dir, "seen", session), now)
     words = recall.terms(event.get("prompt", "")[:PROMPT_CHARS])
-    found = recall.load(project.cache_dir, recall.stamp(project.memory_dir, now)) if len(words) > 1 else None
+    found = recall.load(project.cache_dir, project.stamp(now)) if len(words) > 1 else None
     given = give(project, found, session, "prompt", recall.strong(found, words, recall.PROMPT, 3)) if found else ""
     return for_client("\n\n".join(part for part in (changed, given) if part), event, env)
 
@@ -324,7 +331,7 @@ def tool_use(raw: str, env: Mapping[str, str]) -> str:
     output = recall.failure_output(data) if failed else ""
     paths = [os.path.relpath(os.path.join(project.root, p), project.root) for p in recall.touched(data)]
     paths = [] if output else [path.replace(os.sep, "/") for path in paths]
-    found = recall.load(project.cache_dir, recall.stamp(project.memory_dir), whole=bool(output))
+    found = recall.load(project.cache_dir, project.stamp(), whole=bool(output))
     if found is None:
         return ""
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"

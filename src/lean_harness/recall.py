@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from lean_harness import hookstate, locations
+from lean_harness import hookstate
 
 TYPE_CHECKING = False  # importing typing alone would double a hook's import time
 if TYPE_CHECKING:
@@ -113,11 +113,11 @@ def path(cache_dir: str | os.PathLike[str], shard: str = "") -> str:
     return os.path.join(folder, "shards", f"{shard}.json") if shard else os.path.join(folder, "map.json")
 
 
-def stamp(memory_dir: str, scanned: Mapping[str, Stat] | None = None) -> str:
+def stamp(memory_dir: str, personal_dir: str, scanned: Mapping[str, Stat] | None = None) -> str:
     """The memory files but INDEX.md as they are now (`scanned`, when the caller has them), and the
     personal folder's, in one line."""
     found = dict(hookstate.scan(memory_dir) if scanned is None else scanned)
-    found |= {f"local/{n}": s for n, s in hookstate.scan(locations.personal_dir(memory_dir)).items()}
+    found |= {f"local/{n}": s for n, s in hookstate.scan(personal_dir).items()}
     return " ".join(f"{n}:{s[0]}:{s[1]}:{s[2]}" for n, s in sorted(found.items()) if n != "INDEX.md")
 
 

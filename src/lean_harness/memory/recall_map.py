@@ -32,7 +32,8 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
     entries that cite files, checked (memory/status.py); `wrote`, the entries a write just added or
     rewrote in place, by shard."""
     cache, budget = memory.config.cache_dir, memory.config.index_token_budget
-    stamp = recall.stamp(str(memory.config.memory_dir))  # before reading: a later edit leaves the map stale
+    # Before reading: an edit while it is made leaves the map stale.
+    stamp = recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir))
     try:
         last = recall.load(cache, None, whole=False)
         digests: dict[str, str] = {}
