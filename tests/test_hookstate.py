@@ -116,10 +116,16 @@ def test_a_session_id_shaped_like_a_credential_is_kept_in_no_name_and_no_file(tm
     for name, event in (("session-start", {}), ("prompt-submit", asked), ("tool-use", failed)):
         code = f"from lean_harness import hooks; hooks.main([{name!r}])"
         hook_python(code, project, json.dumps({"session_id": session, "cwd": str(project), **event}))
+    old = project / ".agents/.cache/lh/hooks/seen" / session  # as an older lh named a session's record
+    old.write_text("seed.md 1 2 3\n", encoding="utf-8")
+    hook_python(
+        "from lean_harness import hooks; hooks.main(['session-start'])", project, json.dumps({"cwd": str(project)})
+    )
     tag = f"{zlib.crc32(session.encode()):08x}"
     records = sorted(
         p.relative_to(project / ".agents/.cache/lh/hooks").as_posix() for p in project.rglob("*/hooks/*/*")
     )
-    assert records == [f"handed/{tag}", f"seen/{tag}"]
+    default = f"{zlib.crc32(b'default'):08x}"  # the second start named no session
+    assert records == sorted(f"{kind}/{name}" for kind in ("handed", "seen") for name in (tag, default))
     files = [p for p in project.rglob("*") if p.is_file()]
     assert [p for p in files if session[3:] in p.as_posix() or session[3:].encode() in p.read_bytes()] == []

@@ -369,7 +369,7 @@ def with_texts(project: Project, found: recall.Map, notes: Sequence[recall.Note]
     from lean_harness.scanning.masking import mask_many
 
     texts: dict[str, str | None] = {}
-    for name in sorted({note.shard for note in notes}):
+    for name in sorted({note.shard for note in notes} & found.shards.keys()):  # a row names no other file
         path = os.path.join(project.personal_dir if name in found.personal else project.memory_dir, f"{name}.md")
         try:
             if os.path.islink(path) or os.path.islink(os.path.dirname(path)):

@@ -139,14 +139,15 @@ def session_path(cache_dir: Place, kind: str, session: str) -> str:
 
 
 def prune(cache_dir: Place, days: int) -> None:
-    """Remove the session records older than `days` (`seen`, `handed`); OSError when a folder is missing."""
+    """Remove the session records older than `days` (`seen`, `handed`), and those not named by a
+    `session_tag` (an older lh named them by the id itself); OSError when a folder is missing."""
     import time
 
     cutoff = time.time() - days * 86400
     for kind in ("seen", "handed"):
         for entry in list(os.scandir(os.path.join(folder(cache_dir), kind))):
             try:
-                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                if len(entry.name) != 8 or entry.stat(follow_symlinks=False).st_mtime < cutoff:
                     os.unlink(entry.path)
             except OSError:
                 pass  # gone already, or not ours
