@@ -117,14 +117,19 @@ def test_purge_takes_only_lh_files_from_a_memory_dir_the_user_shares(project: Pa
     (project / "docs" / "guide.md").write_text("# Our guide\n", encoding="utf-8")
     (project / "build").mkdir(exist_ok=True)
     assert main(["memory", "put", "seed", "the build needs make"]) == 0
+    assert main(["memory", "put", "personal", "--id", "old", "I keep my notes in Dvorak layout"]) == 0
+    assert main(["memory", "put", "personal", "--id", "new", "I type Colemak now", "--supersedes", "old"]) == 0
+    (project / "docs.local" / "mine.txt").write_text("my own list\n", encoding="utf-8")
     (project / "build" / "cache" / "other.bin").write_bytes(b"not ours")
     done = lh("deinit", "--purge", "--yes", cwd=project)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
-        "deleted .gitignore\ndeleted .gitattributes\ndeleted .agents/\ndeleted docs.local/\n"
+        "deleted .gitignore\ndeleted .gitattributes\ndeleted .agents/\n"
+        "deleted lean-harness's files from docs.local/; kept the folder for the other files in it\n"
         "deleted lean-harness's files from docs/; kept the folder for the other files in it\n"
         "deleted lean-harness's files from build/cache/; kept the folder for the other files in it\n"
     )
+    assert sorted(p.name for p in (project / "docs.local").iterdir()) == ["mine.txt"]  # the archive is lh's too
     assert sorted(p.name for p in (project / "docs").iterdir()) == ["guide.md"]
     assert sorted(p.name for p in (project / "build" / "cache").iterdir()) == ["other.bin"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -46,3 +47,20 @@ def test_a_folder_that_is_not_text_is_the_default(value: object) -> None:
 )
 def test_the_usage_switch_reads_as_tomllib_reads_it(text: str, records: bool) -> None:
     assert locations.records_usage(text) is records
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX paths written by hand")
+@pytest.mark.parametrize(
+    ("memory_dir", "expected"),
+    [
+        (".agents/memory", "/p/.agents/memory.local"),
+        ("notes/", "/p/notes.local"),
+        ("a/./b", "/p/a/b.local"),
+        ("/p/.agents/memory", "/p/.agents/memory.local"),  # as the hooks join it
+        (".", "/p/.local"),  # the memory is the project's own folder: never beside the project
+        ("./", "/p/.local"),
+        ("/p", "/p/.local"),
+    ],
+)
+def test_the_personal_folder_is_beside_the_memory_and_inside_the_project(memory_dir: str, expected: str) -> None:
+    assert locations.personal_dir("/p", memory_dir) == expected

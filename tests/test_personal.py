@@ -73,9 +73,9 @@ def test_doctor_fails_when_git_does_not_ignore_it(repo: Path, capsys: pytest.Cap
     )
 
 
-def test_session_start_shows_the_owner_their_entries(repo: Path) -> None:
+def session_start(repo: Path) -> str:
     payload = json.dumps({"session_id": "s-1", "cwd": str(repo), "hook_event_name": "SessionStart"})
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-S", str(REPO / "hooks" / "run.py"), "session-start"],
         input=payload,
         capture_output=True,
@@ -83,8 +83,15 @@ def test_session_start_shows_the_owner_their_entries(repo: Path) -> None:
         cwd=repo,
         env={**os.environ, "CLAUDE_PLUGIN_ROOT": str(REPO)},
         check=True,
-    )
-    assert done.stdout.endswith(
+    ).stdout
+
+
+def test_session_start_shows_the_owner_their_entries(repo: Path) -> None:
+    whole = session_start(repo)  # the memory fits memory.indexTokenBudget: every entry, theirs too, whole
+    assert "\n\n[personal/my-role]\nStaff SRE who reads diffs on a phone\n\nPrefers zsh.\n\n# Project memory" in whole
+    assert "Personal memory" not in whole
+    assert main(["memory", "put", "seed", " ".join(f"step{n} of the release" for n in range(150))]) == 0
+    assert session_start(repo).endswith(
         "\n\nPersonal memory (in memory.local/, which git ignores; yours only):\n"
         "- [personal/my-role] Staff SRE who reads diffs on a phone\n"
     )
@@ -169,3 +176,12 @@ def test_a_personal_supersede_killed_after_its_commit_point_is_finished(repo: Pa
     assert "Dvorak" in (repo / ".agents/memory.local/archive/personal.md").read_text("utf-8")
     assert "Colemak" in (repo / ".agents/memory.local/personal.md").read_text("utf-8")
     assert not [p for p in (repo / ".agents/memory").rglob("*.md") if "Dvorak" in p.read_text("utf-8")]
+
+
+def test_a_memory_dir_at_the_project_root_keeps_the_personal_scope_inside_the_project(project: Path) -> None:
+    assert main(["config", "set", "memory.dir", "."]) == 0
+    assert main(["memory", "put", "personal", "--id", "mine", "I review diffs on a phone"]) == 0
+    assert "I review diffs on a phone" in (project / ".local/personal.md").read_text("utf-8")
+    assert sorted(p.name for p in project.parent.iterdir()) == [project.name]
+    assert lh("init", cwd=project).returncode == 0
+    assert ".local/\n" in (project / ".gitignore").read_text("utf-8")

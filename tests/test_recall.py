@@ -163,6 +163,30 @@ def test_a_read_of_a_cited_file_meets_the_notes_that_cite_it(noted: Path) -> Non
     assert "[quirks/lock-binary]" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
 
 
+def test_the_owners_personal_notes_are_handed_over_and_nothing_of_them_reaches_the_committed_memory(
+    noted: Path,
+) -> None:
+    (noted / "deploy.sh").write_text("#!/bin/sh\nrsync -a build/ staging:/srv\n", encoding="utf-8")
+    index = (noted / MEMORY / "INDEX.md").read_bytes()
+    mine = "I run deploy.sh from my laptop, with the ssh key kept in my keychain"
+    put(noted, "personal", "--id", "my-deploy", "--ref", "deploy.sh", mine)
+    flux = "FluxCapacitorError in warp_core on my workstation: its GPU driver wedges; reset it with nvidia-smi -r"
+    put(noted, "personal", "--id", "my-flux", flux)
+    assert read(noted, "deploy.sh") == (
+        f"lean-harness: memory notes that cite deploy.sh (notes, not instructions):\n\n[personal/my-deploy]\n{mine}"
+    )
+    error = "Exit code 1\nwarp_core.FluxCapacitorError: GPU driver wedged on workstation"
+    assert failure(noted, error) == f"{FAILURE_HEAD}\n\n[personal/my-flux]\n{flux}"
+    shard = noted / ".agents/memory.local/personal.md"
+    shard.write_text(shard.read_text("utf-8").replace("my laptop", "the build host"), encoding="utf-8")
+    assert read(noted, "deploy.sh", session="s-2") == ""  # the map's stamp covers the personal folder too
+    shown = run_hook("session-start", noted, {"session_id": "s-3", "source": "startup"})
+    assert "[personal/my-deploy]\nI run deploy.sh from the build host" in shown
+    assert (noted / MEMORY / "INDEX.md").read_bytes() == index
+    committed = [p for p in (noted / MEMORY).rglob("*") if p.is_file() and b"deploy" in p.read_bytes()]
+    assert committed == []
+
+
 def test_a_prompt_meets_its_notes_only_when_it_matches_strongly(noted: Path) -> None:
     assert prompt(noted, "Why does pytest crash with INTERNALERROR at collection?") == (
         "lean-harness: memory notes that match this prompt (notes, not instructions):\n\n"
@@ -222,10 +246,11 @@ def test_a_broken_linked_or_stale_map_means_silence(noted: Path, tmp_path: Path,
     if damage == "garbage":
         (folder / "map.json").write_bytes(b"\xff{not json" * 1000)
         (folder / "files").write_bytes(b"\xff\x00")
-    elif damage == "types":
-        part = json.loads((folder / "shards/failures.json").read_text("utf-8"))
-        part["entries"][0][5] = "many"
-        (folder / "shards/failures.json").write_text(json.dumps(part), encoding="utf-8")
+    elif damage == "types":  # in the rows of each shard a hook below reads
+        for shard in ("failures", "quirks"):
+            part = json.loads((folder / f"shards/{shard}.json").read_text("utf-8"))
+            part["entries"][0][5] = "many"
+            (folder / f"shards/{shard}.json").write_text(json.dumps(part), encoding="utf-8")
     elif damage.endswith("symlink"):
         linked = folder / "shards" if damage.startswith("shards") else folder
         outside = tmp_path / "outside"
@@ -345,11 +370,11 @@ def test_a_hook_killed_while_recording_leaves_the_next_one_working(noted: Path) 
         time.sleep(random.random() * 0.05)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    handed = noted / ".agents/.cache/lh/hooks/handed/k"
+    handed = noted / ".agents/.cache/lh/hooks/handed/0862575d"  # the CRC-32 of the session id, never the id
     lines = handed.read_text("utf-8").splitlines() if handed.exists() else []
     # Whole lines or none: the note's name and the 16 hex digits of its text's key.
     assert all(re.fullmatch(r"failures/pytest-9-2-crash [0-9a-f]{16}", line) for line in lines)
-    assert not [p for p in handed.parent.iterdir() if p.name != "k"] if handed.parent.exists() else True
+    assert not [p for p in handed.parent.iterdir() if p != handed] if handed.parent.exists() else True
     assert failure(noted, PYTEST_ERROR, session="after-kill").startswith(FAILURE_HEAD)
 
 
@@ -446,7 +471,7 @@ def test_a_put_killed_at_any_moment_leaves_a_map_the_hooks_refuse_or_the_map_of_
         time.sleep(rng.random() * 0.5)
         os.killpg(put_.pid, signal.SIGKILL)
         put_.wait()
-        found = recall.load(cache, memory)
+        found = recall.load(cache, recall.stamp(str(memory), f"{memory}.local"))
         if found is None or (cache / "lh" / "journal").exists():
             continue  # old and stale: the hooks stay silent until lh writes again
         used += 1
@@ -454,7 +479,9 @@ def test_a_put_killed_at_any_moment_leaves_a_map_the_hooks_refuse_or_the_map_of_
         shutil.copytree(noted, copy, symlinks=True)
         shutil.rmtree(copy / ".agents/.cache/lh/recall")
         assert lh("memory", "index", cwd=copy).returncode == 0
-        assert _rows(found) == _rows(recall.load(copy / ".agents/.cache", copy / MEMORY))
+        assert _rows(found) == _rows(
+            recall.load(copy / ".agents/.cache", recall.stamp(str(copy / MEMORY), str(copy / f"{MEMORY}.local")))
+        )
     put(noted, "insights", "A put after the kills writes the map whole again.")
     assert failure(noted, PYTEST_ERROR, session="after-kills").startswith(FAILURE_HEAD)
     assert used  # some kills came after the map was written

@@ -10,13 +10,15 @@ which names every problem (adr/0003-config.md).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text
-from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR
+from lean_harness.locations import CACHE_DIR, CONFIG_PATH, MEMORY_DIR, personal_dir
 
 if TYPE_CHECKING:
     from typing import Any
@@ -81,9 +83,13 @@ class Config:
         return tuple(name for name, _ in self.shards)
 
     @property
+    def shared_names(self) -> tuple[str, ...]:
+        """The committed shards, which INDEX.md, compaction and export stand for: all but the personal scope's."""
+        return tuple(name for name in self.shard_names if name not in self.personal)
+
+    @property
     def personal_dir(self) -> Path:
-        """The personal scope's folder: the memory dir's name with `.local`, which git ignores."""
-        return self.memory_dir.with_name(self.memory_dir.name + ".local")
+        return Path(personal_dir(str(self.root), str(self.memory_dir)))
 
     def shard_path(self, name: str) -> Path:
         """Where shard `name` is kept: in the personal folder when it is a personal shard."""
@@ -222,47 +228,33 @@ def _order_problems(user: dict[str, Any]) -> list[str]:
 
 _TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "integer": int, "boolean": bool}
 _NOTES = frozenset({"$schema", "$id", "title", "description", "x-message"})  # keywords that check nothing
+# Each keyword config.schema.json uses, as a check of a value `v`, the keyword's value `w` and the whole rule.
+_KEYWORDS: dict[str, Callable[[Any, Any, dict[str, Any]], bool]] = {
+    "type": lambda v, w, _: type(v) is _TYPES.get(w),
+    "enum": lambda v, w, _: any(type(v) is type(choice) and v == choice for choice in w),
+    "minimum": lambda v, w, _: type(v) is int and v >= w,
+    "maximum": lambda v, w, _: type(v) is int and v <= w,
+    "minLength": lambda v, w, _: type(v) is str and len(v) >= w,
+    "maxLength": lambda v, w, _: type(v) is str and len(v) <= w,
+    "pattern": lambda v, w, _: type(v) is str and re.search(w, v) is not None,
+    "minProperties": lambda v, w, _: type(v) is dict and len(v) >= w,
+    "propertyNames": lambda v, w, _: type(v) is dict and all(_plainly_valid(key, w) for key in v),
+    "properties": lambda v, w, _: type(v) is dict and all(_plainly_valid(v[k], w[k]) for k in v if k in w),
+    "additionalProperties": lambda v, w, rule: (
+        type(v) is dict and all(_plainly_valid(v[k], w) for k in v if k not in rule.get("properties", {}))
+    ),
+    "items": lambda v, w, _: type(v) is list and all(_plainly_valid(item, w) for item in v),
+    "uniqueItems": lambda v, w, _: (
+        type(v) is list and (not w or (all(type(x) is str for x in v) and len(set(v)) == len(v)))
+    ),
+}
 
 
 def _plainly_valid(value: Any, rule: Any) -> bool:
     """Whether `value` meets `rule` (the few keywords config.schema.json uses); stricter than JSON Schema,
     never looser: an unknown keyword or type counts as not valid, and the caller then asks jsonschema."""
-    import re
-
     if isinstance(rule, bool):
         return rule  # "additionalProperties": false
-    if not isinstance(rule, dict):
+    if not isinstance(rule, dict) or not _KEYWORDS.keys() | _NOTES >= rule.keys():
         return False
-    named = rule.get("properties", {})
-    for key, want in rule.items():
-        if key in _NOTES:
-            continue
-        if key == "type":
-            ok = type(value) is _TYPES.get(want)
-        elif key == "enum":
-            ok = any(type(value) is type(choice) and value == choice for choice in want)
-        elif key in ("minimum", "maximum"):
-            ok = type(value) is int and (value >= want if key == "minimum" else value <= want)
-        elif key in ("minLength", "maxLength"):
-            ok = type(value) is str and (len(value) >= want if key == "minLength" else len(value) <= want)
-        elif key == "pattern":
-            ok = type(value) is str and re.search(want, value) is not None
-        elif key == "minProperties":
-            ok = type(value) is dict and len(value) >= want
-        elif key == "propertyNames":
-            ok = type(value) is dict and all(_plainly_valid(name, want) for name in value)
-        elif key == "properties":
-            ok = type(value) is dict and all(_plainly_valid(v, want[k]) for k, v in value.items() if k in want)
-        elif key == "additionalProperties":
-            ok = type(value) is dict and all(_plainly_valid(v, want) for k, v in value.items() if k not in named)
-        elif key == "items":
-            ok = type(value) is list and all(_plainly_valid(item, want) for item in value)
-        elif key == "uniqueItems":
-            ok = type(value) is list and (
-                not want or (all(type(v) is str for v in value) and len(set(value)) == len(value))
-            )
-        else:
-            return False
-        if not ok:
-            return False
-    return True
+    return all(_KEYWORDS[key](value, want, rule) for key, want in rule.items() if key not in _NOTES)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lean_harness import config as config_mod
-from lean_harness import pointer, usage
+from lean_harness import locations, pointer, usage
 from lean_harness.errors import LhError
 from lean_harness.files import display, read_text, refuse_symlink, without_block, write_text
 from lean_harness.memory.handle import CACHE_NAMES
@@ -73,9 +73,10 @@ def _owned(root: Path) -> list[tuple[Path, list[Path]]]:
         cfg = None  # no config, or a broken one: the default places are all we know of
     memory_dir = cfg.memory_dir if cfg else agents / "memory"
     cache_dir = cfg.cache_dir if cfg else agents / ".cache"
-    shards = [name for name in cfg.shard_names if name not in cfg.personal] if cfg else []
-    personal = cfg.personal_dir if cfg else agents / "memory.local"
-    found.append((personal, [personal / f"{name}.md" for name in (cfg.personal if cfg else ("personal",))]))
+    shards = cfg.shared_names if cfg else ()
+    personal = Path(locations.personal_dir(str(root), str(memory_dir)))
+    named = cfg.personal if cfg else config_mod.DEFAULTS["memory"]["personalShards"]
+    found.append((personal, [folder / f"{name}.md" for folder in (personal, personal / "archive") for name in named]))
     memory = [memory_dir / f"{name}.md" for name in shards] + [memory_dir / "INDEX.md"]
     memory += [memory_dir / "archive" / f"{name}.md" for name in shards]
     pending = memory_dir / ".pending"

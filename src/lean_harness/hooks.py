@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 INDEX_NAME = "INDEX.md"
 MAX_NAMED = 5  # changed files named in one prompt-submit message
+MAX_PERSONAL = 30  # personal notes listed by their first lines at session start
 MAX_SHOWN = 200  # characters of one path or name the hooks print
 PROSE_CHECK_BYTES = 256 * 1024  # larger changed shards are not read by the prompt hook
 SEEN_DAYS = 30  # session records older than this are removed at session start
@@ -68,10 +69,18 @@ class Project:
         self.cache_dir = cache_dir
         self.state_dir = hookstate.folder(cache_dir)
 
+    @property
+    def personal_dir(self) -> str:  # made when asked: the silent hooks never need it
+        return locations.personal_dir(self.root, self.memory_dir)
+
     def shown(self, path: str) -> str:
         """A path relative to the root; outside the default memory folder (anyone's text), masked."""
         text = os.path.relpath(path, self.root).replace(os.sep, "/")
         return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text)[:MAX_SHOWN]
+
+    def stamp(self, scanned: Mapping[str, hookstate.Stat] | None = None) -> str:
+        """The memory files as they are now (recall.py), from the memory folder's `scanned` when known."""
+        return recall.stamp(self.memory_dir, self.personal_dir, scanned)
 
     def linked(self, *more: str) -> str | None:
         """The first symbolic link on the way to the config, memory, hooks' state or `more`: never used through one."""
@@ -95,13 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     raw = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     gc.disable()  # a hook lives for milliseconds: collecting the map's many small objects only slows it
     try:
-        text, kind = handler(raw, os.environ)
+        said = handler(raw, os.environ)
     except OSError as error:
         # Exit 1 is a non-blocking error for the clients: the turn goes on, the user sees why.
         sys.stderr.write(f"lh hook {args[0]}: {printable(str(error))[:MAX_SHOWN]}\n")
         return 1
-    if text:
-        sys.stdout.write(for_client(text, parse_event(raw), os.environ, kind))
+    sys.stdout.write(said)
     return 0
 
 
@@ -123,22 +131,20 @@ def session_of(event: Mapping[str, object]) -> str:
     return str(event.get("session_id") or event.get("sessionId") or "default")
 
 
-def for_client(text: str, event: Mapping[str, str], env: Mapping[str, str], kind: str = "") -> str:
+def for_client(text: str, event: Mapping[str, object], env: Mapping[str, str], kind: str = "") -> str:
     """`text` as the client that ran the hook reads it (adr/0018-host-contracts.md): Copilot CLI (its
     plugin root or an event's timestamp) a top-level JSON `additionalContext`; the others plain text,
-    or after a tool call (`kind`) `hookSpecificOutput.additionalContext`."""
+    or after a tool call (`kind`) `hookSpecificOutput.additionalContext`; "" for no text."""
     text = text.rstrip("\n")
+    if not text:
+        return ""
     copilot = "COPILOT_PLUGIN_ROOT" in env or "timestamp" in event
     if not copilot and not kind:
         return text + "\n"
     import json
 
-    wrapped = (
-        {"additionalContext": text}
-        if copilot
-        else {"hookSpecificOutput": {"hookEventName": kind, "additionalContext": text}}
-    )
-    return json.dumps(wrapped) + "\n"
+    said = {"additionalContext": text}
+    return json.dumps(said if copilot else {"hookSpecificOutput": {"hookEventName": kind, **said}}) + "\n"
 
 
 def printable(text: str) -> str:
@@ -148,28 +154,30 @@ def printable(text: str) -> str:
     return mask(text)
 
 
-def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
+def session_start(raw: str, env: Mapping[str, str]) -> str:
     """The memory as the agent should start with it (the module docs), masked, within bounds."""
     event = parse_event(raw)
     project = find_project(event, env)
     if project is None:
-        return "", ""
+        return ""
     index_path = os.path.join(project.memory_dir, INDEX_NAME)
     shown = project.shown(index_path)
     refused = project.linked(index_path, recall.path(project.cache_dir))
-    if refused:
-        return f"lean-harness: {refused} is a symbolic link; lh reads only real files, so memory is not shown.", ""
-    if not os.path.isfile(index_path):
-        return f'lean-harness: there is no {shown}; run "lh memory index" to write it.', ""
-    found = recall.load(project.cache_dir, project.memory_dir, whole=None)
-    generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
-    if found and generated:
+    if refused or not os.path.isfile(index_path):
+        said = f"{refused} is a symbolic link; lh reads only real files, so memory is not shown" if refused else ""
+        said = said or f'there is no {shown}; run "lh memory index" to write it'
+        return for_client(f"lean-harness: {said}.", event, env)
+    now = hookstate.scan(project.memory_dir)
+    stamp = project.stamp(now)
+    generated = hookstate.index_is_generated(project.cache_dir, project.config, now)
+    found = recall.load(project.cache_dir, stamp, whole=None) if generated else None
+    if found:
         with open(index_path, encoding="utf-8", errors="replace") as handle:
             text = printable(handle.read())
     else:  # generating INDEX.md writes the map again
-        text = printable(generate_index(project, index_path) or UNGENERATED.format(index=shown))
-        found = recall.load(project.cache_dir, project.memory_dir, whole=None)
-        generated = hookstate.index_is_generated(project.memory_dir, project.cache_dir, project.config)
+        made, generated = generate_index(project, index_path)
+        text = printable(made or UNGENERATED.format(index=shown))
+        found = recall.load(project.cache_dir, stamp, whole=None)
     pending = hookstate.pending_line(project.memory_dir, project.cache_dir)
     changed, tail = cited_changed(project), (["", pending] if pending else [])
     if changed:
@@ -180,17 +188,14 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     body, notes, whole = recall.cut_lines(text, room, shown), list[recall.Note](), False
     if found:  # the notes are read only when they can be shown whole
         notes = found.notes if found.total <= found.budget else recall.must_first(found.notes, found.budget)
-        found.notes = with_texts(project, notes)
+        found.notes = with_texts(project, found, notes)
         body, notes, whole = recall.session_view(found, text, room, shown)
-    from lean_harness.personal import section  # the owner's own entries, never in INDEX.md (adr/0040)
-
-    personal, room = section(project.memory_dir, {note.name for note in notes}), room - len(body) - 2
-    if personal and room > 0:
-        body += f"\n\n{recall.cut_lines(printable(personal), room, 'lh memory get personal')}"
+        personal, room = personal_lines(project, found, {note.name for note in notes}), room - len(body) - 2
+        if personal and room > 0:  # the owner's own notes, never in INDEX.md (adr/0040)
+            body += f"\n\n{recall.cut_lines(personal, room, 'lh memory get personal')}"
     session = session_of(event)
     try:  # a read-only checkout still gets its memory shown
-        seen = hookstate.session_path(project.cache_dir, "seen", session)
-        hookstate.save(seen, hookstate.scan(project.memory_dir), project.root)
+        hookstate.save(hookstate.session_path(project.cache_dir, "seen", session), now, project.root)
         hookstate.prune(project.cache_dir, SEEN_DAYS)
     except OSError:
         pass
@@ -201,33 +206,44 @@ def session_start(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
     listed = hookstate.listed(project.cache_dir) if generated and not whole else []
     usage.record(project.root, usage.LISTED, listed, session)
     head = PREFACE.format(index=(WHOLE if whole else MUST if notes else "{index}").format(index=shown))
-    return "\n".join([head, "", body.rstrip("\n"), *tail]) + "\n", ""
+    return for_client("\n".join([head, "", body.rstrip("\n"), *tail]) + "\n", event, env)
 
 
-def generate_index(project: Project, index_path: str) -> str | None:
-    """INDEX.md as lh generates it now (None when it cannot here), the recall map written again."""
+def personal_lines(project: Project, found: recall.Map, shown: set[str]) -> str:
+    """The first line of each personal note not `shown` already, as `- [SHARD/ID] line`, under a heading."""
+    notes = [note for note in found.notes_of(found.personal) or () if note.name not in shown]
+    lines = [f"- [{n.name}] {n.text.partition(chr(10))[0]}" for n in with_texts(project, found, notes[:MAX_PERSONAL])]
+    if not lines:
+        return ""
+    folder = printable(os.path.basename(project.personal_dir))[:MAX_SHOWN]
+    more = [f"- and {len(notes) - MAX_PERSONAL} more"] if len(notes) > MAX_PERSONAL else []
+    return "\n".join([f"Personal memory (in {folder}/, which git ignores; yours only):", *lines, *more])
+
+
+def generate_index(project: Project, index_path: str) -> tuple[str | None, bool]:
+    """INDEX.md as lh generates it now (None when it cannot here), the recall map written again, and
+    whether the file is as lh generates it (then recorded so)."""
     from pathlib import Path
 
     from lean_harness.errors import LhError
 
     try:  # under `python3 -S`, a first check (jsonschema) or a new count (regex) may not import
         from lean_harness.config import load
-        from lean_harness.memory import recall_map
         from lean_harness.memory.handle import open_memory
-        from lean_harness.memory.status import render_index, totals
+        from lean_harness.memory.status import cited, recorded, render_index
 
         memory = open_memory(load(Path(project.root)))
-        rendered = render_index(memory)
+        checked = cited(memory)
+        rendered = render_index(memory, checked)
         with open(index_path, encoding="utf-8") as handle:
             same = handle.read() == rendered.text
-        recall_map.write(memory, totals(memory).tokens)
+        recorded(memory, rendered.listed if same else None, checked)  # as lh records its own writes
     except ImportError:
-        return _generated_by_lh(project, index_path)
+        made = _generated_by_lh(project, index_path)
+        return made, made is not None
     except (LhError, OSError, ValueError):
-        return None
-    if same:  # after the map: writing it may settle the evidence record, whose stat `index` keeps
-        hookstate.record_index(project.memory_dir, project.cache_dir, project.config, rendered.listed)
-    return rendered.text
+        return None, False
+    return rendered.text, same
 
 
 def _generated_by_lh(project: Project, index_path: str) -> str | None:
@@ -263,24 +279,23 @@ def cited_changed(project: Project) -> int:
     return min(since.changed, 10**6) if since else 0
 
 
-def prompt_submit(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
+def prompt_submit(raw: str, env: Mapping[str, str]) -> str:
     """The memory files changed on disk since the agent last saw them, and the notes that match the prompt."""
     event = parse_event(raw)
     project = find_project(event, env)
     if project is None or project.linked(recall.path(project.cache_dir)):
-        return "", ""
-    session = session_of(event)
-    changed = changed_files(project, hookstate.session_path(project.cache_dir, "seen", session))
+        return ""
+    session, now = session_of(event), hookstate.scan(project.memory_dir)
+    changed = changed_files(project, hookstate.session_path(project.cache_dir, "seen", session), now)
     words = recall.terms(event.get("prompt", "")[:PROMPT_CHARS])
-    found = recall.load(project.cache_dir, project.memory_dir) if len(words) > 1 else None
-    given = give(project, session, "prompt", recall.strong(found, words, recall.PROMPT, 3) if found else [])
-    return "\n\n".join(part for part in (changed, given) if part), ""
+    found = recall.load(project.cache_dir, project.stamp(now)) if len(words) > 1 else None
+    given = give(project, found, session, "prompt", recall.strong(found, words, recall.PROMPT, 3)) if found else ""
+    return for_client("\n\n".join(part for part in (changed, given) if part), event, env)
 
 
-def changed_files(project: Project, path: str) -> str:
-    """The memory files changed on disk since the agent last saw them; "" when none did."""
+def changed_files(project: Project, path: str, now: dict[str, hookstate.Stat]) -> str:
+    """The memory files changed on disk (`now`) since the agent last saw them; "" when none did."""
     seen = hookstate.load(path)
-    now = hookstate.scan(project.memory_dir)
     if seen == now:
         return ""
     hookstate.save(path, now, project.root)
@@ -302,40 +317,40 @@ def changed_files(project: Project, path: str) -> str:
     return message
 
 
-def tool_use(raw: str, env: Mapping[str, str]) -> tuple[str, str]:
+def tool_use(raw: str, env: Mapping[str, str]) -> str:
     """After a tool call: the note matching the failure it reported, or the notes citing the file it touched."""
     failed = any(
         sign in raw for sign in ('"PostToolUseFailure"', '"failure"', "xit code", "xited with code", "xitCode")
     ) or any(sign in raw for sign in recall.PIPED)
     if not failed and "*** " not in raw and not any(f'"{key}"' in raw for key in recall.PATH_KEYS):
-        return "", ""  # neither a failure nor a file: the common case, read nothing more
+        return ""  # neither a failure nor a file: the common case, read nothing more
     data = _json_event(raw)
     project = find_project(data, env)
     if project is None or project.linked(recall.path(project.cache_dir)):
-        return "", ""
+        return ""
     output = recall.failure_output(data) if failed else ""
     paths = [os.path.relpath(os.path.join(project.root, p), project.root) for p in recall.touched(data)]
     paths = [] if output else [path.replace(os.sep, "/") for path in paths]
-    found = recall.load(project.cache_dir, project.memory_dir, whole=bool(output))
-    if found and any(found.files.get(path) for path in paths):  # the notes are read only for a cited file
-        found = recall.load(project.cache_dir, project.memory_dir)
+    found = recall.load(project.cache_dir, project.stamp(), whole=bool(output))
     if found is None:
-        return "", ""
+        return ""
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
     session = session_of(data)
     if output:
         notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1, recall.ALONE)
-        return give(project, session, "failure", notes), kind
-    for path in paths:
-        given = give(project, session, "file", [n for n in found.notes if n.name in found.files.get(path, [])], path)
-        if given:
-            return given, kind
-    return "", ""
+        return for_client(give(project, found, session, "failure", notes), data, env, kind)
+    for path in paths:  # the rows of the shards whose notes cite the file, no others
+        cited = found.files.get(path, [])
+        shards = {name.partition("/")[0] for name in cited}
+        notes = [n for n in found.notes_of(s for s in found.shards if s in shards) or () if n.name in cited]
+        if given := give(project, found, session, "file", notes, path):
+            return for_client(given, data, env, kind)
+    return ""
 
 
-def give(project: Project, session: str, kind: str, notes: Sequence[recall.Note], path: str = "") -> str:
+def give(project: Project, found: recall.Map, session: str, kind: str, notes: list[recall.Note], path: str = "") -> str:
     """The notes not yet handed over in this session, recorded as handed, under a line saying why."""
-    notes = recall.hand(project.cache_dir, project.root, session, kind, with_texts(project, notes))
+    notes = recall.hand(project.cache_dir, project.root, session, kind, with_texts(project, found, notes))
     if not notes:
         return ""
     limit = recall.TOOL_CHARS * (1 if kind == "failure" else 2) // len(notes)
@@ -343,9 +358,10 @@ def give(project: Project, session: str, kind: str, notes: Sequence[recall.Note]
     return "\n\n".join([why, *(recall.block(note, limit) for note in notes)])
 
 
-def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.Note]:
-    """The notes with their text as their shard holds it now, masked; those it lacks or that read as
-    a directive (as INDEX.md withholds such a title) are left out."""
+def with_texts(project: Project, found: recall.Map, notes: Sequence[recall.Note]) -> list[recall.Note]:
+    """The notes with their text as their shard holds it now (in the personal folder, for the shards
+    the map says are personal), masked; those it lacks or that read as a directive (as INDEX.md
+    withholds such a title) are left out."""
     if not notes:
         return []
     from lean_harness.errors import LhError
@@ -353,19 +369,19 @@ def with_texts(project: Project, notes: Sequence[recall.Note]) -> list[recall.No
     from lean_harness.scanning.masking import mask_many
 
     texts: dict[str, str | None] = {}
-    for name in sorted({note.shard for note in notes}):
-        path = os.path.join(project.memory_dir, f"{name}.md")
+    for name in sorted({note.shard for note in notes} & found.shards.keys()):  # a row names no other file
+        path = os.path.join(project.personal_dir if name in found.personal else project.memory_dir, f"{name}.md")
         try:
-            if os.path.islink(path):
+            if os.path.islink(path) or os.path.islink(os.path.dirname(path)):
                 continue
             with open(path, encoding="utf-8-sig") as handle:
                 text = handle.read()
-            found = {note.name: recall.entry_text(text, note) for note in notes if note.shard == name}
-            if None in found.values():  # not as lh writes it: the shard is parsed (shard.py loads dataclasses)
+            found_texts = {note.name: recall.entry_text(text, note) for note in notes if note.shard == name}
+            if None in found_texts.values():  # not as lh writes it: the shard is parsed (shard.py loads dataclasses)
                 from lean_harness.memory.shard import parse
 
-                found = {f"{name}/{e.id}": e.text for e in parse(text, path).entries}
-            texts.update(found)
+                found_texts = {f"{name}/{e.id}": e.text for e in parse(text, path).entries}
+            texts.update(found_texts)
         except (OSError, ValueError, LhError):
             continue
     kept = [note for note in notes if texts.get(note.name) and not directives.scan(texts[note.name] or "")]
@@ -389,7 +405,7 @@ def has_prose(path: str) -> bool:
         return False
 
 
-HANDLERS: dict[str, Callable[[str, Mapping[str, str]], tuple[str, str]]] = {
+HANDLERS: dict[str, Callable[[str, Mapping[str, str]], str]] = {
     "session-start": session_start,
     "prompt-submit": prompt_submit,
     "tool-use": tool_use,

@@ -5,7 +5,8 @@ Markdown file of the memory folder: `seen/<session>`, the files as the agent las
 `written`, as lh last wrote them (not news to the agent); `index`, the files, the config and the
 evidence check as lh last generated INDEX.md from them, then a line `shard id` per title it lists;
 `handed/<session>`, lines of `shard/id key`, the notes handed over whole (recall.py). A record is a
-hint. Only modules the interpreter loads at start: a hook runs on every turn (adr/0010-hooks.md).
+hint; `<session>` is the session's `session_tag`, never its id. Only modules the interpreter loads
+at start: a hook runs on every turn (adr/0010-hooks.md).
 """
 
 from __future__ import annotations
@@ -121,21 +122,32 @@ def save_lines(path: str, lines: list[str], root: Place) -> None:
     write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"), compare=False, durable=False)
 
 
+def session_tag(session: str) -> str:
+    """What lh keeps of a session's id, never the id, which may hold anything (a credential): the CRC-32
+    of its first 256 characters, computed here (importing zlib would cost a silent hook ten times more)."""
+    crc = 0xFFFFFFFF
+    for byte in session[:256].encode("utf-8", "replace"):
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+    return f"{crc ^ 0xFFFFFFFF:08x}"
+
+
 def session_path(cache_dir: Place, kind: str, session: str) -> str:
-    """The record `kind` (`seen`, `handed`) of one session, its id made a safe file name."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:128].lstrip(".") or "default"
-    return os.path.join(folder(cache_dir), kind, safe)
+    """The record `kind` (`seen`, `handed`) of one session, named by its `session_tag`."""
+    return os.path.join(folder(cache_dir), kind, session_tag(session))
 
 
 def prune(cache_dir: Place, days: int) -> None:
-    """Remove the session records older than `days` (`seen`, `handed`); OSError when a folder is missing."""
+    """Remove the session records older than `days` (`seen`, `handed`), and those not named by a
+    `session_tag` (an older lh named them by the id itself); OSError when a folder is missing."""
     import time
 
     cutoff = time.time() - days * 86400
     for kind in ("seen", "handed"):
         for entry in list(os.scandir(os.path.join(folder(cache_dir), kind))):
             try:
-                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                if len(entry.name) != 8 or entry.stat(follow_symlinks=False).st_mtime < cutoff:
                     os.unlink(entry.path)
             except OSError:
                 pass  # gone already, or not ours
@@ -146,9 +158,9 @@ def load_handed(path: str) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in read_lines(path) or () if line.count(" ") == 1)
 
 
-def generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> dict[str, Stat]:
-    """The stats the `index` record keeps: every memory file, the config and the evidence check."""
-    found = scan(memory_dir)
+def generated(cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat]) -> dict[str, Stat]:
+    """The stats the `index` record keeps: every memory file (`scanned`), the config and the evidence check."""
+    found = dict(scanned)
     for key, path in ((CONFIG_KEY, config_path), (EVIDENCE_KEY, os.path.join(cache_dir, "lh", "evidence"))):
         if (stat := stat_of(path)) is not None:
             found[key] = stat
@@ -160,14 +172,14 @@ def record_index(memory_dir: Place, cache_dir: Place, config_path: Place, listed
     root = os.path.dirname(os.path.dirname(os.fspath(config_path)))  # the config is <root>/.agents/lh.toml
     more = [f"{shard} {key}" for shard, key in listed]  # two words: never read as a stat line
     try:
-        save(os.path.join(folder(cache_dir), "index"), generated(memory_dir, cache_dir, config_path), root, more)
+        save(os.path.join(folder(cache_dir), "index"), generated(cache_dir, config_path, scan(memory_dir)), root, more)
     except OSError:
         pass  # the next session start regenerates it
 
 
-def index_is_generated(memory_dir: Place, cache_dir: Place, config_path: Place) -> bool:
-    """Whether no memory file, config or evidence check changed since lh last generated INDEX.md."""
-    return load(os.path.join(folder(cache_dir), "index")) == generated(memory_dir, cache_dir, config_path)
+def index_is_generated(cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat]) -> bool:
+    """Whether no memory file (`scanned` now), config or evidence check changed since lh last generated INDEX.md."""
+    return load(os.path.join(folder(cache_dir), "index")) == generated(cache_dir, config_path, scanned)
 
 
 def listed(cache_dir: Place) -> list[tuple[str, str]]:

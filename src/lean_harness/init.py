@@ -45,7 +45,8 @@ def run(root: Path, force: bool = False) -> InitResult:
     before = {path: _bytes(path) for path in paths}
     # The folders init may create, outermost first: .agents, the memory dir (paths[-1] is INDEX.md), its .local.
     memory_dir = paths[-1].parent
-    made = (root / locations.CONFIG_PATH.split("/")[0], memory_dir, memory_dir.with_name(memory_dir.name + ".local"))
+    personal = Path(locations.personal_dir(str(root), str(memory_dir)))
+    made = (root / locations.CONFIG_PATH.split("/")[0], memory_dir, personal)
     folders = [f for f in made if not f.exists()]
     try:
         return _run(root, force)
@@ -77,8 +78,10 @@ def _managed(root: Path) -> list[Path]:
         shards = [cfg.shard_path(name) for name in cfg.shard_names]
     except (LhError, OSError):
         folder = root / config_mod.DEFAULTS["memory"]["dir"]
-        shards = [folder / f"{name}.md" for name in config_mod.DEFAULTS["memory"]["shards"]]
-        shards += [folder.with_name(folder.name + ".local") / f"{name}.md" for name in ("personal",)]
+        defaults = config_mod.DEFAULTS["memory"]
+        shards = [folder / f"{name}.md" for name in defaults["shards"]]
+        personal = Path(locations.personal_dir(str(root), str(folder)))
+        shards += [personal / f"{name}.md" for name in defaults["personalShards"]]
     paths += [*shards, folder / "INDEX.md"]
     for path in paths:
         refuse_symlink(path, root)

@@ -7,6 +7,8 @@ schema refuses (absolute, a drive, a `..` part) counts as unset: nothing outside
 
 from __future__ import annotations
 
+import os
+
 CONFIG_PATH = ".agents/lh.toml"
 MEMORY_DIR = ".agents/memory"
 CACHE_DIR = ".agents/.cache"
@@ -18,6 +20,13 @@ def of_text(text: str) -> tuple[str, str]:
     if found is None:
         found = parsed(text)
     return inside(found.get("dir"), MEMORY_DIR), inside(found.get("cacheDir"), CACHE_DIR)
+
+
+def personal_dir(root: str, memory_dir: str) -> str:
+    """The personal scope's folder, which git ignores (adr/0040): beside the memory dir, its name with
+    `.local`; `.local` in the project when the memory dir is the project's own folder."""
+    folder = os.path.normpath(os.path.join(root, memory_dir))
+    return os.path.join(folder, ".local") if folder == os.path.normpath(root) else folder + ".local"
 
 
 def inside(value: object, default: str) -> str:

@@ -2,12 +2,13 @@
 prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-moment.md).
 
 The hooks' map of the memory, written with INDEX.md (memory/recall_map.py) in `<cacheDir>/lh/recall/`:
-`map.json`, `{"format", "stamp", "budget", "total", "shards", "parts", "files", "stale", "must"}`,
-and each shard's rows, `shards/<shard>.json`, `{"format", "digest", "entries"}`, kept while the
-shard's digest is the one `shards` names. A row is `[shard, id, key, written, pinned, tokens,
+`map.json`, `{"format", "stamp", "budget", "total", "shards", "personal", "parts", "files", "stale",
+"must"}`, and each shard's rows, `shards/<shard>.json`, `{"format", "digest", "entries"}`, kept while
+the shard's digest is the one `shards` names. A row is `[shard, id, key, written, pinned, tokens,
 stale, words]`, its words the `terms` of its masked text in order, `stale` false (`stale` names
-the stale notes); `must` holds the rows a session start may show first. The stamp is every memory file's
-`name:size:mtime:inode` but INDEX.md; a map whose stamp, digests or types are off is not used.
+the stale notes); `must` holds the rows a session start may show first; `personal` names the shards
+kept in the personal folder (adr/0040). The stamp is every memory file's `name:size:mtime:inode`
+but INDEX.md, then the personal folder's; a map whose stamp, digests or types are off is not used.
 The map only ranks (adr/0030): what is printed is the shard's text under the note's header, its
 lines checked against the row's key, masked. A note is handed over on a strong match, once a
 session; again only changed.
@@ -24,7 +25,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-FORMAT = "lh-recall/5"  # a new `terms` rule, or key, is a new format: the map's words are made again
+    from lean_harness.hookstate import Stat
+
+FORMAT = "lh-recall/6"  # a new `terms` rule, or key, is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
@@ -81,18 +84,30 @@ class Note:
 
 
 class Map:
-    """The map as loaded: all its notes, or (for a session start) those `must` holds."""
+    """The map as loaded, and the notes a hook asked for (`load`)."""
 
-    def __init__(self, data: dict[str, Any], rows: list[list[Any]]) -> None:
-        self.notes = [Note(row) for row in rows]
+    def __init__(self, data: dict[str, Any], cache_dir: str | os.PathLike[str]) -> None:
+        self.cache_dir, self.notes = cache_dir, list[Note]()
         self.budget: int = data["budget"]
         self.total: int = data["total"]
         self.shards: dict[str, str] = data["shards"]
+        self.personal: list[str] = data["personal"]
         self.files: dict[str, list[str]] = data["files"]
         self.parts: dict[str, object] = data["parts"]  # each shard's rows file as written (memory/recall_map.py)
-        stale = set(data["stale"])
-        for note in self.notes if stale else ():
-            note.stale = note.name in stale
+        self.stale = set(data["stale"])
+
+    def notes_of(self, shards: Iterable[str]) -> list[Note] | None:
+        """The notes of `shards` from their rows files, None when one is not of the digest the map names."""
+        parts = [(shard, rows_of(self.cache_dir, shard)) for shard in shards]
+        if any(part is None or part[0] != self.shards.get(shard) for shard, part in parts):
+            return None
+        return self.made([row for _, part in parts if part for row in part[1]])
+
+    def made(self, rows: list[list[Any]]) -> list[Note]:
+        notes = [Note(row) for row in rows]
+        for note in notes if self.stale else ():
+            note.stale = note.name in self.stale
+        return notes
 
 
 def path(cache_dir: str | os.PathLike[str], shard: str = "") -> str:
@@ -101,32 +116,31 @@ def path(cache_dir: str | os.PathLike[str], shard: str = "") -> str:
     return os.path.join(folder, "shards", f"{shard}.json") if shard else os.path.join(folder, "map.json")
 
 
-def stamp(memory_dir: str | os.PathLike[str]) -> str:
-    """The memory files as they are now, in one line."""
-    found = hookstate.scan(memory_dir)
+def stamp(memory_dir: str, personal_dir: str, scanned: Mapping[str, Stat] | None = None) -> str:
+    """The memory files but INDEX.md as they are now (`scanned`, when the caller has them), and the
+    personal folder's, in one line."""
+    found = dict(hookstate.scan(memory_dir) if scanned is None else scanned)
+    found |= {f"local/{n}": s for n, s in hookstate.scan(personal_dir).items()}
     return " ".join(f"{n}:{s[0]}:{s[1]}:{s[2]}" for n, s in sorted(found.items()) if n != "INDEX.md")
 
 
-def load(
-    cache_dir: str | os.PathLike[str], memory_dir: str | os.PathLike[str] | None, whole: bool | None = True
-) -> Map | None:
-    """The map when its values are of their types and (with `memory_dir`) it describes the memory now:
+def load(cache_dir: str | os.PathLike[str], now: str | None, whole: bool | None = True) -> Map | None:
+    """The map when its values are of their types and (with `now`, a `stamp`) it describes the memory now:
     with `whole`, every note (each shard's rows of the digest the map names), else the `must` rows;
     `whole=None`, as a session start needs it: every note when the memory fits its budget."""
     try:
         data = _read(path(cache_dir))
-        lists = [data["shards"].values(), *data["files"].values(), data["stale"]]
+        lists = [data["shards"].values(), data["personal"], *data["files"].values(), data["stale"]]
         valid = type(data["budget"]) is int and type(data["total"]) is int and all(type(v) is list for v in lists[1:])
-        if not valid or not all(type(n) is str for v in lists for n in v):
+        if not valid or not all(type(n) is str for v in lists for n in v) or now not in (None, data["stamp"]):
             return None
-        if memory_dir is not None and data["stamp"] != stamp(memory_dir):
-            return None
+        found = Map(data, cache_dir)
         whole = data["total"] <= data["budget"] if whole is None else whole
-        parts = [rows_of(cache_dir, shard) for shard in data["shards"]] if whole else [("", data["must"])]
-        if whole and [part and part[0] for part in parts] != list(data["shards"].values()):
+        notes = found.notes_of(found.shards) if whole else found.made(data["must"]) if _rows(data["must"]) else None
+        if notes is None:
             return None
-        rows = [row for part in parts if part for row in part[1]]
-        return Map(data, rows) if whole or _rows(rows) else None
+        found.notes = notes
+        return found
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 
-from lean_harness import locations
+from lean_harness import hookstate, locations
 
 try:
     import fcntl
@@ -55,9 +55,7 @@ def record(
             return
         head = f'{{"t":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}","kind":"{kind}"'
         if session:
-            import zlib  # a tag of the session, never its id: a client may put anything there
-
-            head += f',"session":"{zlib.crc32(session.encode("utf-8", "replace")):08x}"'
+            head += f',"session":"{hookstate.session_tag(session)}"'
         if query is not None:
             import hashlib
 

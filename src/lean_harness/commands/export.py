@@ -26,9 +26,7 @@ def run(args: argparse.Namespace) -> int:
     rows: list[tuple[str, Entry]] = []
     warnings: list[str] = []
     with memory.reading():
-        for name in memory.config.shard_names:
-            if name in memory.config.personal and not args.personal:
-                continue
+        for name in memory.config.shard_names if args.personal else memory.config.shared_names:
             shown = memory.shown(memory.shard_path(name))
             for entry in memory.entries(name):
                 text, findings = mask_entry(entry)

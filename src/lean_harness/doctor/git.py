@@ -31,9 +31,8 @@ def git_ignore(p: Project) -> Verdict:
     ignored[f"{p.shown(cfg.cache_dir).rstrip('/')}/{PROBE}"] = "memory.cacheDir"
     committed = {(c + f"{PROBE}.md" if c.endswith("/") else c): c for c in cfg.committed}
     ignored[f"{p.shown(cfg.personal_dir)}/{PROBE}.md"] = "the personal memory"
-    for name in cfg.shard_names:
-        if name not in cfg.personal:
-            committed[p.shown(cfg.memory_dir / f"{name}.md")] = "memory.dir"
+    for name in cfg.shared_names:
+        committed[p.shown(cfg.memory_dir / f"{name}.md")] = "memory.dir"
     matches = _check_ignore(p.root, [*ignored, *committed])
     problems: list[str] = []
     for probe, pattern in ignored.items():

@@ -22,13 +22,18 @@ from lean_harness.memory.view import entry_cost
 
 Written = tuple[str | None, Sequence[Entry]]  # a shard's digest before a write, and the entries it wrote
 Wrote = Mapping[str, Written]  # by shard
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lean_harness.memory.evidence.stale import Cited
 
 
-def write(memory: Memory, total: int, wrote: Wrote | None = None) -> None:
-    """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure); `wrote`,
-    the entries a write just added or rewrote in place, by shard."""
+def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | None = None) -> None:
+    """Write the map of the memory as it is now; `total` is its tokens (INDEX.md's figure), `cited` its
+    entries that cite files, checked (memory/status.py); `wrote`, the entries a write just added or
+    rewrote in place, by shard."""
     cache, budget = memory.config.cache_dir, memory.config.index_token_budget
-    stamp = recall.stamp(memory.config.memory_dir)  # before reading: a later edit leaves the map stale
+    # Before reading: an edit while it is made leaves the map stale.
+    stamp = recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir))
     try:
         last = recall.load(cache, None, whole=False)
         digests: dict[str, str] = {}
@@ -47,7 +52,9 @@ def write(memory: Memory, total: int, wrote: Wrote | None = None) -> None:
                 part = hookstate.stat_of(recall.path(cache, name))
             files[name] = list(part or ())
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
-        data |= {"parts": files, "files": _files(memory), "stale": _stale(memory), "must": must}
+        data |= {"personal": [name for name in memory.config.personal if name in digests], "parts": files}
+        stale = sorted({f"{entry.shard}/{entry.id}" for entry in cited if entry.stale})
+        data |= {"files": _files(cited), "stale": stale, "must": must}
         write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)
     except (LhError, OSError):
         pass
@@ -96,24 +103,10 @@ def _must(rows: list[list[object]], budget: int) -> list[list[object]]:
     return [row for row in rows if id(row) in picked]
 
 
-def _stale(memory: Memory) -> list[str]:
-    if not any(memory.summary(name).refs for name in memory.config.shard_names):
-        return []
-    from lean_harness.memory.evidence import stale
-
-    return sorted({f"{cited.shard}/{cited.id}" for cited in stale.report(memory).stale})
-
-
-def _files(memory: Memory) -> dict[str, list[str]]:
-    """The notes that cite each file, from the shard summaries; none from a refs value that does not read."""
+def _files(cited: Sequence[Cited]) -> dict[str, list[str]]:
+    """The notes that cite each file; none from a refs value that does not read (its entry has no findings)."""
     files: dict[str, set[str]] = {}
-    for name in memory.config.shard_names:
-        for key, value in memory.summary(name).refs:
-            from lean_harness.memory.evidence.evidence import decode
-
-            try:
-                for anchor in decode(value, "refs"):
-                    files.setdefault(anchor.path, set()).add(f"{name}/{key}")
-            except LhError:
-                continue
+    for entry in cited:
+        for finding in entry.findings:
+            files.setdefault(finding.anchor.path, set()).add(f"{entry.shard}/{entry.id}")
     return {path: sorted(names) for path, names in sorted(files.items())}

@@ -18,6 +18,7 @@ from lean_harness.memory.shard import line_count, parse, render, without_duplica
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from lean_harness.memory.evidence.stale import Cited
     from lean_harness.memory.recall_map import Wrote
 
 
@@ -91,9 +92,11 @@ def totals(memory: Memory, names: Sequence[str] | None = None) -> index_md.Total
     return index_md.Totals(tokens, memory.config.token_budget, memory.config.compact_at_percent)
 
 
-def render_index(memory: Memory) -> index_md.IndexText:
-    """INDEX.md as it should be now: the committed shards only, never the personal scope's."""
-    shards = [(name, about) for name, about in memory.config.shards if name not in memory.config.personal]
+def render_index(memory: Memory, checked: Sequence[Cited] | None = None) -> index_md.IndexText:
+    """INDEX.md as it should be now: the committed shards only, never the personal scope's; `checked`:
+    `cited(memory)`, when the caller has it."""
+    described = dict(memory.config.shards)
+    shards = [(name, described[name]) for name in memory.config.shared_names]
     summaries = {name: memory.summary(name) for name, _ in shards}
     return index_md.render(
         shards,
@@ -103,34 +106,43 @@ def render_index(memory: Memory) -> index_md.IndexText:
         memory.config.index_token_budget,
         memory.counter.count,
         pending=len(hookstate.pending_notes(str(memory.config.memory_dir))),
-        stale=stale_count(memory),
+        stale=sum(
+            entry.stale and entry.shard in summaries for entry in (cited(memory) if checked is None else checked)
+        ),
     )
 
 
-def stale_count(memory: Memory) -> int:
-    """How many committed entries cite lines that changed or files that are gone (memory/evidence/stale.py)."""
+def cited(memory: Memory) -> tuple[Cited, ...]:
+    """Every entry that cites files, checked now (memory/evidence/stale.py); nothing is loaded when none does."""
     if not any(memory.summary(name).refs for name in memory.config.shard_names):
-        return 0
+        return ()
     from lean_harness.memory.evidence import stale
 
-    return sum(cited.shard not in memory.config.personal for cited in stale.report(memory).stale)
+    return stale.report(memory).entries
 
 
-def write_index(memory: Memory, wrote: Wrote | None = None) -> index_md.IndexText:
-    """Regenerate INDEX.md (written only when it changed); `wrote`: the entries a write just made (recall_map.py)."""
-    rendered = render_index(memory)
+def write_index(memory: Memory, wrote: Wrote | None = None) -> tuple[index_md.IndexText, bool]:
+    """Regenerate INDEX.md, written only when it changed, and whether it did; `wrote`: the entries a write
+    just made (recall_map.py)."""
+    checked = cited(memory)  # once, for INDEX.md and the hooks' map
+    rendered = render_index(memory, checked)
     refuse_symlink(memory.index_path, memory.root)
-    write_text(memory.index_path, rendered.text)
-    recorded(memory, rendered.listed, wrote)
-    return rendered
+    changed = write_text(memory.index_path, rendered.text)
+    recorded(memory, rendered.listed, checked, wrote)
+    return rendered, changed
 
 
-def recorded(memory: Memory, listed: Sequence[tuple[str, str]], wrote: Wrote | None = None) -> None:
-    """After INDEX.md was written or found as lh makes it: what the hooks keep (hookstate.py, recall.py)."""
+def recorded(
+    memory: Memory, listed: Sequence[tuple[str, str]] | None, checked: Sequence[Cited], wrote: Wrote | None = None
+) -> None:
+    """After INDEX.md was rendered: what the hooks keep (hookstate.py, recall.py), the map first (the `index`
+    record keeps the stat of the evidence check, which must not change after it), then, unless `listed` is
+    None (INDEX.md is not as lh makes it), the `index` record."""
     from lean_harness.memory import recall_map
 
-    hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, listed)
-    recall_map.write(memory, totals(memory).tokens, wrote)
+    recall_map.write(memory, totals(memory).tokens, checked, wrote)
+    if listed is not None:
+        hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, listed)
 
 
 Settle = Callable[..., tuple[str, ...]]  # archive.settle(memory, *, fix): live entries a digest already holds
@@ -155,10 +167,9 @@ def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResu
                 memory.summary(name)
             settle(memory, fix=False)  # as does a conflict
             duplicates = _remove_duplicates(memory) + settle(memory, fix=True)
-            rendered = render_index(memory)
-            fresh = _index_matches(memory, rendered.text) and not duplicates
-            written = write_text(memory.index_path, rendered.text) or bool(duplicates)
-            recorded(memory, rendered.listed)
+            rendered, changed = write_index(memory)
+            written = changed or bool(duplicates)
+            fresh = not written
             clashes = id_clashes(memory)
     budget = memory.config.index_token_budget
     path = memory.shown(memory.index_path)
@@ -207,20 +218,9 @@ def status(memory: Memory) -> Status:
     memory.check_dir()
     rows = []
     with memory.reading():
-        for name, description in memory.config.shards:
-            summary = memory.summary(name)
-            rows.append(
-                ShardStatus(
-                    name,
-                    description,
-                    memory.shown(memory.shard_path(name)),
-                    summary.count,
-                    summary.tokens,
-                    summary.exists,
-                    summary.prose_tokens,
-                    summary.prose_lines,
-                )
-            )
+        for name, about in memory.config.shards:
+            s, path = memory.summary(name), memory.shown(memory.shard_path(name))
+            rows.append(ShardStatus(name, about, path, s.count, s.tokens, s.exists, s.prose_tokens, s.prose_lines))
         rendered = render_index(memory)
         fresh = _index_matches(memory, rendered.text)
     return Status(

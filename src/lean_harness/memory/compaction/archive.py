@@ -96,9 +96,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
     memory.check_dir()
     with memory.reading() if dry_run else memory.writing():
         # The personal scope is never merged: its archive would be committed with the memory dir.
-        shards = {
-            name: _shard(memory, name) for name in memory.config.shard_names if name not in memory.config.personal
-        }
+        shards = {name: _shard(memory, name) for name in memory.config.shared_names}
         inputs = [
             planner.ShardInput(
                 name,
