@@ -137,12 +137,6 @@ class Memory:
             if texts.setdefault(key, digest) != digest:
                 refuse_conflicting_ids(self.entries(name), self.shown(self.shard_path(name)))
 
-    def ids(self, name: str, text: str, data: bytes) -> str:
-        """The ids listing of a shard ("text-key id" lines), from the cache or (not cached, or empty) from the text."""
-        return self.cache.ids(name, shard_digest(data)) or id_lines(
-            parse(text, self.shown(self.shard_path(name))).entries
-        )
-
     def listing(self, name: str, sha256: str) -> str:
         """The ids listing of a shard whose bytes have the digest `sha256` (its summary's): cached, else read."""
         listing = self.cache.ids(name, sha256)

@@ -183,10 +183,7 @@ def id_clashes(memory: Memory) -> tuple[str, ...]:
         summary = memory.summary(name)
         if not summary.exists:
             continue
-        listing = memory.cache.ids(name, summary.sha256)  # the cached listing spares reading the shard
-        if listing is None:
-            listing = memory.ids(name, *memory.read_shard(name))
-        keys[name] = {line.partition(" ")[2] for line in listing.splitlines()}
+        keys[name] = {line.partition(" ")[2] for line in memory.listing(name, summary.sha256).splitlines()}
     counts = Counter(key for found_keys in keys.values() for key in found_keys)
     found = []
     for key in sorted(key for key, count in counts.items() if count > 1):
