@@ -1,8 +1,9 @@
 """The `lh` command line: find the command, build only its parser, run it, pick the exit code.
 
-Each command module (`add_arguments(parser)`, `run(args) -> int`) is listed once in COMMANDS and
-imported only when chosen; --json is declared here for every one not in PLAIN. Exit codes: 0 ok;
-1 found a problem; 2 could not do what was asked; 130 interrupted; 70 a bug (the traceback is shown).
+Each command module (`run(args) -> int`, and `add_arguments(parser)` when it takes options) is
+listed once in COMMANDS and imported only when chosen; --json is declared here for every one not
+in PLAIN. Exit codes: 0 ok; 1 found a problem; 2 could not do what was asked; 130 interrupted; 70
+a bug (the traceback is shown).
 """
 
 from __future__ import annotations
@@ -273,7 +274,7 @@ def _add_level(
             leaf = _add_level(child, path, chosen)
         else:
             module = importlib.import_module(f"lean_harness.commands.{module_name}")
-            module.add_arguments(child)
+            getattr(module, "add_arguments", lambda parser: None)(child)
             if module_name not in PLAIN:
                 child.add_argument("--json", action="store_true", help="print versioned JSON")
             child.set_defaults(command_module=module_name)

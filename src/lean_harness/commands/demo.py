@@ -9,10 +9,6 @@ from lean_harness.commands.put import print_put
 from lean_harness.commands.status import print_status
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`lh demo` takes no options."""
-
-
 def run(args: argparse.Namespace) -> int:
     import tempfile
 

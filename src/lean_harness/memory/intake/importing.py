@@ -62,11 +62,10 @@ class Refusal:
         return int(self.what.split()[1]) if self.what.startswith("line ") else 0
 
     def __str__(self) -> str:
-        if self.directive:
-            return f"refused: {rules.reads_as(f'{self.where}: line {self.line}', self)}; not imported"
-        from lean_harness.scanning.masking import refusal
+        from lean_harness.scanning.masking import looks_like
 
-        return refusal(f"{self.where}: {self.what}", self, "not imported")
+        said = (rules.reads_as if self.directive else looks_like)(f"{self.where}: {self.what}", self)
+        return f"refused: {said}; not imported"
 
 
 @dataclass(frozen=True)
@@ -180,9 +179,7 @@ def prepare(
     candidates: list[_Candidate] = []
     first: dict[tuple[str, str], _Candidate] = {}
     for record in reading.records:
-        candidate = _check(record, fmt, table, names, problems)
-        if candidate is not None:
-            candidate = _anchored(memory, candidate, problems)
+        candidate = _check(memory.root, record, fmt, table, names, problems)
         if candidate is None:
             continue
         key = ("id", record.id) if record.id else ("text", f"{candidate.shard}\n{candidate.text}")
@@ -206,9 +203,11 @@ def prepare(
 
 
 def _check(
-    record: Record, fmt: str, table: dict[str, str], names: Sequence[str], problems: list[str]
+    root: Path, record: Record, fmt: str, table: dict[str, str], names: Sequence[str], problems: list[str]
 ) -> _Candidate | None:
-    where = record.where
+    """The record checked by the entry rules, its references anchored at the files as they are now."""
+    where, extra = record.where, dict(record.extra)
+    allow = rule_list(extra.get("allow-secret"))
     shard = record.shard or table.get(record.kind or "")
     if shard is None:
         topic = record.kind if fmt == "notes-tree" else None
@@ -221,30 +220,20 @@ def _check(
         record.text,
         tags=record.tags,
         key=record.id,
-        allow=rule_list(dict(record.extra).get("allow-secret")),
-        directives=rule_list(dict(record.extra).get("allow-directive")),
+        allow=allow,
+        directives=rule_list(extra.get("allow-directive")),
     )
     problems += [f"{where}: {problem}" for problem in checked.problems]
     if len(problems) > before:
         return None
+    if extra.get("refs"):
+        try:
+            extra["refs"] = evidence.resolve(root, extra["refs"], where, allow)
+        except LhError as error:
+            problems.append(error.message)
+            return None
+        record = replace(record, extra=tuple(extra.items()))
     return _Candidate(record, shard, checked.text, checked.tags, checked)
-
-
-def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Candidate | None:
-    """The candidate with its references anchored at the files as they are now (memory/evidence/evidence.py)."""
-    extra = candidate.record.extra
-    value = dict(extra).get("refs")
-    if not value:
-        return candidate
-    try:
-        anchored = evidence.resolve(
-            memory.root, value, candidate.record.where, rule_list(dict(extra).get("allow-secret"))
-        )
-    except LhError as error:
-        problems.append(error.message)
-        return None
-    record = replace(candidate.record, extra=tuple((k, anchored if k == "refs" else v) for k, v in extra))
-    return replace(candidate, record=record)
 
 
 def _location(problem: str) -> tuple[str, int, str]:

@@ -191,7 +191,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
                 consolidated.append(note)  # its entry was written before a crash; only retiring is left
                 merged.append(Merged(shown, "unchanged", detail="consolidated before"))
                 continue
-            entry, shard, problem = _entry(note, shown, names, default_shard(names), taken)
+            entry, shard, problem = _entry(note, names, taken)
             if entry is None:
                 merged.append(Merged(shown, "kept", detail=problem))
                 continue
@@ -224,9 +224,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
     return ConsolidateResult(tuple(merged), dry_run)
 
 
-def _entry(
-    note: Pending, shown: str, names: Sequence[str], default: str, taken: set[str]
-) -> tuple[Entry | None, str, str]:
+def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry | None, str, str]:
     try:
         text = note.data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
     except UnicodeDecodeError:
@@ -241,7 +239,7 @@ def _entry(
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         return None, "", f"unknown frontmatter key {unknown[0]!r}; notes may have {', '.join(FIELDS)}"
-    shard = fields.get("shard") or default
+    shard = fields.get("shard") or default_shard(names)
     if shard not in names:
         return None, "", f"shard {shard!r} is not in memory.shards ({', '.join(names)}); change the note's shard line"
     created = utc_time(fields["created"]) if fields.get("created") else now_utc()
@@ -315,10 +313,9 @@ def plan(memory: Memory) -> tuple[str, list[tuple[Pending, str, str]]]:
         notes = [note for note in snapshot(memory) if note.sha256 not in done]
     rows = []
     for note in notes:
-        entry, shard, _ = _entry(note, memory.shown(note.path), names, default_shard(names), set())
-        rows.append(
-            (note, shard or default_shard(names), entry.text if entry else note.data.decode("utf-8", "replace"))
-        )
+        entry, shard, _ = _entry(note, names, set())
+        text = entry.text if entry else note.data.decode("utf-8", "replace")
+        rows.append((note, shard or default_shard(names), text))
     return snapshot_id(notes), rows
 
 
