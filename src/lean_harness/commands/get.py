@@ -66,11 +66,8 @@ def run(args: argparse.Namespace) -> int:
     warnings: list[str] = []
     for entry in entries:
         text, findings = mask_entry(entry)
-        block = view.entry_block(entry, neutralise(text), ids=args.ids)
-        mark = _stale_mark(cited.get((name, entry.id)))
-        if mark:
-            header, _, body = block.partition("\n")
-            block = f"{header}{mark}\n{body}"
+        mark = _stale_mark(cited.get((name, entry.id)))  # said at the end of the header line
+        block = view.entry_block(entry, neutralise(text), ids=args.ids).replace("\n", f"{mark}\n", 1)
         rows.append(
             {
                 "id": entry.id,

@@ -14,6 +14,7 @@ path appended.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
@@ -139,18 +140,11 @@ def _sections(text: str, name: str, files: set[str], shown: str, reading: Readin
 
 
 def _inside(target: str) -> str | None:
-    """A link target as a path relative to the folder, or None when it leaves the folder."""
-    parts: list[str] = []
+    """A link target as a path relative to the folder (the folder itself is "."), or None when it leaves the folder."""
     if target.startswith("/") or re.match(r"[A-Za-z]:", target):
         return None
-    for part in target.replace("\\", "/").split("/"):
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        elif part not in ("", "."):
-            parts.append(part)
-    return "/".join(parts)
+    path = posixpath.normpath(target.replace("\\", "/").lstrip("/"))
+    return None if path == ".." or path.startswith("../") else path
 
 
 def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[str, list[str]]) -> _Found | None:
