@@ -95,15 +95,13 @@ def _main(argv: Sequence[str] | None) -> int:
         if not as_json:
             error.parser.print_usage(sys.stderr)
         return report_error(f"{error.parser.prog}: error: {error.message}", 2, command, as_json)
-    module_name: str | None = getattr(args, "command_module", None)
-    if module_name is None:
+    if not hasattr(args, "run"):  # a group named without one of its commands
         getattr(args, "group_parser", parser).print_help()
         return 2
     try:
         if args.directory is not None:
             os.chdir(args.directory)
-        module = importlib.import_module(f"lean_harness.commands.{module_name}")
-        code: int = module.run(args)
+        code: int = args.run(args)
         return code
     except LhError as error:
         return report_error(error.message, error.exit_code, command, as_json)
@@ -277,6 +275,6 @@ def _add_level(
             getattr(module, "add_arguments", lambda parser: None)(child)
             if module_name not in PLAIN:
                 child.add_argument("--json", action="store_true", help="print versioned JSON")
-            child.set_defaults(command_module=module_name)
+            child.set_defaults(run=module.run)
             leaf = child
     return leaf

@@ -63,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
         raise LhError("--no-tags drops the tags and --tag or --pin sets them; give one of them")
     if args.no_refs and args.refs:
         raise LhError("--no-refs drops the references and --ref sets them; give one of them")
-    refs = [] if args.no_refs else args.refs
     store, args.supersedes = writes.put, list(dict.fromkeys(args.supersedes))
     if args.supersedes:
         from lean_harness.memory.compaction import archive
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         key=args.key,
         allow=args.allow_secret,
         allow_directives=args.allow_directive,
-        refs=refs,
+        refs=[] if args.no_refs else args.refs,
     )
     next_merge = _next_merge(memory, result)
     if args.json:

@@ -330,8 +330,7 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
     made = []
     for number, item in enumerate(entries, start=1):
         fields = item if isinstance(item, dict) else {}
-        sources, tags, supersedes = (fields.get(key, []) for key in ("from", "tags", "supersedes"))
-        lists = (sources, tags, supersedes)
+        sources, tags, supersedes = lists = [fields.get(key, []) for key in ("from", "tags", "supersedes")]
         if not all(isinstance(fields.get(k), str) for k in ("shard", "text")) or not all(
             isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists
         ):
@@ -350,8 +349,9 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
         notes = [note for note in snapshot(memory) if note.sha256 not in done]
         live = {name: {e.text: e.id for e in memory.entries(name)} for name in memory.config.shard_names}
         named = {*reasons, *(key for *_, sources, _ in made for key in sources)}
+        waiting = {note.path.name for note in notes}
         if snapshot_id(notes) != receipt["snapshot"]:
-            if named & {note.path.name for note in notes} or any(c.text not in live[n] for n, c, *_ in made):
+            if named & waiting or any(c.text not in live[n] for n, c, *_ in made):
                 raise LhError(
                     f"{where}: the pending notes changed since snapshot {receipt['snapshot']} (now"
                     f' {snapshot_id(notes)}); nothing was written. Run "lh memory consolidate --plan" again'
@@ -359,15 +359,10 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
             _retire([note for note in snapshot(memory) if note.sha256 in done], consumed, folder(memory))
             write_index(memory)  # its pending count, when a kill stopped the first apply before it
             return tuple((n, live[n][c.text]) for n, c, *_ in made)  # applied before: nothing to write
-        missing = sorted({note.path.name for note in notes} - named)
-        unknown = sorted(named - {note.path.name for note in notes})
-        if missing or unknown:
-            what = (
-                f"note {missing[0]} is in no entry's from and not dropped"
-                if missing
-                else f"{unknown[0]} is no note of the snapshot"
-            )
-            raise LhError(f"{where}: {what}; nothing was written")
+        if missing := sorted(waiting - named):
+            raise LhError(f"{where}: note {missing[0]} is in no entry's from and not dropped; nothing was written")
+        if unknown := sorted(named - waiting):
+            raise LhError(f"{where}: {unknown[0]} is no note of the snapshot; nothing was written")
         taken = {key for ids in live.values() for key in ids.values()}
         additions: list[tuple[str, Entry]] = []
         heads = []
