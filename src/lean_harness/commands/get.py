@@ -121,25 +121,24 @@ def _query(args: argparse.Namespace) -> int:
     from lean_harness.scanning.masking import neutralise
 
     memory = open_memory()
-    shards = [*([args.shard] if args.shard else []), *args.shards]
     answer = query.ask(
         memory,
         args.query,
         limit=args.limit,
         max_tokens=args.max_tokens,
-        shards=shards,
+        shards=[*([args.shard] if args.shard else []), *args.shards],
         tags=args.tags,
         min_score=args.min_score,
         headers=not args.json,  # printed as text, each entry's header line counts too
     )
     usage.record(memory.root, "query", [(r.shard, r.id) for r in answer.results if r.id], query=args.query)
     cited = _cited(memory, [(r.shard, r.id, r.refs) for r in answer.results])
-    masked = [r for r in answer.results if r.masked]
     warnings = [
         f"{memory.shown(memory.shard_path(r.shard))}"
         + (f": entry {r.id}" if r.id else f":{r.line}: prose")
         + ' holds what looks like a credential (masked here); run "lh memory scan"'
-        for r in masked
+        for r in answer.results
+        if r.masked
     ]
     if args.json:
         rows = [

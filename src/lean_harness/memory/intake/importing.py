@@ -176,21 +176,19 @@ def prepare(
     records refused for a credential, and what is wrong with each other record, sorted by place."""
     names = memory.config.shard_names
     problems = [str(p) for p in reading.problems]
-    candidates: list[_Candidate] = []
-    first: dict[tuple[str, str], _Candidate] = {}
+    first: dict[tuple[str, str], _Candidate] = {}  # by id, else by shard and text: a record taken once
     for record in reading.records:
         candidate = _check(memory.root, record, fmt, table, names, problems)
         if candidate is None:
             continue
         key = ("id", record.id) if record.id else ("text", f"{candidate.shard}\n{candidate.text}")
         seen = first.setdefault(key, candidate)
-        if seen is candidate:
-            candidates.append(candidate)
-        elif record.id and (seen.shard, seen.text, seen.tags) != (candidate.shard, candidate.text, candidate.tags):
+        if record.id and seen.digest != candidate.digest:  # the digest is of its shard, tags and text
             problems.append(
                 f"{record.where}: id {record.id!r} is also at {seen.record.where} with other content;"
                 " an id is unique in a source"
             )
+    candidates = list(first.values())
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
     for candidate, found in zip(candidates, rules.screened([c.checked for c in candidates]), strict=True):

@@ -95,12 +95,9 @@ def write_note(
     checked = rules.require(rules.check(text, tags=tags, allow=allow, directives=allow_directives), "note")
     rules.refuse_credentials(checked, "note")
     rules.refuse_directives(checked.text, checked.directives, "note")
-    lines = ["---", f"created: {now_utc()}"]
-    lines += [f"shard: {name}"] if name else []
-    lines += [f"tags: {' '.join(checked.tags)}"] if checked.tags else []
-    lines += [f"allow-secret: {','.join(checked.allow)}"] if checked.allow else []
-    lines += [f"allow-directive: {','.join(checked.directives)}"] if checked.directives else []
-    data = "\n".join([*lines, "---", checked.text, ""]).encode("utf-8")
+    values = (now_utc(), name, " ".join(checked.tags), ",".join(checked.allow), ",".join(checked.directives))
+    front = [f"{key}: {value}" for key, value in zip(FIELDS, values, strict=True) if value]  # the empty left out
+    data = "\n".join(["---", *front, "---", checked.text, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
     inbox.mkdir(exist_ok=True)

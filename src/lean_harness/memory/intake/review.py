@@ -84,7 +84,7 @@ def notes(memory: Memory) -> list[Item]:
     found = []
     for note in inbox.snapshot(memory):
         front = frontmatter.split(note.data.decode("utf-8", "replace"))
-        found.append(Item(front.string("shard"), note.path.name, title_of(front.body), front.body))
+        found.append(Item(front.strings().get("shard", ""), note.path.name, title_of(front.body), front.body))
     return found
 
 

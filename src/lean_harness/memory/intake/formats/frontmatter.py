@@ -38,11 +38,6 @@ class Frontmatter:
     present: bool = True
     dropped: tuple[str, ...] = ()  # lenient: the keys left out ('metadata.x' for a nested one)
 
-    def string(self, key: str) -> str:
-        """The value of `key` when it is a string, else ''."""
-        value = self.fields.get(key)
-        return value if isinstance(value, str) else ""
-
     def strings(self) -> dict[str, str]:
         """The fields whose values are strings (not mappings)."""
         return {key: value for key, value in self.fields.items() if isinstance(value, str)}

@@ -158,9 +158,10 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     reading.warnings.extend(f"{shown}:{line + skipped}: {message}" for line, message in front.problems)
     meta = front.fields.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
+    top = front.strings()
 
     def field(key: str) -> str:
-        return (front.string(key) or meta.get(key, "")).strip()
+        return (top.get(key) or meta.get(key, "")).strip()
 
     times = [(key, _time(field(key))) for key in TIMES if field(key)]
     created = next((value for _, value in times if value), None)
