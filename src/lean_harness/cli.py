@@ -221,8 +221,8 @@ def _chosen(words: Sequence[str]) -> tuple[str, ...]:
 class _Formatter(argparse.HelpFormatter):
     """argparse's help layout, sized without importing shutil (argparse would, for every argument)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+    def __init__(self, prog: str) -> None:  # argparse passes only the program's name
+        super().__init__(prog, width=_columns() - 2)
 
 
 def _columns() -> int:

@@ -59,8 +59,7 @@ def _problem(error: Any) -> Problem:
     if kind == "type":
         expected = schema["type"]
         wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in ([expected] if isinstance(expected, str) else expected))
-        article = wanted if wanted.startswith(("a ", "an ", "true")) else f"a {wanted}"
-        return Problem(location, f"{_show(value)} is not {article}")
+        return Problem(location, f"{_show(value)} is not {wanted}")  # every type the schemas use is named
     if kind == "additionalProperties" and isinstance(value, dict):
         allowed = sorted(schema.get("properties", {}))
         unknown = sorted(set(value) - set(allowed))

@@ -286,11 +286,10 @@ def _plan(
     memory: Memory, candidates: Sequence[_Candidate]
 ) -> tuple[list[Outcome], list[tuple[str, Entry]], dict[str, str]]:
     names = memory.config.shard_names
-    for name in names:
-        memory.summary(name)  # a broken shard stops the import before anything is written
     existing: dict[str, tuple[str, Entry]] = {}
     by_text: dict[str, dict[str, str]] = {name: {} for name in names}
     for name in names:
+        memory.summary(name)  # a broken shard stops the import before anything is written
         for entry in memory.entries(name):
             existing.setdefault(entry.id, (name, entry))
             by_text[name].setdefault(text_key(entry.text), entry.id)
