@@ -39,8 +39,7 @@ def validate(instance: object, name: str) -> list[Problem]:
     """Every problem of `instance` against the named schema, sorted by location."""
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(load(name))
-    problems = {_problem(error) for error in validator.iter_errors(instance)}
+    problems = {_problem(error) for error in Draft202012Validator(load(name)).iter_errors(instance)}
     return sorted(problems, key=lambda p: (p.location, p.message))
 
 

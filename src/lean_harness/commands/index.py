@@ -16,8 +16,7 @@ def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import status
     from lean_harness.memory.compaction import archive
 
-    memory = open_memory()
-    result = status.reindex(memory, check=args.check, settle=archive.settle)
+    result = status.reindex(open_memory(), check=args.check, settle=archive.settle)
     stale = [f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else []
     if args.json:
         emit(

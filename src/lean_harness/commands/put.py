@@ -116,8 +116,7 @@ def _next_merge(memory: Any, result: Any) -> list[str]:
         return []  # not due, or due before this put (its warning says so)
     from lean_harness.memory.compaction import archive
 
-    plan = archive.compact(memory, dry_run=True).plan
-    return [f"{d.shard}/{e.id}" for d in plan.digests for e in d.sources]
+    return [f"{d.shard}/{e.id}" for d in archive.compact(memory, dry_run=True).plan.digests for e in d.sources]
 
 
 def print_put(result: Any) -> None:

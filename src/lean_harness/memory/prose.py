@@ -94,9 +94,8 @@ def _split(lines: list[str], first_line: int) -> list[Block]:
             out.append(Block(current[0][0], current[-1][0], text))
         current.clear()
 
-    for offset, raw in enumerate(lines):
+    for number, raw in enumerate(lines, start=first_line):
         text = raw.rstrip("\r")
-        number = first_line + offset
         if fence is not None:
             current.append((number, text))
             if markdown.fence_closed(text, fence):

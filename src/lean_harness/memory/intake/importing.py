@@ -267,8 +267,7 @@ def import_source(
         outcomes, additions, recorded = _plan(memory, candidates)
         if not dry_run and (additions or recorded):  # an import that took nothing in changes no file
             # The entries and the record of their import are one commit (memory/journal.py).
-            record = _marker_bytes(marker, fmt, label, reading.digest(), recorded)
-            add_entries(memory, additions, {marker: record})
+            add_entries(memory, additions, {marker: _marker_bytes(marker, fmt, label, reading.digest(), recorded)})
     return ImportResult(
         fmt,
         shown,

@@ -213,8 +213,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
         if not dry_run:
             # The entries and the markers of the notes they came from are one commit: no kill can
             # leave an entry whose note is not marked, which a later consolidation would add again.
-            markers = {consumed_dir / n.sha256: b"" for n in consolidated if n.sha256 not in done}
-            add_entries(memory, additions, markers)
+            add_entries(memory, additions, {consumed_dir / n.sha256: b"" for n in consolidated if n.sha256 not in done})
             if consolidated or consumed_dir.is_dir():
                 _retire(consolidated, consumed_dir, folder(memory))
                 write_index(memory)  # its pending count

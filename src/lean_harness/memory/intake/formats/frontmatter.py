@@ -144,8 +144,7 @@ def _nested(
     found: dict[str, list[str]] = {}
     indent: int | None = None
     previous: str | None = None
-    for offset, line in enumerate(lines):
-        number = first + offset + 1
+    for number, line in enumerate(lines, start=first + 1):
         if not line.strip() or line.strip().startswith("#"):
             continue
         width = len(line) - len(line.lstrip(" "))
