@@ -260,9 +260,7 @@ def _add_level(
     # With a whole command chosen, no list of the others will be shown: declare only its path.
     complete = bool(chosen) and COMMANDS[chosen][1] is not None
     for path, (summary, module_name) in COMMANDS.items():
-        if len(path) != depth + 1 or path[:depth] != prefix:
-            continue
-        if complete and path != chosen[: depth + 1]:
+        if len(path) != depth + 1 or path[:depth] != prefix or (complete and path != chosen[: depth + 1]):
             continue
         child = children.add_parser(path[-1], help=summary, description=summary, formatter_class=_Formatter)
         if path != chosen[: depth + 1]:

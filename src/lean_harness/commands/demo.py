@@ -19,8 +19,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="lh-demo-") as folder:
         root = Path(folder)
         print(f"$ lh init   (in a throwaway project, {root.as_posix()})")
-        result = init.run(root)
-        for path in result.created:
+        for path in init.run(root).created:
             print(f"created {path}")
         memory = handle.open_memory(load(root))
         notes = [

@@ -60,11 +60,10 @@ def run(args: argparse.Namespace) -> int:
     with memory.reading():
         shard = parse(memory.read_shard(name)[0], shown)
         cited = _cited(memory, [(name, e.id, e.attr("refs") or "") for e in shard.entries])
-    entries, loose = shard.entries, prose.blocks(shard)
     printed: list[tuple[int, str, dict[str, object]]] = []  # (line, block, its --json row)
     rows: list[dict[str, object]] = []
     warnings: list[str] = []
-    for entry in entries:
+    for entry in shard.entries:
         text, findings = mask_entry(entry)
         mark = _stale_mark(cited.get((name, entry.id)))  # said at the end of the header line
         block = view.entry_block(entry, neutralise(text), ids=args.ids).replace("\n", f"{mark}\n", 1)
@@ -85,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             for f in findings
         ]
     prose_rows: list[dict[str, object]] = []
-    for item in loose:
+    for item in prose.blocks(shard):
         text, findings = mask_text(item.text)
         text = neutralise(text)
         prose_rows.append({"line": item.line, "end": item.end, "tokens": 0, "text": text})
@@ -99,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         counts = view.costs([block for _, block, _ in printed], memory.counter.counts)
     for (_, _, row), count in zip(printed, counts, strict=True):
         row["tokens"] = count
-    usage.record(memory.root, "get", [(name, entry.id) for entry in entries])
+    usage.record(memory.root, "get", [(name, entry.id) for entry in shard.entries])
     if args.json:
         emit(
             "memory get",

@@ -101,8 +101,5 @@ def run(args: argparse.Namespace) -> int:
     )
     if result.problems:
         summary += f", {len(result.problems)} problem(s) (fix them and import again)"
-    if result.dry_run:
-        print(f"dry run: {summary}; nothing was written")
-    else:
-        print(f"{summary}; recorded in {result.marker}")
+    print(f"dry run: {summary}; nothing was written" if result.dry_run else f"{summary}; recorded in {result.marker}")
     return code

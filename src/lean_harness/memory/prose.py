@@ -55,8 +55,7 @@ def blocks(shard: Shard) -> tuple[Block, ...]:
 def description(text: str) -> str | None:
     """The one-line description in a shard's head, if it has one."""
     lines = text.split("\n")[:50]
-    size = _head_size(lines)
-    filled = [line.strip() for line in lines[:size] if line.strip()]
+    filled = [line.strip() for line in lines[: _head_size(lines)] if line.strip()]
     return filled[1] if len(filled) == 2 else None
 
 

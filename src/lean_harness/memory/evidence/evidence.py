@@ -81,8 +81,7 @@ class Finding:
 
 def digest_of(lines: Sequence[bytes]) -> str:
     """The digest of cited lines: trailing whitespace and line endings do not count."""
-    joined = b"\n".join(line.rstrip() for line in lines)
-    return hashlib.sha256(joined).hexdigest()[:DIGEST_CHARS]
+    return hashlib.sha256(b"\n".join(line.rstrip() for line in lines)).hexdigest()[:DIGEST_CHARS]
 
 
 def read_cited(path: Path) -> bytes | None:

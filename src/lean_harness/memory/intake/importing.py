@@ -264,10 +264,12 @@ def import_source(
     marker = memory.config.memory_dir / MARKERS / f"{fmt}-{digest}.json"
     refuse_symlink(marker, memory.root)
     with memory.reading() if dry_run else memory.writing():
-        outcomes, additions, recorded = _plan(memory, candidates)
+        markers = imported_records(memory)
+        outcomes, additions, recorded = _plan(memory, candidates, markers)
         if not dry_run and (additions or recorded):  # an import that took nothing in changes no file
             # The entries and the record of their import are one commit (memory/journal.py).
-            add_entries(memory, additions, {marker: _marker_bytes(marker, fmt, label, reading.digest(), recorded)})
+            records = {**markers.get(marker, {}), **recorded}
+            add_entries(memory, additions, {marker: _marker_bytes(fmt, label, reading.digest(), records)})
     return ImportResult(
         fmt,
         shown,
@@ -282,7 +284,7 @@ def import_source(
 
 
 def _plan(
-    memory: Memory, candidates: Sequence[_Candidate]
+    memory: Memory, candidates: Sequence[_Candidate], markers: dict[Path, dict[str, str]]
 ) -> tuple[list[Outcome], list[tuple[str, Entry]], dict[str, str]]:
     names = memory.config.shard_names
     existing: dict[str, tuple[str, Entry]] = {}
@@ -292,7 +294,7 @@ def _plan(
         for entry in memory.entries(name):
             existing.setdefault(entry.id, (name, entry))
             by_text[name].setdefault(text_key(entry.text), entry.id)
-    before = imported_records(memory)
+    before = {key: digest for records in markers.values() for key, digest in records.items()}
     outcomes: list[Outcome] = []
     additions: list[tuple[str, Entry]] = []
     recorded: dict[str, str] = {}
@@ -337,9 +339,9 @@ def _difference(candidate: _Candidate, shard: str, entry: Entry) -> str:
     return ""
 
 
-def imported_records(memory: Memory) -> dict[str, str]:
-    """Every record digest the import markers hold, by entry id."""
-    records: dict[str, str] = {}
+def imported_records(memory: Memory) -> dict[Path, dict[str, str]]:
+    """The record digests each import marker holds, by entry id."""
+    markers: dict[Path, dict[str, str]] = {}
     folder = memory.config.memory_dir / MARKERS
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
@@ -349,9 +351,8 @@ def imported_records(memory: Memory) -> dict[str, str]:
                 f"{memory.shown(path)}: not a readable import record; restore it from git or delete it"
             ) from None
         found = data.get("records") if isinstance(data, dict) else None
-        if isinstance(found, dict):
-            records.update({str(k): str(v) for k, v in found.items()})
-    return records
+        markers[path] = {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    return markers
 
 
 def _label(source: Path, memory: Memory, stdin: bytes | None) -> str:
@@ -365,12 +366,7 @@ def _label(source: Path, memory: Memory, stdin: bytes | None) -> str:
         return f"(outside the project)/{resolved.name}"
 
 
-def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> bytes:
-    try:
-        old = json.loads(path.read_bytes()).get("records", {})
-    except (OSError, ValueError, AttributeError):
-        old = {}
-    records = {**(old if isinstance(old, dict) else {}), **recorded}
+def _marker_bytes(fmt: str, label: str, digest: str, records: dict[str, str]) -> bytes:
     from lean_harness.scanning.masking import mask
 
     # The marker is committed: the source's name goes through the mask like anything lh stores.

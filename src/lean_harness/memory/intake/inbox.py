@@ -14,7 +14,7 @@ import os
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness.environment import now_utc
@@ -197,10 +197,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
             if twin is not None:  # the same text in two notes of this snapshot: one entry, all their tags
                 first = additions[twin][1]
                 tags = tuple(sorted({*first.tags, *entry.tags}))
-                additions[twin] = (
-                    shard,
-                    Entry(first.id, min(first.created, entry.created), first.text, tags, first.extra),
-                )
+                additions[twin] = (shard, replace(first, created=min(first.created, entry.created), tags=tags))
             if known is not None:
                 merged.append(Merged(shown, "unchanged", shard, known))
             else:

@@ -76,20 +76,19 @@ def _some(items: list[str]) -> str:
 
 
 def _files(folder: Path) -> tuple[list[Path], list[str]]:
-    """The Markdown files under `folder` except the top MEMORY.md, and the other entries skipped."""
+    """The Markdown files under `folder` (hidden ones and links out of it left out), and the other entries skipped."""
     files: list[Path] = []
     skipped: list[str] = []
     inside = folder.resolve()
     for path in sorted(folder.rglob("*")):
-        parts = path.relative_to(folder).parts
+        if path.is_dir() and not path.is_symlink():
+            continue
         try:  # a symbolic link out of the folder, or one on the way there
             outside = not path.resolve().is_relative_to(inside)
         except (OSError, RuntimeError):
             outside = True  # a link loop: nothing to read
-        if path.is_dir() and not path.is_symlink():
-            continue
-        name = "/".join(parts)
-        hidden = any(part.startswith(".") for part in parts)
+        name = path.relative_to(folder).as_posix()
+        hidden = any(part.startswith(".") for part in name.split("/"))
         if hidden or outside or path.suffix.lower() != ".md" or not path.is_file():
             skipped.append(name + (" (a link out of the folder)" if outside else ""))
         else:
@@ -184,10 +183,9 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     if not title and not markdown.is_heading(body):
         title = path.stem
     entry_text = "\n\n".join(part for part in (title, body) if part.strip())
-    stem = name[: -len(path.suffix)]
     named = field("name") or field("title")
     ident = key_from(named) if named else None
-    ident = ident or key_from(stem.replace("/", "."), hashed=True)
+    ident = ident or key_from(name[: -len(path.suffix)].replace("/", "."), hashed=True)
     return _Found(Record(shown, entry_text, kind=kind or None, created=created, extra=extra), ident, name)
 
 
