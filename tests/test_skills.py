@@ -8,6 +8,7 @@ import pytest
 import skills_ref
 
 from lean_harness import skills
+from lean_harness.errors import LhError
 
 GOOD = "---\nname: demo\ndescription: Does one thing. Use it when that thing is needed.\n---\n\n# Demo\n"
 
@@ -81,7 +82,7 @@ def test_the_subset_reads_these_values(frontmatter: str, fields: dict[str, objec
     ],
 )
 def test_the_subset_refuses_what_it_does_not_read(text: str, message: str) -> None:
-    with pytest.raises(skills.FrontmatterError) as caught:
+    with pytest.raises(LhError) as caught:
         skills.parse(text, "SKILL.md")
     assert caught.value.message == message
 

@@ -1,8 +1,9 @@
 """The `lh` command line: find the command, build only its parser, run it, pick the exit code.
 
-Each command module (`add_arguments(parser)`, `run(args) -> int`) is listed once in COMMANDS and
-imported only when chosen; --json is declared here for every one not in PLAIN. Exit codes: 0 ok;
-1 found a problem; 2 could not do what was asked; 130 interrupted; 70 a bug (the traceback is shown).
+Each command module (`run(args) -> int`, and `add_arguments(parser)` when it takes options) is
+listed once in COMMANDS and imported only when chosen; --json is declared here for every one not
+in PLAIN. Exit codes: 0 ok; 1 found a problem; 2 could not do what was asked; 130 interrupted; 70
+a bug (the traceback is shown).
 """
 
 from __future__ import annotations
@@ -94,15 +95,13 @@ def _main(argv: Sequence[str] | None) -> int:
         if not as_json:
             error.parser.print_usage(sys.stderr)
         return report_error(f"{error.parser.prog}: error: {error.message}", 2, command, as_json)
-    module_name: str | None = getattr(args, "command_module", None)
-    if module_name is None:
+    if not hasattr(args, "run"):  # a group named without one of its commands
         getattr(args, "group_parser", parser).print_help()
         return 2
     try:
         if args.directory is not None:
             os.chdir(args.directory)
-        module = importlib.import_module(f"lean_harness.commands.{module_name}")
-        code: int = module.run(args)
+        code: int = args.run(args)
         return code
     except LhError as error:
         return report_error(error.message, error.exit_code, command, as_json)
@@ -222,8 +221,8 @@ def _chosen(words: Sequence[str]) -> tuple[str, ...]:
 class _Formatter(argparse.HelpFormatter):
     """argparse's help layout, sized without importing shutil (argparse would, for every argument)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+    def __init__(self, prog: str) -> None:  # argparse passes only the program's name
+        super().__init__(prog, width=_columns() - 2)
 
 
 def _columns() -> int:
@@ -261,9 +260,7 @@ def _add_level(
     # With a whole command chosen, no list of the others will be shown: declare only its path.
     complete = bool(chosen) and COMMANDS[chosen][1] is not None
     for path, (summary, module_name) in COMMANDS.items():
-        if len(path) != depth + 1 or path[:depth] != prefix:
-            continue
-        if complete and path != chosen[: depth + 1]:
+        if len(path) != depth + 1 or path[:depth] != prefix or (complete and path != chosen[: depth + 1]):
             continue
         child = children.add_parser(path[-1], help=summary, description=summary, formatter_class=_Formatter)
         if path != chosen[: depth + 1]:
@@ -273,9 +270,9 @@ def _add_level(
             leaf = _add_level(child, path, chosen)
         else:
             module = importlib.import_module(f"lean_harness.commands.{module_name}")
-            module.add_arguments(child)
+            getattr(module, "add_arguments", lambda parser: None)(child)
             if module_name not in PLAIN:
                 child.add_argument("--json", action="store_true", help="print versioned JSON")
-            child.set_defaults(command_module=module_name)
+            child.set_defaults(run=module.run)
             leaf = child
     return leaf

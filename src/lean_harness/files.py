@@ -218,9 +218,9 @@ def remove_stale_temps(folder: Path, older_than: float = STALE_TEMP_SECONDS) -> 
     return removed
 
 
-def write_text(path: Path, text: str, *, compare: bool = True) -> bool:
+def write_text(path: Path, text: str) -> bool:
     """Write UTF-8 text atomically; False when the file already held it."""
-    return write_atomic(path, text.encode("utf-8"), compare=compare)
+    return write_atomic(path, text.encode("utf-8"))
 
 
 def with_block(text: str, block: str, start: str, end: str) -> str:

@@ -44,9 +44,9 @@ def targets(root: Path) -> list[Path]:
     return found or [root / NAMES[0]]
 
 
-def write(root: Path, memory_dir: str = locations.MEMORY_DIR, paths: list[Path] | None = None) -> list[PointerResult]:
+def write(root: Path, memory_dir: str = locations.MEMORY_DIR) -> list[PointerResult]:
     """Add or refresh the pointer block in each file; nothing is written if any file is a symlink."""
-    chosen = targets(root) if paths is None else paths
+    chosen = targets(root)
     for path in chosen:
         refuse_symlink(path, root)  # every file is checked before the first is written
     text = block(memory_dir)

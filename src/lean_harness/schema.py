@@ -39,8 +39,7 @@ def validate(instance: object, name: str) -> list[Problem]:
     """Every problem of `instance` against the named schema, sorted by location."""
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(load(name))
-    problems = {_problem(error) for error in validator.iter_errors(instance)}
+    problems = {_problem(error) for error in Draft202012Validator(load(name)).iter_errors(instance)}
     return sorted(problems, key=lambda p: (p.location, p.message))
 
 
@@ -59,8 +58,7 @@ def _problem(error: Any) -> Problem:
     if kind == "type":
         expected = schema["type"]
         wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in ([expected] if isinstance(expected, str) else expected))
-        article = wanted if wanted.startswith(("a ", "an ", "true")) else f"a {wanted}"
-        return Problem(location, f"{_show(value)} is not {article}")
+        return Problem(location, f"{_show(value)} is not {wanted}")  # every type the schemas use is named
     if kind == "additionalProperties" and isinstance(value, dict):
         allowed = sorted(schema.get("properties", {}))
         unknown = sorted(set(value) - set(allowed))

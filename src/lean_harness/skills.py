@@ -21,10 +21,6 @@ MAX_COMPATIBILITY = 500
 MAX_BODY_LINES = 500  # the specification's advice: details go in references/ files
 
 
-class FrontmatterError(LhError):
-    """Frontmatter outside the YAML subset lh reads."""
-
-
 @dataclass(frozen=True)
 class Problem:
     """One rule a SKILL.md breaks; `warning` for advice rather than a requirement."""
@@ -42,13 +38,13 @@ def find(plugin: Path) -> list[Path]:
 
 
 def parse(text: str, shown: str) -> tuple[dict[str, Value], int]:
-    """The frontmatter fields of SKILL.md text and the number of lines in its body."""
+    """The frontmatter fields of SKILL.md text and its body's line count; LhError outside lh's YAML subset."""
     front = frontmatter.split(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     if not front.present:
-        raise FrontmatterError(f"{shown}:1: does not start with a --- line; open the frontmatter with ---")
+        raise LhError(f"{shown}:1: does not start with a --- line; open the frontmatter with ---")
     if front.problems:
         line, message = front.problems[0]
-        raise FrontmatterError(f"{shown}:{line}: {message}")
+        raise LhError(f"{shown}:{line}: {message}")
     body = front.body.rstrip()
     return front.fields, body.count("\n") + 1 if body else 0
 
@@ -63,7 +59,7 @@ def check(folder: Path, shown: str) -> list[Problem]:
         fields, body_lines = parse(path.read_text("utf-8"), where)
     except UnicodeDecodeError:
         return [Problem(f"{where}: not UTF-8 text; re-save it as UTF-8")]
-    except FrontmatterError as error:
+    except LhError as error:  # frontmatter outside the YAML subset lh reads
         return [Problem(error.message)]
     found = []
     unknown = sorted(set(fields) - set(FIELDS))

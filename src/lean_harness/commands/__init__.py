@@ -1,4 +1,4 @@
-"""One module per `lh` command: `add_arguments(parser)` and `run(args) -> int`, plus shared output.
+"""One module per `lh` command: `run(args) -> int` and, with options, `add_arguments(parser)`; shared output.
 
 The command modules and cli.py are the only code that prints.
 """

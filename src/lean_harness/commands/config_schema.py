@@ -6,10 +6,6 @@ import argparse
 import json
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`lh config schema` takes no options."""
-
-
 def run(args: argparse.Namespace) -> int:
     from lean_harness import schema
 

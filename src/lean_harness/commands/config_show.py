@@ -7,10 +7,6 @@ import argparse
 from lean_harness.commands import emit, project_root
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`lh config show` takes no options but --json."""
-
-
 def run(args: argparse.Namespace) -> int:
     from lean_harness import config
 

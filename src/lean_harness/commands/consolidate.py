@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
+from lean_harness.errors import LhError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,10 +60,6 @@ def _plan(args: argparse.Namespace, memory: Any) -> int:
 
 
 def _apply(args: argparse.Namespace, memory: Any) -> int:
-    import json
-    from pathlib import Path
-
-    from lean_harness.errors import LhError
     from lean_harness.memory.intake import inbox
 
     where = "standard input" if args.apply == "-" else args.apply

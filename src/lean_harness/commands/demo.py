@@ -9,10 +9,6 @@ from lean_harness.commands.put import print_put
 from lean_harness.commands.status import print_status
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`lh demo` takes no options."""
-
-
 def run(args: argparse.Namespace) -> int:
     import tempfile
 
@@ -23,8 +19,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="lh-demo-") as folder:
         root = Path(folder)
         print(f"$ lh init   (in a throwaway project, {root.as_posix()})")
-        result = init.run(root)
-        for path in result.created:
+        for path in init.run(root).created:
             print(f"created {path}")
         memory = handle.open_memory(load(root))
         notes = [

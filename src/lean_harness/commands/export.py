@@ -30,14 +30,12 @@ def run(args: argparse.Namespace) -> int:
             shown = memory.shown(memory.shard_path(name))
             for entry in memory.entries(name):
                 text, findings = mask_entry(entry)
-                if not findings:
-                    rows.append((name, entry))
-                else:
+                if findings:
                     warnings.append(
                         f"{shown}:{entry.line}: entry {entry.id} holds what looks like {findings[0].description};"
                         " exported masked"
                     )
-                    rows.append((name, Entry(entry.id, entry.created, text, entry.tags, entry.extra)))
+                rows.append((name, Entry(entry.id, entry.created, text, entry.tags, entry.extra)))  # text masked
     # An export is a file shared with others: every field of every record goes through the mask,
     # the id, tags, refs and any attribute edited by hand as much as the text.
     text = jsonl.lines(masked([jsonl.record(name, entry) for name, entry in rows]))

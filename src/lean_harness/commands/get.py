@@ -60,17 +60,13 @@ def run(args: argparse.Namespace) -> int:
     with memory.reading():
         shard = parse(memory.read_shard(name)[0], shown)
         cited = _cited(memory, [(name, e.id, e.attr("refs") or "") for e in shard.entries])
-    entries, loose = shard.entries, prose.blocks(shard)
     printed: list[tuple[int, str, dict[str, object]]] = []  # (line, block, its --json row)
     rows: list[dict[str, object]] = []
     warnings: list[str] = []
-    for entry in entries:
+    for entry in shard.entries:
         text, findings = mask_entry(entry)
-        block = view.entry_block(entry, neutralise(text), ids=args.ids)
-        mark = _stale_mark(cited.get((name, entry.id)))
-        if mark:
-            header, _, body = block.partition("\n")
-            block = f"{header}{mark}\n{body}"
+        mark = _stale_mark(cited.get((name, entry.id)))  # said at the end of the header line
+        block = view.entry_block(entry, neutralise(text), ids=args.ids).replace("\n", f"{mark}\n", 1)
         rows.append(
             {
                 "id": entry.id,
@@ -88,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             for f in findings
         ]
     prose_rows: list[dict[str, object]] = []
-    for item in loose:
+    for item in prose.blocks(shard):
         text, findings = mask_text(item.text)
         text = neutralise(text)
         prose_rows.append({"line": item.line, "end": item.end, "tokens": 0, "text": text})
@@ -102,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         counts = view.costs([block for _, block, _ in printed], memory.counter.counts)
     for (_, _, row), count in zip(printed, counts, strict=True):
         row["tokens"] = count
-    usage.record(memory.root, "get", [(name, entry.id) for entry in entries])
+    usage.record(memory.root, "get", [(name, entry.id) for entry in shard.entries])
     if args.json:
         emit(
             "memory get",
@@ -124,25 +120,24 @@ def _query(args: argparse.Namespace) -> int:
     from lean_harness.scanning.masking import neutralise
 
     memory = open_memory()
-    shards = [*([args.shard] if args.shard else []), *args.shards]
     answer = query.ask(
         memory,
         args.query,
         limit=args.limit,
         max_tokens=args.max_tokens,
-        shards=shards,
+        shards=[*([args.shard] if args.shard else []), *args.shards],
         tags=args.tags,
         min_score=args.min_score,
         headers=not args.json,  # printed as text, each entry's header line counts too
     )
     usage.record(memory.root, "query", [(r.shard, r.id) for r in answer.results if r.id], query=args.query)
     cited = _cited(memory, [(r.shard, r.id, r.refs) for r in answer.results])
-    masked = [r for r in answer.results if r.masked]
     warnings = [
         f"{memory.shown(memory.shard_path(r.shard))}"
         + (f": entry {r.id}" if r.id else f":{r.line}: prose")
         + ' holds what looks like a credential (masked here); run "lh memory scan"'
-        for r in masked
+        for r in answer.results
+        if r.masked
     ]
     if args.json:
         rows = [

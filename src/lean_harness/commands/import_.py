@@ -11,14 +11,6 @@ from lean_harness.commands import emit, open_memory
 from lean_harness.errors import LhError
 
 
-def _shown(source: Path) -> str:
-    """A folder found for --from as messages show it: under the home folder, starting with ~."""
-    try:
-        return "~/" + source.relative_to(Path.home()).as_posix()
-    except ValueError:
-        return source.as_posix()
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "source", metavar="SOURCE", nargs="?", help="a file or folder to import ('-' reads jsonl from stdin)"
@@ -52,14 +44,16 @@ def run(args: argparse.Namespace) -> int:
     if (args.source is None) == (args.origin is None):
         raise LhError("give a SOURCE to import or --from claude-code, not both or neither")
     fmt, source = args.format, Path(args.source or ".")
+    shown = source.as_posix()  # '-' for standard input
     if args.origin:
         from lean_harness.memory.intake.formats import claude_code
 
         if fmt not in ("auto", "memory-md"):
             raise LhError(f"--from claude-code reads the memory-md format, not {fmt}")
         fmt, source = "memory-md", claude_code.memory_folder(memory.root)
+        home = Path.home()  # a folder found for --from is shown under the home folder as ~
+        shown = f"~/{source.relative_to(home).as_posix()}" if source.is_relative_to(home) else source.as_posix()
     stdin = sys.stdin.buffer.read() if args.source == "-" else None
-    shown = "-" if stdin is not None else (_shown(source) if args.origin else source.as_posix())
     result = importing.import_source(memory, source, shown, fmt, maps=args.map, dry_run=args.dry_run, stdin=stdin)
     code = 1 if result.refused or result.problems or result.count("conflict") else 0
     conflicts = [
@@ -107,8 +101,5 @@ def run(args: argparse.Namespace) -> int:
     )
     if result.problems:
         summary += f", {len(result.problems)} problem(s) (fix them and import again)"
-    if result.dry_run:
-        print(f"dry run: {summary}; nothing was written")
-    else:
-        print(f"{summary}; recorded in {result.marker}")
+    print(f"dry run: {summary}; nothing was written" if result.dry_run else f"{summary}; recorded in {result.marker}")
     return code

@@ -16,9 +16,8 @@ def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import status
     from lean_harness.memory.compaction import archive
 
-    memory = open_memory()
-    result = status.reindex(memory, check=args.check, settle=archive.settle)
-    over = result.tokens > result.budget
+    result = status.reindex(open_memory(), check=args.check, settle=archive.settle)
+    stale = [f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else []
     if args.json:
         emit(
             "memory index",
@@ -32,10 +31,7 @@ def run(args: argparse.Namespace) -> int:
                 "duplicates": list(result.duplicates),
                 "clashes": list(result.clashes),
             },
-            [
-                *([f'{result.path} is stale; run "lh memory index"'] if args.check and not result.fresh_before else []),
-                *result.clashes,
-            ],
+            [*stale, *result.clashes],
         )
     elif args.check:
         for line in (*result.duplicates, *result.clashes):
@@ -43,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         if result.fresh_before:
             print(f"{result.path} is up to date ({result.tokens} of {result.budget} tokens)")
         else:
-            print(f'{result.path} is stale; run "lh memory index"', file=sys.stderr)
+            print(stale[0], file=sys.stderr)
     else:
         for line in result.duplicates:
             print(f"removed a copy: {line}")
@@ -51,6 +47,6 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         state = "written" if result.written else "unchanged"
         print(f"{result.path} {state} ({result.tokens} of {result.budget} tokens, {result.titles} newest titles)")
-    if over:
+    if result.tokens > result.budget:
         print(f"warning: {result.path} is over its token budget", file=sys.stderr)
-    return 1 if (args.check and not result.fresh_before) or result.clashes else 0
+    return 1 if stale or result.clashes else 0

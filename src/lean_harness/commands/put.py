@@ -63,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
         raise LhError("--no-tags drops the tags and --tag or --pin sets them; give one of them")
     if args.no_refs and args.refs:
         raise LhError("--no-refs drops the references and --ref sets them; give one of them")
-    refs = [] if args.no_refs else args.refs
     store, args.supersedes = writes.put, list(dict.fromkeys(args.supersedes))
     if args.supersedes:
         from lean_harness.memory.compaction import archive
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         key=args.key,
         allow=args.allow_secret,
         allow_directives=args.allow_directive,
-        refs=refs,
+        refs=[] if args.no_refs else args.refs,
     )
     next_merge = _next_merge(memory, result)
     if args.json:
@@ -117,8 +116,7 @@ def _next_merge(memory: Any, result: Any) -> list[str]:
         return []  # not due, or due before this put (its warning says so)
     from lean_harness.memory.compaction import archive
 
-    plan = archive.compact(memory, dry_run=True).plan
-    return [f"{d.shard}/{e.id}" for d in plan.digests for e in d.sources]
+    return [f"{d.shard}/{e.id}" for d in archive.compact(memory, dry_run=True).plan.digests for e in d.sources]
 
 
 def print_put(result: Any) -> None:

@@ -8,10 +8,6 @@ from dataclasses import asdict
 from lean_harness.commands import emit, open_memory
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`lh memory review` takes no options but --json."""
-
-
 def run(args: argparse.Namespace) -> int:
     from lean_harness.memory.intake.review import review
 

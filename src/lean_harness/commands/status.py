@@ -9,10 +9,6 @@ from typing import Any
 from lean_harness.commands import emit, open_memory
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`lh memory status` takes no options but --json."""
-
-
 def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import status
 

@@ -81,7 +81,6 @@ def render(
         "Pull only what the task needs: `lh memory get SHARD` prints a shard;"
         ' `lh memory get --query "words"` prints the entries that match.',
     ]
-    head = ""
     for form in _FORMS:
         head = "\n".join(top + lines + form(shards, summaries) + pull) + "\n"
         if count_tokens(head) <= budget:
@@ -97,22 +96,20 @@ def render(
         return IndexText(head, used, 0)
     section = "\n## Newest entries\n\n"
     used += count_tokens(section)
-    chosen: list[str] = []
-    listed: list[tuple[str, str]] = []
+    chosen: list[tuple[str, tuple[str, str]]] = []  # each line and the (shard, id) it lists
     for shard, item in newest:
         # The whole line is escaped: its date comes from an `updated` attribute a hand edit can fill.
         line = neutralise(f"- {item.written[:10]} {shard}: {item.title}") + "\n"
         cost = count_tokens(line)
         if used + cost > budget:
             break
-        chosen.append(line)
-        listed.append((shard, item.id))
+        chosen.append((line, (shard, item.id)))
         used += cost
     while chosen:
-        text = head + section + "".join(chosen)
+        text = head + section + "".join(line for line, _ in chosen)
         tokens = count_tokens(text)
         if tokens <= budget:
-            return IndexText(text, tokens, len(chosen), tuple(listed[: len(chosen)]))
+            return IndexText(text, tokens, len(chosen), tuple(key for _, key in chosen))
         chosen.pop()
     return IndexText(head, count_tokens(head), 0)
 

@@ -55,8 +55,7 @@ def blocks(shard: Shard) -> tuple[Block, ...]:
 def description(text: str) -> str | None:
     """The one-line description in a shard's head, if it has one."""
     lines = text.split("\n")[:50]
-    size = _head_size(lines)
-    filled = [line.strip() for line in lines[:size] if line.strip()]
+    filled = [line.strip() for line in lines[: _head_size(lines)] if line.strip()]
     return filled[1] if len(filled) == 2 else None
 
 
@@ -94,9 +93,8 @@ def _split(lines: list[str], first_line: int) -> list[Block]:
             out.append(Block(current[0][0], current[-1][0], text))
         current.clear()
 
-    for offset, raw in enumerate(lines):
+    for number, raw in enumerate(lines, start=first_line):
         text = raw.rstrip("\r")
-        number = first_line + offset
         if fence is not None:
             current.append((number, text))
             if markdown.fence_closed(text, fence):

@@ -81,8 +81,7 @@ class Finding:
 
 def digest_of(lines: Sequence[bytes]) -> str:
     """The digest of cited lines: trailing whitespace and line endings do not count."""
-    joined = b"\n".join(line.rstrip() for line in lines)
-    return hashlib.sha256(joined).hexdigest()[:DIGEST_CHARS]
+    return hashlib.sha256(b"\n".join(line.rstrip() for line in lines)).hexdigest()[:DIGEST_CHARS]
 
 
 def read_cited(path: Path) -> bytes | None:
@@ -331,17 +330,9 @@ def _git(root: Path, args: list[str]) -> str | None:
 
 
 def _renames_in(out: str) -> list[tuple[str, str]]:
-    tokens = [t.lstrip("\n") for t in out.split("\0")]
-    steps = []
-    at = 0
-    while at < len(tokens):
-        token = tokens[at]
-        if token.startswith("R") and token[1:].isdigit() and at + 2 < len(tokens):
-            steps.append((tokens[at + 1], tokens[at + 2]))
-            at += 3
-        else:
-            at += 1
-    return steps
+    """(old, new) of each `R<score>` NUL old NUL new of git's -z --name-status output."""
+    tokens = iter([t.lstrip("\n") for t in out.split("\0")])
+    return [(next(tokens, ""), next(tokens, "")) for t in tokens if t.startswith("R") and t[1:].isdigit()]
 
 
 def _clean_path(path: str, spec: str, where: str) -> str:

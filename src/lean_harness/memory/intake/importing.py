@@ -62,11 +62,10 @@ class Refusal:
         return int(self.what.split()[1]) if self.what.startswith("line ") else 0
 
     def __str__(self) -> str:
-        if self.directive:
-            return f"refused: {rules.reads_as(f'{self.where}: line {self.line}', self)}; not imported"
-        from lean_harness.scanning.masking import refusal
+        from lean_harness.scanning.masking import looks_like
 
-        return refusal(f"{self.where}: {self.what}", self, "not imported")
+        said = (rules.reads_as if self.directive else looks_like)(f"{self.where}: {self.what}", self)
+        return f"refused: {said}; not imported"
 
 
 @dataclass(frozen=True)
@@ -177,23 +176,19 @@ def prepare(
     records refused for a credential, and what is wrong with each other record, sorted by place."""
     names = memory.config.shard_names
     problems = [str(p) for p in reading.problems]
-    candidates: list[_Candidate] = []
-    first: dict[tuple[str, str], _Candidate] = {}
+    first: dict[tuple[str, str], _Candidate] = {}  # by id, else by shard and text: a record taken once
     for record in reading.records:
-        candidate = _check(record, fmt, table, names, problems)
-        if candidate is not None:
-            candidate = _anchored(memory, candidate, problems)
+        candidate = _check(memory.root, record, fmt, table, names, problems)
         if candidate is None:
             continue
         key = ("id", record.id) if record.id else ("text", f"{candidate.shard}\n{candidate.text}")
         seen = first.setdefault(key, candidate)
-        if seen is candidate:
-            candidates.append(candidate)
-        elif record.id and (seen.shard, seen.text, seen.tags) != (candidate.shard, candidate.text, candidate.tags):
+        if record.id and seen.digest != candidate.digest:  # the digest is of its shard, tags and text
             problems.append(
                 f"{record.where}: id {record.id!r} is also at {seen.record.where} with other content;"
                 " an id is unique in a source"
             )
+    candidates = list(first.values())
     refused: list[Refusal] = []
     kept: list[_Candidate] = []
     for candidate, found in zip(candidates, rules.screened([c.checked for c in candidates]), strict=True):
@@ -206,9 +201,11 @@ def prepare(
 
 
 def _check(
-    record: Record, fmt: str, table: dict[str, str], names: Sequence[str], problems: list[str]
+    root: Path, record: Record, fmt: str, table: dict[str, str], names: Sequence[str], problems: list[str]
 ) -> _Candidate | None:
-    where = record.where
+    """The record checked by the entry rules, its references anchored at the files as they are now."""
+    where, extra = record.where, dict(record.extra)
+    allow = rule_list(extra.get("allow-secret"))
     shard = record.shard or table.get(record.kind or "")
     if shard is None:
         topic = record.kind if fmt == "notes-tree" else None
@@ -221,30 +218,20 @@ def _check(
         record.text,
         tags=record.tags,
         key=record.id,
-        allow=rule_list(dict(record.extra).get("allow-secret")),
-        directives=rule_list(dict(record.extra).get("allow-directive")),
+        allow=allow,
+        directives=rule_list(extra.get("allow-directive")),
     )
     problems += [f"{where}: {problem}" for problem in checked.problems]
     if len(problems) > before:
         return None
+    if extra.get("refs"):
+        try:
+            extra["refs"] = evidence.resolve(root, extra["refs"], where, allow)
+        except LhError as error:
+            problems.append(error.message)
+            return None
+        record = replace(record, extra=tuple(extra.items()))
     return _Candidate(record, shard, checked.text, checked.tags, checked)
-
-
-def _anchored(memory: Memory, candidate: _Candidate, problems: list[str]) -> _Candidate | None:
-    """The candidate with its references anchored at the files as they are now (memory/evidence/evidence.py)."""
-    extra = candidate.record.extra
-    value = dict(extra).get("refs")
-    if not value:
-        return candidate
-    try:
-        anchored = evidence.resolve(
-            memory.root, value, candidate.record.where, rule_list(dict(extra).get("allow-secret"))
-        )
-    except LhError as error:
-        problems.append(error.message)
-        return None
-    record = replace(candidate.record, extra=tuple((k, anchored if k == "refs" else v) for k, v in extra))
-    return replace(candidate, record=record)
 
 
 def _location(problem: str) -> tuple[str, int, str]:
@@ -277,11 +264,12 @@ def import_source(
     marker = memory.config.memory_dir / MARKERS / f"{fmt}-{digest}.json"
     refuse_symlink(marker, memory.root)
     with memory.reading() if dry_run else memory.writing():
-        outcomes, additions, recorded = _plan(memory, candidates)
+        markers = imported_records(memory)
+        outcomes, additions, recorded = _plan(memory, candidates, markers)
         if not dry_run and (additions or recorded):  # an import that took nothing in changes no file
             # The entries and the record of their import are one commit (memory/journal.py).
-            record = _marker_bytes(marker, fmt, label, reading.digest(), recorded)
-            add_entries(memory, additions, {marker: record})
+            records = {**markers.get(marker, {}), **recorded}
+            add_entries(memory, additions, {marker: _marker_bytes(fmt, label, reading.digest(), records)})
     return ImportResult(
         fmt,
         shown,
@@ -296,18 +284,17 @@ def import_source(
 
 
 def _plan(
-    memory: Memory, candidates: Sequence[_Candidate]
+    memory: Memory, candidates: Sequence[_Candidate], markers: dict[Path, dict[str, str]]
 ) -> tuple[list[Outcome], list[tuple[str, Entry]], dict[str, str]]:
     names = memory.config.shard_names
-    for name in names:
-        memory.summary(name)  # a broken shard stops the import before anything is written
     existing: dict[str, tuple[str, Entry]] = {}
     by_text: dict[str, dict[str, str]] = {name: {} for name in names}
     for name in names:
+        memory.summary(name)  # a broken shard stops the import before anything is written
         for entry in memory.entries(name):
             existing.setdefault(entry.id, (name, entry))
             by_text[name].setdefault(text_key(entry.text), entry.id)
-    before = imported_records(memory)
+    before = {key: digest for records in markers.values() for key, digest in records.items()}
     outcomes: list[Outcome] = []
     additions: list[tuple[str, Entry]] = []
     recorded: dict[str, str] = {}
@@ -352,9 +339,9 @@ def _difference(candidate: _Candidate, shard: str, entry: Entry) -> str:
     return ""
 
 
-def imported_records(memory: Memory) -> dict[str, str]:
-    """Every record digest the import markers hold, by entry id."""
-    records: dict[str, str] = {}
+def imported_records(memory: Memory) -> dict[Path, dict[str, str]]:
+    """The record digests each import marker holds, by entry id."""
+    markers: dict[Path, dict[str, str]] = {}
     folder = memory.config.memory_dir / MARKERS
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
@@ -364,9 +351,8 @@ def imported_records(memory: Memory) -> dict[str, str]:
                 f"{memory.shown(path)}: not a readable import record; restore it from git or delete it"
             ) from None
         found = data.get("records") if isinstance(data, dict) else None
-        if isinstance(found, dict):
-            records.update({str(k): str(v) for k, v in found.items()})
-    return records
+        markers[path] = {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    return markers
 
 
 def _label(source: Path, memory: Memory, stdin: bytes | None) -> str:
@@ -380,12 +366,7 @@ def _label(source: Path, memory: Memory, stdin: bytes | None) -> str:
         return f"(outside the project)/{resolved.name}"
 
 
-def _marker_bytes(path: Path, fmt: str, label: str, digest: str, recorded: dict[str, str]) -> bytes:
-    try:
-        old = json.loads(path.read_bytes()).get("records", {})
-    except (OSError, ValueError, AttributeError):
-        old = {}
-    records = {**(old if isinstance(old, dict) else {}), **recorded}
+def _marker_bytes(fmt: str, label: str, digest: str, records: dict[str, str]) -> bytes:
     from lean_harness.scanning.masking import mask
 
     # The marker is committed: the source's name goes through the mask like anything lh stores.

@@ -14,7 +14,7 @@ import os
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lean_harness.environment import now_utc
@@ -95,12 +95,9 @@ def write_note(
     checked = rules.require(rules.check(text, tags=tags, allow=allow, directives=allow_directives), "note")
     rules.refuse_credentials(checked, "note")
     rules.refuse_directives(checked.text, checked.directives, "note")
-    lines = ["---", f"created: {now_utc()}"]
-    lines += [f"shard: {name}"] if name else []
-    lines += [f"tags: {' '.join(checked.tags)}"] if checked.tags else []
-    lines += [f"allow-secret: {','.join(checked.allow)}"] if checked.allow else []
-    lines += [f"allow-directive: {','.join(checked.directives)}"] if checked.directives else []
-    data = "\n".join([*lines, "---", checked.text, ""]).encode("utf-8")
+    values = (now_utc(), name, " ".join(checked.tags), ",".join(checked.allow), ",".join(checked.directives))
+    front = [f"{key}: {value}" for key, value in zip(FIELDS, values, strict=True) if value]  # the empty left out
+    data = "\n".join(["---", *front, "---", checked.text, ""]).encode("utf-8")
     inbox = folder(memory)
     refuse_symlink(inbox, memory.root)
     inbox.mkdir(exist_ok=True)
@@ -191,7 +188,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
                 consolidated.append(note)  # its entry was written before a crash; only retiring is left
                 merged.append(Merged(shown, "unchanged", detail="consolidated before"))
                 continue
-            entry, shard, problem = _entry(note, shown, names, default_shard(names), taken)
+            entry, shard, problem = _entry(note, names, taken)
             if entry is None:
                 merged.append(Merged(shown, "kept", detail=problem))
                 continue
@@ -200,10 +197,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
             if twin is not None:  # the same text in two notes of this snapshot: one entry, all their tags
                 first = additions[twin][1]
                 tags = tuple(sorted({*first.tags, *entry.tags}))
-                additions[twin] = (
-                    shard,
-                    Entry(first.id, min(first.created, entry.created), first.text, tags, first.extra),
-                )
+                additions[twin] = (shard, replace(first, created=min(first.created, entry.created), tags=tags))
             if known is not None:
                 merged.append(Merged(shown, "unchanged", shard, known))
             else:
@@ -216,17 +210,14 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
         if not dry_run:
             # The entries and the markers of the notes they came from are one commit: no kill can
             # leave an entry whose note is not marked, which a later consolidation would add again.
-            markers = {consumed_dir / n.sha256: b"" for n in consolidated if n.sha256 not in done}
-            add_entries(memory, additions, markers)
+            add_entries(memory, additions, {consumed_dir / n.sha256: b"" for n in consolidated if n.sha256 not in done})
             if consolidated or consumed_dir.is_dir():
                 _retire(consolidated, consumed_dir, folder(memory))
                 write_index(memory)  # its pending count
     return ConsolidateResult(tuple(merged), dry_run)
 
 
-def _entry(
-    note: Pending, shown: str, names: Sequence[str], default: str, taken: set[str]
-) -> tuple[Entry | None, str, str]:
+def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry | None, str, str]:
     try:
         text = note.data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
     except UnicodeDecodeError:
@@ -241,7 +232,7 @@ def _entry(
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         return None, "", f"unknown frontmatter key {unknown[0]!r}; notes may have {', '.join(FIELDS)}"
-    shard = fields.get("shard") or default
+    shard = fields.get("shard") or default_shard(names)
     if shard not in names:
         return None, "", f"shard {shard!r} is not in memory.shards ({', '.join(names)}); change the note's shard line"
     created = utc_time(fields["created"]) if fields.get("created") else now_utc()
@@ -315,10 +306,9 @@ def plan(memory: Memory) -> tuple[str, list[tuple[Pending, str, str]]]:
         notes = [note for note in snapshot(memory) if note.sha256 not in done]
     rows = []
     for note in notes:
-        entry, shard, _ = _entry(note, memory.shown(note.path), names, default_shard(names), set())
-        rows.append(
-            (note, shard or default_shard(names), entry.text if entry else note.data.decode("utf-8", "replace"))
-        )
+        entry, shard, _ = _entry(note, names, set())
+        text = entry.text if entry else note.data.decode("utf-8", "replace")
+        rows.append((note, shard or default_shard(names), text))
     return snapshot_id(notes), rows
 
 
@@ -333,8 +323,7 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
     made = []
     for number, item in enumerate(entries, start=1):
         fields = item if isinstance(item, dict) else {}
-        sources, tags, supersedes = (fields.get(key, []) for key in ("from", "tags", "supersedes"))
-        lists = (sources, tags, supersedes)
+        sources, tags, supersedes = lists = [fields.get(key, []) for key in ("from", "tags", "supersedes")]
         if not all(isinstance(fields.get(k), str) for k in ("shard", "text")) or not all(
             isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists
         ):
@@ -353,8 +342,9 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
         notes = [note for note in snapshot(memory) if note.sha256 not in done]
         live = {name: {e.text: e.id for e in memory.entries(name)} for name in memory.config.shard_names}
         named = {*reasons, *(key for *_, sources, _ in made for key in sources)}
+        waiting = {note.path.name for note in notes}
         if snapshot_id(notes) != receipt["snapshot"]:
-            if named & {note.path.name for note in notes} or any(c.text not in live[n] for n, c, *_ in made):
+            if named & waiting or any(c.text not in live[n] for n, c, *_ in made):
                 raise LhError(
                     f"{where}: the pending notes changed since snapshot {receipt['snapshot']} (now"
                     f' {snapshot_id(notes)}); nothing was written. Run "lh memory consolidate --plan" again'
@@ -362,15 +352,10 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
             _retire([note for note in snapshot(memory) if note.sha256 in done], consumed, folder(memory))
             write_index(memory)  # its pending count, when a kill stopped the first apply before it
             return tuple((n, live[n][c.text]) for n, c, *_ in made)  # applied before: nothing to write
-        missing = sorted({note.path.name for note in notes} - named)
-        unknown = sorted(named - {note.path.name for note in notes})
-        if missing or unknown:
-            what = (
-                f"note {missing[0]} is in no entry's from and not dropped"
-                if missing
-                else f"{unknown[0]} is no note of the snapshot"
-            )
-            raise LhError(f"{where}: {what}; nothing was written")
+        if missing := sorted(waiting - named):
+            raise LhError(f"{where}: note {missing[0]} is in no entry's from and not dropped; nothing was written")
+        if unknown := sorted(named - waiting):
+            raise LhError(f"{where}: {unknown[0]} is no note of the snapshot; nothing was written")
         taken = {key for ids in live.values() for key in ids.values()}
         additions: list[tuple[str, Entry]] = []
         heads = []

@@ -84,7 +84,7 @@ def notes(memory: Memory) -> list[Item]:
     found = []
     for note in inbox.snapshot(memory):
         front = frontmatter.split(note.data.decode("utf-8", "replace"))
-        found.append(Item(front.string("shard"), note.path.name, title_of(front.body), front.body))
+        found.append(Item(front.strings().get("shard", ""), note.path.name, title_of(front.body), front.body))
     return found
 
 
@@ -102,10 +102,8 @@ def pairs(items: Sequence[Item]) -> list[Finding]:
     found_pairs: list[Finding] = []
     for a in range(len(items)):
         shared_with = Counter(b for t in terms[a] - common for b in holders[t] if b > a)
-        for b in sorted(shared_with):
-            shared = shared_with[b]
-            mine, theirs = len(terms[a] - common), len(terms[b] - common)
-            dice = 2 * shared / (mine + theirs)
+        for b, shared in sorted(shared_with.items()):
+            dice = 2 * shared / (len(terms[a] - common) + len(terms[b] - common))
             if shared < MIN_SHARED or dice < SAME_SUBJECT:
                 continue
             why = _contradiction(said[a], said[b], terms[a], terms[b])

@@ -31,8 +31,7 @@ def checkouts(root: Path) -> list[Path]:
         if dot_git.is_file():
             found += [p for p in (_main_checkout(dot_git), candidate) if p is not None]
             break
-    found.append(folder)
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys([*found, folder]))
 
 
 def _main_checkout(dot_git: Path) -> Path | None:

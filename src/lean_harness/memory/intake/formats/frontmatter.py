@@ -38,11 +38,6 @@ class Frontmatter:
     present: bool = True
     dropped: tuple[str, ...] = ()  # lenient: the keys left out ('metadata.x' for a nested one)
 
-    def string(self, key: str) -> str:
-        """The value of `key` when it is a string, else ''."""
-        value = self.fields.get(key)
-        return value if isinstance(value, str) else ""
-
     def strings(self) -> dict[str, str]:
         """The fields whose values are strings (not mappings)."""
         return {key: value for key, value in self.fields.items() if isinstance(value, str)}
@@ -91,9 +86,9 @@ def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int
         block = index
         while block < end and (not lines[block].strip() or lines[block][0] in " \t"):
             block += 1
+        indented, index = lines[index:block], block
         if line[0] in " \t":
             _report(problems, lenient, number, "unexpected indented line; top-level keys start in column 1", "")
-            index = block
             continue
         match = _KEY_RE.match(line)
         if match is None:
@@ -103,22 +98,19 @@ def _mapping(lines: list[str], end: int, lenient: bool, problems: list[tuple[int
                     _report(problems, lenient, number, "a list is not read", last)
             else:
                 _report(problems, lenient, number, message, "")
-            index = block
             continue
         key, rest = match.group(1), (match.group(2) or "").strip()
         last = key
         if key in found and not lenient:
             problems.append((number, f"{key} appears twice; keep one", ""))
-            index = block
             continue
         if key in found:
             problems.append((number, f"{key} appears twice; the last one was read", ""))
         try:
-            found[key] = _value(rest, lines[index:block], number, lenient, problems, key)
+            found[key] = _value(rest, indented, number, lenient, problems, key)
         except _Unread as error:
             found.pop(key, None)
             _report(problems, lenient, error.line, error.message, key)
-        index = block
     return found
 
 
@@ -152,8 +144,7 @@ def _nested(
     found: dict[str, list[str]] = {}
     indent: int | None = None
     previous: str | None = None
-    for offset, line in enumerate(lines):
-        number = first + offset + 1
+    for number, line in enumerate(lines, start=first + 1):
         if not line.strip() or line.strip().startswith("#"):
             continue
         width = len(line) - len(line.lstrip(" "))

@@ -91,9 +91,7 @@ def read(folder: Path, shown: str, reading: Reading) -> None:
         text = item.text + ("\n\nSources: " + ", ".join(item.refs) if item.refs else "")
         created = min(item.created) if item.created else None
         tags = tuple(sorted(set(item.tags)))
-        reading.records.append(
-            Record(item.where, text, kind=item.category, id=key, tags=tags, created=created, refs=tuple(item.refs))
-        )
+        reading.records.append(Record(item.where, text, kind=item.category, id=key, tags=tags, created=created))
 
 
 def _event(

@@ -14,6 +14,7 @@ path appended.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
@@ -75,20 +76,19 @@ def _some(items: list[str]) -> str:
 
 
 def _files(folder: Path) -> tuple[list[Path], list[str]]:
-    """The Markdown files under `folder` except the top MEMORY.md, and the other entries skipped."""
+    """The Markdown files under `folder` (hidden ones and links out of it left out), and the other entries skipped."""
     files: list[Path] = []
     skipped: list[str] = []
     inside = folder.resolve()
     for path in sorted(folder.rglob("*")):
-        parts = path.relative_to(folder).parts
+        if path.is_dir() and not path.is_symlink():
+            continue
         try:  # a symbolic link out of the folder, or one on the way there
             outside = not path.resolve().is_relative_to(inside)
         except (OSError, RuntimeError):
             outside = True  # a link loop: nothing to read
-        if path.is_dir() and not path.is_symlink():
-            continue
-        name = "/".join(parts)
-        hidden = any(part.startswith(".") for part in parts)
+        name = path.relative_to(folder).as_posix()
+        hidden = any(part.startswith(".") for part in name.split("/"))
         if hidden or outside or path.suffix.lower() != ".md" or not path.is_file():
             skipped.append(name + (" (a link out of the folder)" if outside else ""))
         else:
@@ -139,18 +139,11 @@ def _sections(text: str, name: str, files: set[str], shown: str, reading: Readin
 
 
 def _inside(target: str) -> str | None:
-    """A link target as a path relative to the folder, or None when it leaves the folder."""
-    parts: list[str] = []
+    """A link target as a path relative to the folder (the folder itself is "."), or None when it leaves the folder."""
     if target.startswith("/") or re.match(r"[A-Za-z]:", target):
         return None
-    for part in target.replace("\\", "/").split("/"):
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        elif part not in ("", "."):
-            parts.append(part)
-    return "/".join(parts)
+    path = posixpath.normpath(target.replace("\\", "/").lstrip("/"))
+    return None if path == ".." or path.startswith("../") else path
 
 
 def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[str, list[str]]) -> _Found | None:
@@ -164,9 +157,10 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     reading.warnings.extend(f"{shown}:{line + skipped}: {message}" for line, message in front.problems)
     meta = front.fields.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
+    top = front.strings()
 
     def field(key: str) -> str:
-        return (front.string(key) or meta.get(key, "")).strip()
+        return (top.get(key) or meta.get(key, "")).strip()
 
     times = [(key, _time(field(key))) for key in TIMES if field(key)]
     created = next((value for _, value in times if value), None)
@@ -189,10 +183,9 @@ def _memory(path: Path, name: str, shown: str, reading: Reading, ignored: dict[s
     if not title and not markdown.is_heading(body):
         title = path.stem
     entry_text = "\n\n".join(part for part in (title, body) if part.strip())
-    stem = name[: -len(path.suffix)]
     named = field("name") or field("title")
     ident = key_from(named) if named else None
-    ident = ident or key_from(stem.replace("/", "."), hashed=True)
+    ident = ident or key_from(name[: -len(path.suffix)].replace("/", "."), hashed=True)
     return _Found(Record(shown, entry_text, kind=kind or None, created=created, extra=extra), ident, name)
 
 

@@ -56,8 +56,7 @@ def _note(text: str, shown: str, topics: list[str], path_key: str | None, readin
     steering = {key.split(".")[0] for key in front.dropped} & set(FIELDS)
     unread = [Problem(shown, line, message) for line, message in front.problems]
     problems = unread if steering else []
-    if not steering:
-        reading.warnings.extend(str(p) for p in unread)
+    reading.warnings.extend(str(p) for p in unread if not steering)
     nested = sorted(k for k, v in front.fields.items() if k in FIELDS and not isinstance(v, str))
     problems += [Problem(shown, 1, f"{key} is a mapping; give it one value on its line") for key in nested]
     fields = {k: v for k, v in front.strings().items() if k in FIELDS}

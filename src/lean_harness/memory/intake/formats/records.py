@@ -13,10 +13,7 @@ from lean_harness.memory.shard import ID_RE, TAG_RE
 
 @dataclass(frozen=True)
 class Record:
-    """One memory from a source; `shard` None means it is routed by `kind` (a type or category).
-
-    `refs` are the source references a format gives (layered-jsonl's `refs`/`source_refs`), kept
-    apart from the text so that a writer can store them as such."""
+    """One memory from a source; `shard` None means it is routed by `kind` (a type or category)."""
 
     where: str
     text: str
@@ -26,7 +23,6 @@ class Record:
     tags: tuple[str, ...] = ()
     created: str | None = None
     extra: tuple[tuple[str, str], ...] = ()
-    refs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
