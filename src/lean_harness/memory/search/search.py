@@ -364,8 +364,7 @@ class Index:
             scored = [item for item in scored if item[0] >= cutoff]
         ranked = [(round(value * scale, 6), doc) for value, doc in scored]
         ranked.sort(key=lambda item: (self._ids[item[1]], self._shards[item[1]]))
-        ranked.sort(key=lambda item: self._created[item[1]], reverse=True)
-        ranked.sort(key=lambda item: item[0], reverse=True)
+        ranked.sort(key=lambda item: (item[0], self._created[item[1]]), reverse=True)  # stable: ties keep id order
         ids, shards, created = self._ids, self._shards, self._created
         return [Hit(ids[d], shards[d], score, created[d], self._matched(asked, d)) for score, d in ranked[:limit]]
 
@@ -387,17 +386,13 @@ class Index:
         factor_of = (self._settings.k1 + 1) / 255
         best: dict[int, float] = totals if len(alternatives) == 1 else {}
         for term, share in alternatives:
-            posting = self._postings[term]
-            size = len(posting) // 5
-            docs = array("I")
-            docs.frombytes(posting[: 4 * size])
             factor = weight * share * self._idf(term) * factor_of
             get = best.get
             if best is totals:
-                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                for doc, impact in self._postings.impacts(term).items():
                     best[doc] = get(doc, 0.0) + factor * impact
             else:
-                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                for doc, impact in self._postings.impacts(term).items():
                     value = factor * impact
                     if value > get(doc, 0.0):
                         best[doc] = value
@@ -483,10 +478,7 @@ class Index:
         return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(holds(t, doc) for t, _ in alts)))
 
     def _holds(self, term: str, doc: int) -> bool:
-        posting = self._postings[term]
-        docs = memoryview(posting)[: 4 * (len(posting) // 5)].cast("I")
-        at = bisect_left(docs, doc)
-        return at < len(docs) and docs[at] == doc
+        return doc in self._postings.impacts(term)
 
     def _idf(self, term: str) -> float:
         found = self._idfs.get(term)
@@ -502,7 +494,7 @@ class Index:
             allowed = {doc for doc, name in enumerate(self._shards) if name in wanted}
         for tag in tags:
             docs = self._postings.tagged(tag.lower())
-            allowed = set(docs) if allowed is None else allowed.intersection(docs)
+            allowed = docs if allowed is None else allowed & docs
         return allowed
 
     def _concepts(self, query: str) -> list[_Concept]:
@@ -598,20 +590,20 @@ class Index:
 def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[float]]]:
     """Body length, title length and, per term, its weighted frequency in body, title and the rest."""
     weights: dict[str, list[float]] = {}
-    part_doc = settings.part_doc
-    body_len = 0
-    for term, part in _analyze(doc.text, settings.stem):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[0] += part_doc if part else 1.0
-        body_len += not part
+    lengths = [0, 0]  # the body's and the title's, whole words only
     title = _title(doc.text) if settings.short_title else next((ln for ln in doc.text.splitlines() if ln.strip()), "")
-    title_len = 0
-    for term, part in _analyze(title, settings.stem):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[1] += part_doc if part else 1.0
-        title_len += not part
-    for source, field_weight in ((" ".join(doc.tags), settings.w_tags), (doc.shard, settings.w_shard)):
+    fields = (
+        (0, doc.text, 1.0),
+        (1, title, 1.0),
+        (2, " ".join(doc.tags), settings.w_tags),
+        (2, doc.shard, settings.w_shard),
+    )
+    for field, source, field_weight in fields:
         for term, part in _analyze(source, settings.stem):
-            weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (part_doc if part else 1.0)
-    return body_len, title_len, weights
+            weights.setdefault(term, [0.0, 0.0, 0.0])[field] += field_weight * (settings.part_doc if part else 1.0)
+            if field < 2:
+                lengths[field] += not part
+    return lengths[0], lengths[1], weights
 
 
 def _title(text: str) -> str:
@@ -664,8 +656,8 @@ class _Impacts(dict[int, int]):
 
 
 class _Postings:
-    """The posting lists of all segments as one, made on first use: `postings[term]` is the bytes of an
-    `array('I')` of entry numbers running on across segments, then one impact byte per entry."""
+    """The posting lists of all segments as one, made on first use: each term's impact by entry number,
+    the numbers running on across segments."""
 
     def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
         self._segments = segments
@@ -676,10 +668,9 @@ class _Postings:
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
         self._impacts = [_Impacts(part, avg_body, avg_title, settings) for part in segments]
         self._lexicons = [part.postings for part in segments]
-        self._made: dict[str, bytes] = {}
+        self._made: dict[str, dict[int, int]] = {}
         self._df: dict[str, int] = {}
         self._known: dict[object, bool] = {}
-        self._by_doc: dict[str, dict[int, int]] = {}
 
     def __contains__(self, term: object) -> bool:
         found = self._known.get(term)
@@ -687,28 +678,17 @@ class _Postings:
             found = self._known[term] = any(term in part.postings for part in self._segments)
         return found
 
-    def __getitem__(self, term: str) -> bytes:
-        made = self._made.get(term)
-        if made is None:
-            docs, impacts = array("I"), bytearray()
+    def impacts(self, term: str) -> dict[int, int]:
+        """The term's impact in each entry that holds it, in entry order (KeyError when none does)."""
+        found = self._made.get(term)
+        if found is None:
+            found = {}
             for part, base, table in zip(self._segments, self.bases, self._impacts, strict=True):
                 local, shapes = part.docs(term)
-                if local:
-                    docs.extend(local if not base else array("I", map(base.__add__, local)))
-                    impacts += bytes(map(table.__getitem__, shapes))
-            if not docs:
+                found.update(zip(map(base.__add__, local), map(table.__getitem__, shapes), strict=True))
+            if not found:
                 raise KeyError(term)
-            made = self._made[term] = docs.tobytes() + bytes(impacts)
-        return made
-
-    def impacts(self, term: str) -> dict[int, int]:
-        """The term's impact in each entry that holds it."""
-        found = self._by_doc.get(term)
-        if found is None:
-            posting = self[term]
-            size = len(posting) // 5
-            docs = memoryview(posting)[: 4 * size].cast("I")
-            found = self._by_doc[term] = dict(zip(docs, posting[4 * size :], strict=True))
+            self._made[term] = found
         return found
 
     def df(self, term: str) -> int:
@@ -737,13 +717,13 @@ class _Postings:
         numbers = offsets[len(part) + 1 :]
         return list(map(vocab.__getitem__, numbers[offsets[local] : offsets[local + 1]]))
 
-    def tagged(self, tag: str) -> array[int]:
+    def tagged(self, tag: str) -> set[int]:
         """The entries carrying a tag (lowercase)."""
-        docs = array("I")
+        docs: set[int] = set()
         for part, base in zip(self._segments, self.bases, strict=True):
             local = array("I")
             local.frombytes(part.tags.get(tag, b""))
-            docs.extend(local if not base else array("I", map(base.__add__, local)))
+            docs.update(map(base.__add__, local))
         return docs
 
     def prefixed(self, prefix: str, count: int) -> list[str]:
