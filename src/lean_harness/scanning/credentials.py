@@ -699,18 +699,15 @@ def _joined_texts(text: str) -> list[tuple[str, list[int], int]]:
     ]  # fmt: skip
 
 
-_ORDER: dict[str, int] = {}  # each rule's place in the registry, worked out once
+_ORDER = {rule.id: index for index, rule in enumerate(RULES)}  # each rule's place in the registry
 
 
 def _best(candidates: list[tuple[int, int, int, Rule]]) -> list[tuple[int, int, Rule]]:
     """Of overlapping candidates keep the best-ranked, then the longest, then the one
     listed first (registry order puts the specific before the general); sorted by start."""
-    if not _ORDER:
-        _ORDER.update((rule.id, index) for index, rule in enumerate(RULES))
-    order = _ORDER
     starts: list[int] = []
     chosen: list[tuple[int, int, Rule]] = []
-    for start, end, _, rule in sorted(candidates, key=lambda c: (-c[2], c[0] - c[1], order[c[3].id], c[0])):
+    for start, end, _, rule in sorted(candidates, key=lambda c: (-c[2], c[0] - c[1], _ORDER[c[3].id], c[0])):
         at = bisect.bisect_left(starts, start)
         if (at and chosen[at - 1][1] > start) or (at < len(chosen) and chosen[at][0] < end):
             continue

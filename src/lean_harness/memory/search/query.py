@@ -126,7 +126,9 @@ def ask(
             body = neutralise(body)
             # the entry's one figure (memory/view.py), of the text as printed here
             tokens = entry_cost(entry, memory.counter.counts, body)
-            result = _result(hit, entry, body, tokens, cut=False, masked=bool(findings))
+            key, line, refs = (hit.id, 0, entry.attr("refs") or "") if entry.id else ("", entry.line, "")
+            values = (hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, False, bool(findings))
+            result = Result(key, *values, hit.matched, refs, line)
             cost = _printed(memory, result, first=not results) if headers else result.tokens
             if used + cost > max_tokens:
                 if results:
@@ -245,10 +247,3 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
             high = middle - 1
     cut = body[:low].rstrip() + marker
     return cut, memory.counter.measure(cut)
-
-
-def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
-    key, line = (hit.id, 0) if entry.id else ("", entry.line)
-    refs = entry.attr("refs") or ""
-    score, created = round(hit.score, 4), entry.created
-    return Result(key, hit.shard, score, tokens, created, entry.tags, body, cut, masked, hit.matched, refs, line)

@@ -199,7 +199,6 @@ class Index:
         self._synonyms: dict[str, tuple[str, ...]] | None = None
         self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
         self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
-        self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
         self._chunks: dict[str, list[tuple[str, _Concept]]] = {}  # per chunk of a query, what `_concepts` adds
         self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
         self._idfs: dict[str, float] = {}
@@ -534,15 +533,6 @@ class Index:
                 concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
-        found = self._words.get(word)
-        if found is None:
-            added: dict[str, _Concept] = {}
-            self._word_concepts(word, added)
-            found = self._words[word] = list(added.items())
-        for key, concept in found:
-            concepts.setdefault(key, concept)
-
-    def _word_concepts(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
         share = self._settings.synonym
         synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
