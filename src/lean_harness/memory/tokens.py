@@ -98,7 +98,8 @@ class TokenCounter:
             for key, value in zip(missing, self._count_uncached(list(missing.values())), strict=True):
                 found[key] = value
                 if self.exact or self.encoding == "estimate":
-                    self._remember(key, value)
+                    self._buckets.setdefault(key[:2], {})[key] = value
+                    self._pending.setdefault(key[:2], []).append(f"{key}\t{value}\n")
         return [found[key] for key in keys]
 
     def save(self) -> None:
@@ -144,11 +145,6 @@ class TokenCounter:
         if found is not None and found > len(text) and found > len(text.encode("utf-8")):
             return None
         return found
-
-    def _remember(self, key: str, value: int) -> None:
-        bucket = key[:2]
-        self._buckets.setdefault(bucket, {})[key] = value
-        self._pending.setdefault(bucket, []).append(f"{key}\t{value}\n")
 
     def _count_uncached(self, texts: list[str]) -> list[int]:
         if self.encoding == "estimate" or self._fallback is not None:

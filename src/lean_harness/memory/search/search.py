@@ -473,11 +473,8 @@ class Index:
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
-        holds = self._holds
-        return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(holds(t, doc) for t, _ in alts)))
-
-    def _holds(self, term: str, doc: int) -> bool:
-        return doc in self._postings.impacts(term)
+        impacts = self._postings.impacts
+        return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(doc in impacts(t) for t, _ in alts)))
 
     def _idf(self, term: str) -> float:
         found = self._idfs.get(term)
@@ -577,25 +574,6 @@ class Index:
         return self._synonyms.get(term, ())
 
 
-def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[float]]]:
-    """Body length, title length and, per term, its weighted frequency in body, title and the rest."""
-    weights: dict[str, list[float]] = {}
-    lengths = [0, 0]  # the body's and the title's, whole words only
-    title = _title(doc.text) if settings.short_title else next((ln for ln in doc.text.splitlines() if ln.strip()), "")
-    fields = (
-        (0, doc.text, 1.0),
-        (1, title, 1.0),
-        (2, " ".join(doc.tags), settings.w_tags),
-        (2, doc.shard, settings.w_shard),
-    )
-    for field, source, field_weight in fields:
-        for term, part in _analyze(source, settings.stem):
-            weights.setdefault(term, [0.0, 0.0, 0.0])[field] += field_weight * (settings.part_doc if part else 1.0)
-            if field < 2:
-                lengths[field] += not part
-    return lengths[0], lengths[1], weights
-
-
 def _title(text: str) -> str:
     """The entry's title as INDEX.md and hits show it (`shard.title_of`), less a word its cut splits."""
     line, title = first_line(text), title_of(text)
@@ -618,10 +596,24 @@ def segment_of(
 def row_of(
     doc: Doc, settings: Settings = DEFAULT_SETTINGS, span: tuple[int, int] = (0, 0), key: bytes = b""
 ) -> segment.Row:
-    """What a segment keeps of one entry: its analyzed fields (with its byte span and key, if given)."""
-    body_len, title_len, weights = _fields(doc, settings)
+    """What a segment keeps of one entry: its body's and title's lengths, each term's weighted frequency in
+    the body, the title and the rest (with its byte span and key, if given)."""
+    weights: dict[str, list[float]] = {}
+    lengths = [0, 0]  # the body's and the title's, whole words only
+    title = _title(doc.text) if settings.short_title else next((ln for ln in doc.text.splitlines() if ln.strip()), "")
+    fields = (
+        (0, doc.text, 1.0),
+        (1, title, 1.0),
+        (2, " ".join(doc.tags), settings.w_tags),
+        (2, doc.shard, settings.w_shard),
+    )
+    for field, source, field_weight in fields:
+        for term, part in _analyze(source, settings.stem):
+            weights.setdefault(term, [0.0, 0.0, 0.0])[field] += field_weight * (settings.part_doc if part else 1.0)
+            if field < 2:
+                lengths[field] += not part
     terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
-    return segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span, key)
+    return segment.Row(doc.id, doc.shard, doc.created, doc.tags, lengths[0], lengths[1], terms, span, key)
 
 
 class _Impacts(dict[int, int]):
