@@ -28,8 +28,6 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-Shape = tuple[float, float, float, int, int]  # body, title, other frequency; body, title length
-
 
 @dataclass(frozen=True, slots=True)
 class Row:
@@ -249,30 +247,23 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
     if any(row.shard != shard for row in rows):
         raise ValueError("a segment holds the entries of one shard")
     ordered = sorted(rows, key=lambda r: r.id)
-    # each term's entries and shapes in entry order, a shape as its number in order of first use
+    shapes = sorted({(*weights, row.body_len, row.title_len) for row in ordered for weights in row.weights.values()})
+    number_of = {shape: n for n, shape in enumerate(shapes)}
+    # each term's entries and shapes in entry order, a shape as its number in sorted order
     terms: dict[str, tuple[list[int], list[int]]] = {}
-    seen: dict[Shape, int] = {}
     tag_docs: dict[str, list[int]] = {}
     for number, row in enumerate(ordered):
         for tag in sorted({t.lower() for t in row.tags}):
             tag_docs.setdefault(tag, []).append(number)
-        body_len, title_len = row.body_len, row.title_len
         for term, (body, title, other) in row.weights.items():
-            shape = (body, title, other, body_len, title_len)
-            used = seen.setdefault(shape, len(seen))
             pairs = terms.get(term)
             if pairs is None:
                 pairs = terms[term] = ([], [])
             pairs[0].append(number)
-            pairs[1].append(used)
-    shapes = sorted(seen)
-    renumber = [0] * len(shapes)  # a shape's number in first use to its number in sorted order
-    for n, shape in enumerate(shapes):
-        renumber[seen[shape]] = n
+            pairs[1].append(number_of[body, title, other, row.body_len, row.title_len])
     vocabulary = sorted(terms)
     postings = {
-        term: array("I", terms[term][0]).tobytes() + array("I", map(renumber.__getitem__, terms[term][1])).tobytes()
-        for term in vocabulary
+        term: array("I", terms[term][0]).tobytes() + array("I", terms[term][1]).tobytes() for term in vocabulary
     }
     place = {term: n for n, term in enumerate(vocabulary)}
     offsets, numbers = array("I", [0]), array("I")
