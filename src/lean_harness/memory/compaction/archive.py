@@ -301,8 +301,7 @@ def supersede(
 ) -> tuple[str, ...]:
     """Add `additions`, move each entry a head supersedes into its archive under a pointer to the head,
     and write `records`, in one journalled commit; the caller holds `memory.writing()` and checked the entries."""
-    names = memory.config.shard_names
-    shards = {name: _shard(memory, name) for name in names}
+    shards = {name: _shard(memory, name) for name in memory.config.shard_names}
     live = {e.id for shard in shards.values() for e in shard.entries}
     gone: dict[str, str] = {}
     for head, keys in heads:

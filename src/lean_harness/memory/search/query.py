@@ -114,11 +114,10 @@ def ask(
 
     def answer(index: search.Index) -> Answer:
         found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
-        hits = kept(found, min_score)
         results: list[Result] = []
         used = 0
         texts: dict[str, str] = {}
-        for hit in hits:
+        for hit in found if min_score is not None else [hit for hit in found if hit.matched]:  # with none: a word held
             entry = entry_of(memory, index, hit.shard, hit.id, texts)
             if entry is None:
                 continue
@@ -150,11 +149,6 @@ def ask(
         return Answer(text, tuple(results), used, nearest, len(index))
 
     return using_index(memory, answer)
-
-
-def kept(hits: Sequence[search.Hit], min_score: float | None) -> list[search.Hit]:
-    """What an answer keeps of hits found at `min_score or 0.0`: with no `min_score`, those holding a query word."""
-    return [hit for hit in hits if hit.matched or min_score is not None]
 
 
 def heading(result: Result, shown: str) -> str:
@@ -198,8 +192,12 @@ def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: d
             return entry
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
-    if key.startswith(PROSE_PREFIX):
-        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
+    if key.startswith(PROSE_PREFIX):  # a block of loose prose (memory/prose.py), answered as an entry without an id
+        from lean_harness.memory import prose
+
+        line = int(key[len(PROSE_PREFIX) :])
+        blocks = [block for block in prose.blocks(parse(texts[shard], shown)) if block.line == line]
+        return Entry("", "", blocks[0].text, line=line) if blocks else None
     found = locate(texts[shard], key, shown)
     return None if found is None else found[2]
 
@@ -219,18 +217,6 @@ def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> En
     except (OSError, UnicodeDecodeError, LhError):
         return None
     return entry if stop == len(text) else None
-
-
-# A block of loose prose (memory/prose.py) is indexed as "@LINE" and answered as an entry without an id.
-
-
-def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:
-    from lean_harness.memory import prose
-
-    for block in prose.blocks(parse(text, memory.shown(memory.shard_path(name)))):
-        if block.line == line:
-            return Entry("", "", block.text, line=line)
-    return None
 
 
 def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:

@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from itertools import accumulate, islice
 
 from lean_harness import recall
@@ -197,9 +197,10 @@ class Index:
         self._settings = settings
         self._stem = stem if settings.stem else _same
         self._synonyms: dict[str, tuple[str, ...]] | None = None
-        self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
-        self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
-        self._chunks: dict[str, list[tuple[str, _Concept]]] = {}  # per chunk of a query, what `_concepts` adds
+        # Made once per index for each term, word or chunk of a query: lint asks one query per entry.
+        self._sharing = cache(self._sharing_of)
+        self._relation_terms = cache(self._relation_terms_of)
+        self._chunk_concepts = cache(self._chunk_concepts_of)
         self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
         self._idfs: dict[str, float] = {}
 
@@ -410,20 +411,15 @@ class Index:
                 continue
             extra: list[tuple[str, float]] = []
             for share, term in self._sharing(alternatives[0][0]):
-                if len(extra) == settings.associations:
-                    break
-                if share < settings.association_least:
-                    break  # the rest share less still
+                if len(extra) == settings.associations or share < settings.association_least:
+                    break  # enough, or the rest share less still
                 if term not in query_terms:
                     extra.append((term, settings.association_weight * share))
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
 
-    def _sharing(self, term: str) -> list[tuple[float, str]]:
+    def _sharing_of(self, term: str) -> list[tuple[float, str]]:
         """The not too common terms sharing two or more of a term's sampled entries, best first, with their share."""
-        found = self._sharing_terms.get(term)
-        if found is not None:
-            return found
         settings = self._settings
         most = max(20, int(len(self._ids) * settings.association_common))
         ranked: list[tuple[float, str]] = []
@@ -438,7 +434,6 @@ class Index:
                     if df <= most:
                         ranked.append((shared / len(sample) * shared / df, other))
             ranked.sort(reverse=True)
-        self._sharing_terms[term] = ranked
         return ranked
 
     def _related(self, concepts: list[_Concept]) -> list[_Concept]:
@@ -453,15 +448,13 @@ class Index:
             if not label.isalpha():
                 widened.append((label, weight, known, alternatives))
                 continue
-            related = self._relations.get(label)
-            if related is None:
-                related = self._relations[label] = self._relation_terms(label, most)
+            related = self._relation_terms(label, most)
             have = own.union(term for term, _ in alternatives)
             extra = [(term, share) for term in related if term not in have]
             widened.append((label, weight, known, [*alternatives, *extra] if extra else alternatives))
         return widened
 
-    def _relation_terms(self, label: str, most: int) -> list[str]:
+    def _relation_terms_of(self, label: str, most: int) -> list[str]:
         """The index terms of the first `most` words WordNet relates to a word, each once and not too common."""
         common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         found: list[str] = []
@@ -496,38 +489,30 @@ class Index:
     def _concepts(self, query: str) -> list[_Concept]:
         """The query as weighted concepts, each a list of (index term, share) alternatives."""
         concepts: dict[str, _Concept] = {}
-        known = self._chunks
         for chunk in _CHUNK_RE.findall(query):
-            found = known.get(chunk)
-            if found is None:
-                added: dict[str, _Concept] = {}
-                self._chunk_concepts(chunk.strip("_"), added)
-                found = known[chunk] = list(added.items())
-            for key, concept in found:
+            for key, concept in self._chunk_concepts(chunk.strip("_")):
                 concepts.setdefault(key, concept)
         return list(concepts.values())
 
-    def _chunk_concepts(self, chunk: str, concepts: dict[str, _Concept]) -> None:
-        """The concepts of one word or identifier of a query (made once per index: `finds` asks many)."""
+    def _chunk_concepts_of(self, chunk: str) -> list[tuple[str, _Concept]]:
+        """The concepts of one word or identifier of a query, by key."""
+        concepts: dict[str, _Concept] = {}
         if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
-            word = chunk.casefold()
-            if word not in STOPWORDS:
-                self._add_word(word, concepts)
-            return
-        if not chunk:
-            return
-        whole = chunk.casefold()
-        alternatives = [(whole, 1.0)] if whole in self._postings else self._prefixed(whole)
-        parts = [p for p in _split_parts(chunk) if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS]
-        if not alternatives:
-            for part in parts:
-                self._add_word(part, concepts)
-            return
-        concepts.setdefault(whole, (whole, 1.0, True, alternatives))
-        for part in parts:
-            term = self._stem(part)
-            if term in self._postings:
-                concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
+            if chunk.casefold() not in STOPWORDS:
+                self._add_word(chunk.casefold(), concepts)
+        elif chunk:
+            whole = chunk.casefold()
+            alternatives = [(whole, 1.0)] if whole in self._postings else self._prefixed(whole)
+            if alternatives:
+                concepts.setdefault(whole, (whole, 1.0, True, alternatives))
+            for part in _split_parts(chunk):
+                if (len(part) <= 1 and not part.isdigit()) or part in STOPWORDS:
+                    continue
+                if not alternatives:  # an unknown identifier: its parts as words
+                    self._add_word(part, concepts)
+                elif (term := self._stem(part)) in self._postings:
+                    concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
+        return list(concepts.items())
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
@@ -649,35 +634,23 @@ class _Postings:
         avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
         self._impacts = [_Impacts(part, avg_body, avg_title, settings) for part in segments]
-        self._lexicons = [part.postings for part in segments]
-        self._made: dict[str, dict[int, int]] = {}
-        self._df: dict[str, int] = {}
-        self._known: dict[object, bool] = {}
+        lexicons = [part.postings for part in segments]
+        # Each made once a term: whether an entry holds it, how many do, its impact in each of them.
+        self._known = cache(lambda term: any(term in lexicon for lexicon in lexicons))
+        self.df = cache(partial(segment.holding, lexicons))
+        self.impacts = cache(self._impacts_of)
 
     def __contains__(self, term: object) -> bool:
-        found = self._known.get(term)
-        if found is None:
-            found = self._known[term] = any(term in part.postings for part in self._segments)
-        return found
+        return self._known(term)
 
-    def impacts(self, term: str) -> dict[int, int]:
+    def _impacts_of(self, term: str) -> dict[int, int]:
         """The term's impact in each entry that holds it, in entry order (KeyError when none does)."""
-        found = self._made.get(term)
-        if found is None:
-            found = {}
-            for part, base, table in zip(self._segments, self.bases, self._impacts, strict=True):
-                local, shapes = part.docs(term)
-                found.update(zip(map(base.__add__, local), map(table.__getitem__, shapes), strict=True))
-            if not found:
-                raise KeyError(term)
-            self._made[term] = found
-        return found
-
-    def df(self, term: str) -> int:
-        """How many entries hold the term."""
-        found = self._df.get(term)
-        if found is None:
-            found = self._df[term] = segment.holding(self._lexicons, term)
+        found: dict[int, int] = {}
+        for part, base, table in zip(self._segments, self.bases, self._impacts, strict=True):
+            local, shapes = part.docs(term)
+            found.update(zip(map(base.__add__, local), map(table.__getitem__, shapes), strict=True))
+        if not found:
+            raise KeyError(term)
         return found
 
     def first(self, term: str, count: int) -> list[int]:
