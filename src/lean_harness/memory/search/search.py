@@ -201,8 +201,8 @@ class Index:
         self._sharing = cache(self._sharing_of)
         self._relation_terms = cache(self._relation_terms_of)
         self._chunk_concepts = cache(self._chunk_concepts_of)
-        self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
-        self._idfs: dict[str, float] = {}
+        self._prepared = cache(self._prepared_of)
+        self._idf = cache(self._idf_of)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -242,7 +242,7 @@ class Index:
         if not denominator:
             return False
         scale = 1.0 / denominator
-        factors = [self._prepared(weight, alternatives) for _, weight, _, alternatives in concepts]
+        factors = [self._prepared(weight, tuple(alternatives)) for _, weight, _, alternatives in concepts]
         mine_values = [(self._score(factors, doc), doc) for doc in mine]
         own = max(value for value, _ in mine_values)
         if own <= 0:
@@ -297,21 +297,17 @@ class Index:
                 above += 1
         return above < limit
 
-    def _prepared(
-        self, weight: float, alternatives: list[tuple[str, float]]
+    def _prepared_of(
+        self, weight: float, alternatives: tuple[tuple[str, float], ...]
     ) -> list[tuple[dict[int, int], float, float]]:
         """A concept as `finds` weighs it, made once per index: each term's impact by entry, its
         factor, and the most it adds to any entry (a little more, against rounding)."""
-        key = (weight, *alternatives)
-        found = self._prepared_concepts.get(key)
-        if found is None:
-            factor_of = (self._settings.k1 + 1) / 255
-            found = []
-            for term, share in alternatives:
-                impacts = self._postings.impacts(term)
-                factor = weight * share * self._idf(term) * factor_of
-                found.append((impacts, factor, factor * max(impacts.values()) * (1 + 1e-9)))
-            self._prepared_concepts[key] = found
+        factor_of = (self._settings.k1 + 1) / 255
+        found = []
+        for term, share in alternatives:
+            impacts = self._postings.impacts(term)
+            factor = weight * share * self._idf(term) * factor_of
+            found.append((impacts, factor, factor * max(impacts.values()) * (1 + 1e-9)))
         return found
 
     def _score(self, factors: list[list[tuple[dict[int, int], float, float]]], doc: int) -> float:
@@ -372,12 +368,10 @@ class Index:
         """The query's total idf weight: what an entry of average length matching every word once scores."""
         rarest = math.log(1 + (len(self._ids) + 0.5) / 0.5)
         total = 0.0
-        idfs = self._idfs
         for _, weight, known, alternatives in concepts:
             top_idf = 0.0  # every idf and share is above 0
             for term, share in alternatives:
-                value = (idfs.get(term) or self._idf(term)) * share
-                top_idf = max(top_idf, value)
+                top_idf = max(top_idf, self._idf(term) * share)
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
 
@@ -469,12 +463,9 @@ class Index:
         impacts = self._postings.impacts
         return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(doc in impacts(t) for t, _ in alts)))
 
-    def _idf(self, term: str) -> float:
-        found = self._idfs.get(term)
-        if found is None:
-            df = self._postings.df(term)
-            found = self._idfs[term] = math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
-        return found
+    def _idf_of(self, term: str) -> float:
+        df = self._postings.df(term)
+        return math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
 
     def _allowed(self, shards: Collection[str], tags: Collection[str]) -> set[int] | None:
         allowed: set[int] | None = None
