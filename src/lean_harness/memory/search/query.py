@@ -85,11 +85,8 @@ def using_index(memory: Memory, work: Callable[[search.Index], T]) -> T:
 
 def _load_index(memory: Memory, rebuild: bool = False) -> search.Index:
     """The index of every shard as it is now (`rebuild`: made now, whatever is cached)."""
-    segments = []
-    for name in memory.config.shard_names:
-        if memory.summary(name).exists:  # refuses a shard whose entries conflict
-            segments.append(search_cache.shard_segment(memory, name, rebuild))
-    return search.Index(segments)
+    names = [name for name in memory.config.shard_names if memory.summary(name).exists]  # refuses one that conflicts
+    return search.Index([search_cache.shard_segment(memory, name, rebuild) for name in names])
 
 
 def ask(
