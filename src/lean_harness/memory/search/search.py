@@ -16,7 +16,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from itertools import accumulate, islice
@@ -141,18 +141,7 @@ def _same(word: str) -> str:
 
 def _analyze(text: str, stemmed: bool = True) -> list[tuple[str, bool]]:
     """Terms of a text in order, each flagged True when it is only a part of an identifier."""
-    cache = _CHUNKS[stemmed]
-    terms: list[tuple[str, bool]] = []
-    for chunk in _CHUNK_RE.findall(text):
-        found = cache.get(chunk)
-        if found is None:
-            found = cache[chunk] = tuple(_chunk_terms(chunk.strip("_"), stem if stemmed else _same))
-        terms.extend(found)
-    return terms
-
-
-# Chunks (words, identifiers) recur across entries: each is analyzed once per process.
-_CHUNKS: dict[bool, dict[str, tuple[tuple[str, bool], ...]]] = {True: {}, False: {}}
+    return [term for chunk in _CHUNK_RE.findall(text) for term in _chunk_terms(chunk.strip("_"), stemmed)]
 
 
 def tokenize(text: str) -> list[str]:
@@ -160,14 +149,16 @@ def tokenize(text: str) -> list[str]:
     return [term for term, _ in _analyze(text)]
 
 
-def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool]]:
+@cache  # chunks (words, identifiers) recur across entries: each is analyzed once per process
+def _chunk_terms(chunk: str, stemmed: bool) -> tuple[tuple[str, bool], ...]:
+    stem_of = stem if stemmed else _same
     if not chunk:
-        return []
+        return ()
     if _PLAIN_RE.fullmatch(chunk):
         word = chunk.lower()
-        return [] if word in STOPWORDS else [(stem(word), False)]
+        return () if word in STOPWORDS else ((stem_of(word), False),)
     if not chunk.isascii() and chunk.isalpha():
-        return [(chunk.casefold(), False)]
+        return ((chunk.casefold(), False),)
     terms = [(chunk.casefold(), False)]
     segments = _SEGMENT_RE.split(chunk)
     if len(segments) > 1:  # each segment with parts of its own (snake_case, camelCase, letters and digits)
@@ -175,8 +166,8 @@ def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool
         terms.extend((s.casefold(), False) for s in stripped if s and not s.isdigit() and not _PLAIN_RE.fullmatch(s))
     for part in _split_parts(chunk):
         if (len(part) > 1 or part.isdigit()) and part not in STOPWORDS:
-            terms.append((stem(part), True))
-    return terms
+            terms.append((stem_of(part), True))
+    return tuple(terms)
 
 
 def _split_parts(chunk: str) -> list[str]:
