@@ -324,8 +324,7 @@ class Index:
         min_score: float = 0.0,
     ) -> list[Hit]:
         """Entries matching the query, best first, then newer, then by id, kept by `shards`, `tags`, `min_score`."""
-        count = len(self._ids)
-        if limit <= 0 or count == 0:
+        if limit <= 0 or not self._ids:
             return []
         allowed = self._allowed(shards, tags)
         if allowed is not None and not allowed:
@@ -658,9 +657,7 @@ class _Postings:
         """The entries carrying a tag (lowercase)."""
         docs: set[int] = set()
         for part, base in zip(self._segments, self.bases, strict=True):
-            local = array("I")
-            local.frombytes(part.tags.get(tag, b""))
-            docs.update(map(base.__add__, local))
+            docs.update(map(base.__add__, memoryview(part.tags.get(tag, b"")).cast("I")))
         return docs
 
     def prefixed(self, prefix: str, count: int) -> list[str]:

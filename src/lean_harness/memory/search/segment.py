@@ -27,6 +27,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +61,7 @@ class Lexicon:
     def of(cls, postings: dict[str, bytes]) -> Lexicon:
         """The lexicon of the posting lists `postings` (in any order)."""
         terms = sorted(postings)
-        ends, end = array("I"), 0
-        for term in terms:
-            end += len(postings[term])
-            ends.append(end)
+        ends = array("I", accumulate(len(postings[term]) for term in terms))
         return cls(terms, ends.tobytes(), b"".join(postings[term] for term in terms))
 
     def place(self, term: str) -> int:
@@ -158,10 +156,7 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
         raise ValueError("search index is corrupt (a count that is not one)")
     if sum(sizes) != len(data) - end - 1:
         raise ValueError("search index is corrupt (fields of the wrong size)")
-    fields, at = [], end + 1
-    for size in sizes:
-        fields.append(data[at : at + size])
-        at += size
+    fields = [data[start:stop] for start, stop in pairwise(accumulate(sizes, initial=end + 1))]
     shapes, ends, blob, forward, spans, keys = fields[:6]
     tag_docs = dict(zip(tags, fields[6:], strict=True))
     count = len(ids)
