@@ -45,6 +45,7 @@ def cold_search_caches() -> None:
     unchanged code's answers."""
     search.stem.cache_clear()
     search._chunk_terms.cache_clear()
+    search._synonyms.cache_clear()
     thesaurus.related.cache_clear()
 
 

@@ -65,12 +65,7 @@ def _entropy(value: str) -> float:
 
 def _classes(value: str) -> int:
     """How many of lowercase, uppercase, digits and other characters occur."""
-    return (
-        any(c.islower() for c in value)
-        + any(c.isupper() for c in value)
-        + any(c.isdigit() for c in value)
-        + any(not c.isalnum() for c in value)
-    )
+    return sum(any(map(kind, value)) for kind in (str.islower, str.isupper, str.isdigit, lambda c: not c.isalnum()))
 
 
 def _has_run(value: str, length: int = 6) -> bool:
@@ -699,12 +694,14 @@ def _joined_texts(text: str) -> list[tuple[str, list[int], int]]:
     ]  # fmt: skip
 
 
-_ORDER = {rule.id: index for index, rule in enumerate(RULES)}  # each rule's place in the registry
+_ORDER: dict[str, int] = {}  # each rule's place in the registry, worked out once
 
 
 def _best(candidates: list[tuple[int, int, int, Rule]]) -> list[tuple[int, int, Rule]]:
     """Of overlapping candidates keep the best-ranked, then the longest, then the one
     listed first (registry order puts the specific before the general); sorted by start."""
+    if not _ORDER:
+        _ORDER.update((rule.id, index) for index, rule in enumerate(RULES))
     starts: list[int] = []
     chosen: list[tuple[int, int, Rule]] = []
     for start, end, _, rule in sorted(candidates, key=lambda c: (-c[2], c[0] - c[1], _ORDER[c[3].id], c[0])):

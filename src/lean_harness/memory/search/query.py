@@ -114,7 +114,7 @@ def ask(
         results: list[Result] = []
         used = 0
         texts: dict[str, str] = {}
-        for hit in found if min_score is not None else [hit for hit in found if hit.matched]:  # with none: a word held
+        for hit in kept(found, min_score):
             entry = entry_of(memory, index, hit.shard, hit.id, texts)
             if entry is None:
                 continue
@@ -148,6 +148,11 @@ def ask(
     return using_index(memory, answer)
 
 
+def kept(hits: Sequence[search.Hit], min_score: float | None) -> list[search.Hit]:
+    """What an answer keeps of hits found at `min_score or 0.0`: with no `min_score`, those holding a query word."""
+    return [hit for hit in hits if hit.matched or min_score is not None]
+
+
 def heading(result: Result, shown: str) -> str:
     """The line printed above a result, less a stale mark; `shown` is its shard file as shown."""
     score = f"score {result.score:.2f}" + (" (weak)" if result.weak else "")
@@ -168,13 +173,10 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     memory.check_dir()
 
     def lost(index: search.Index) -> list[Unreachable]:
-        found: list[Unreachable] = []
-        for name in memory.config.shard_names:
-            for entry in memory.entries(name):
-                if not index.finds(entry.title, name, entry.id, top):
-                    # shown as an agent may read them: an id or title written by hand may hold a credential
-                    found.append(Unreachable(mask(entry.id), name, mask(entry.title)))
-        return found
+        entries = [(name, entry) for name in memory.config.shard_names for entry in memory.entries(name)]
+        # shown as an agent may read them: an id or title written by hand may hold a credential
+        missed = [(name, e) for name, e in entries if not index.finds(e.title, name, e.id, top)]
+        return [Unreachable(mask(entry.id), name, mask(entry.title)) for name, entry in missed]
 
     return using_index(memory, lost)
 

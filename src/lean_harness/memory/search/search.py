@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
-from itertools import accumulate, islice
+from itertools import accumulate, islice, takewhile
 
 from lean_harness import recall
 from lean_harness.memory.search import segment, thesaurus
@@ -149,6 +149,17 @@ def tokenize(text: str) -> list[str]:
     return [term for term, _ in _analyze(text)]
 
 
+@cache
+def _synonyms(stemmed: bool) -> dict[str, tuple[str, ...]]:
+    """Each word of a synonym group (stemmed, or not) and the other words of its group."""
+    table: dict[str, set[str]] = {}
+    for group in _SYNONYM_GROUPS:
+        words = {stem(w) if stemmed else w for w in group.split()}
+        for member in words:
+            table.setdefault(member, set()).update(words - {member})
+    return {k: tuple(sorted(v)) for k, v in table.items()}
+
+
 @cache  # chunks (words, identifiers) recur across entries: each is analyzed once per process
 def _chunk_terms(chunk: str, stemmed: bool) -> tuple[tuple[str, bool], ...]:
     stem_of = stem if stemmed else _same
@@ -187,7 +198,6 @@ class Index:
         self._postings = _Postings(self._segments, settings)
         self._settings = settings
         self._stem = stem if settings.stem else _same
-        self._synonyms: dict[str, tuple[str, ...]] | None = None
         # Made once per index for each term, word or chunk of a query: lint asks one query per entry.
         self._sharing = cache(self._sharing_of)
         self._relation_terms = cache(self._relation_terms_of)
@@ -207,9 +217,7 @@ class Index:
 
     def span_of(self, shard: str, key: str) -> tuple[int, int]:
         """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
-        for part, _, local in self._entries(shard, key):
-            return part.span(local)
-        return 0, 0
+        return next((part.span(local) for part, _, local in self._entries(shard, key)), (0, 0))
 
     def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int, int]]:
         """Each segment holding the entry `key` of `shard` (copies too), its base and the entry's number in it."""
@@ -498,7 +506,8 @@ class Index:
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
         share = self._settings.synonym
-        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
+        found = _synonyms(self._settings.stem).get(term, ())
+        synonyms = [(s, share) for s in found if s in self._postings] if share else []
         if term in self._postings:
             concepts.setdefault(term, (word, 1.0, True, [(term, 1.0), *synonyms]))
             return
@@ -528,16 +537,6 @@ class Index:
         if len(prefix) < 4 or not self._settings.expand_unknown:
             return []
         return [(term, 1.0) for term in self._postings.prefixed(prefix, 50)]
-
-    def _synonyms_of(self, term: str) -> tuple[str, ...]:
-        if self._synonyms is None:
-            table: dict[str, set[str]] = {}
-            for group in _SYNONYM_GROUPS:
-                stems = {self._stem(w) for w in group.split()}
-                for member in stems:
-                    table.setdefault(member, set()).update(stems - {member})
-            self._synonyms = {k: tuple(sorted(v)) for k, v in table.items()}
-        return self._synonyms.get(term, ())
 
 
 def _title(text: str) -> str:
@@ -666,8 +665,5 @@ class _Postings:
         for part in self._segments:
             vocab = part.postings.terms
             start = bisect_left(vocab, prefix)
-            for term in vocab[start : start + count]:
-                if not term.startswith(prefix):
-                    break
-                found.add(term)
+            found.update(takewhile(lambda term: term.startswith(prefix), vocab[start : start + count]))
         return sorted(found)[:count]
