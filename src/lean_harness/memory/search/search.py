@@ -202,7 +202,7 @@ class Index:
         self._sharing = cache(self._sharing_of)
         self._relation_terms = cache(self._relation_terms_of)
         self._chunk_concepts = cache(self._chunk_concepts_of)
-        self._prepared = cache(self._prepared_of)
+        self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
         self._idf = cache(self._idf_of)
 
     def __len__(self) -> int:
@@ -241,7 +241,7 @@ class Index:
         if not denominator:
             return False
         scale = 1.0 / denominator
-        factors = [self._prepared(weight, tuple(alternatives)) for _, weight, _, alternatives in concepts]
+        factors = [self._prepared(weight, alternatives) for _, weight, _, alternatives in concepts]
         mine_values = [(self._score(factors, doc), doc) for doc in mine]
         own = max(value for value, _ in mine_values)
         if own <= 0:
@@ -296,17 +296,21 @@ class Index:
                 above += 1
         return above < limit
 
-    def _prepared_of(
-        self, weight: float, alternatives: tuple[tuple[str, float], ...]
+    def _prepared(
+        self, weight: float, alternatives: list[tuple[str, float]]
     ) -> list[tuple[dict[int, int], float, float]]:
         """A concept as `finds` weighs it, made once per index: each term's impact by entry, its
         factor, and the most it adds to any entry (a little more, against rounding)."""
-        factor_of = (self._settings.k1 + 1) / 255
-        found = []
-        for term, share in alternatives:
-            impacts = self._postings.impacts(term)
-            factor = weight * share * self._idf(term) * factor_of
-            found.append((impacts, factor, factor * max(impacts.values()) * (1 + 1e-9)))
+        key = (weight, *alternatives)
+        found = self._prepared_concepts.get(key)
+        if found is None:
+            factor_of = (self._settings.k1 + 1) / 255
+            found = []
+            for term, share in alternatives:
+                impacts = self._postings.impacts(term)
+                factor = weight * share * self._idf(term) * factor_of
+                found.append((impacts, factor, factor * max(impacts.values()) * (1 + 1e-9)))
+            self._prepared_concepts[key] = found
         return found
 
     def _score(self, factors: list[list[tuple[dict[int, int], float, float]]], doc: int) -> float:
@@ -440,17 +444,17 @@ class Index:
             if not label.isalpha():
                 widened.append((label, weight, known, alternatives))
                 continue
-            related = self._relation_terms(label, most)
+            related = self._relation_terms(label)
             have = own.union(term for term, _ in alternatives)
             extra = [(term, share) for term in related if term not in have]
             widened.append((label, weight, known, [*alternatives, *extra] if extra else alternatives))
         return widened
 
-    def _relation_terms_of(self, label: str, most: int) -> list[str]:
-        """The index terms of the first `most` words WordNet relates to a word, each once and not too common."""
+    def _relation_terms_of(self, label: str) -> list[str]:
+        """The index terms of the first few words WordNet relates to a word, each once and not too common."""
         common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         found: list[str] = []
-        for word in thesaurus.related(label)[:most]:
+        for word in thesaurus.related(label)[: self._settings.thesaurus_words]:
             term = self._stem(word)
             if term in self._postings and term not in found and self._postings.df(term) <= common:
                 found.append(term)
