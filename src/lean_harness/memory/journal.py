@@ -208,13 +208,11 @@ def _record(data: bytes) -> dict[str, list] | None:  # type: ignore[type-arg]
 
 
 def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], journal: Path | None) -> None:
-    parents: set[Path] = set()
+    parents = {(folder / name).parent for name in [*(name for name, _ in replace), *delete]}
     for name, temp in replace:
         os.replace(folder / temp, folder / name)
-        parents.add((folder / name).parent)
     for name in delete:
         _unlink(folder / name)
-        parents.add((folder / name).parent)
     for parent in sorted(parents):
         sync_dir(parent)
     if journal is not None:

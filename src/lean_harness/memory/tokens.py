@@ -310,15 +310,11 @@ def pieces(text: str) -> list[str]:
 
 
 def _read_bucket(path: Path) -> dict[str, int]:
-    table: dict[str, int] = {}
     try:
         data = _read_regular(path, _BUCKET_BYTES)  # not through a planted link, nor a pipe that never ends
         text = data.decode("ascii") if data is not None else ""
     except (OSError, UnicodeDecodeError):
-        return table
+        return {}
     # A line without its newline was cut short by a killed writer: its number may be partial.
-    for line in text.split("\n")[:-1]:
-        key, _, value = line.partition("\t")
-        if len(key) == 64 and value.isdigit() and len(value) <= 9:
-            table[key] = int(value)
-    return table
+    lines = (line.partition("\t") for line in text.split("\n")[:-1])
+    return {key: int(value) for key, _, value in lines if len(key) == 64 and value.isdigit() and len(value) <= 9}
