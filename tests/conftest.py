@@ -44,8 +44,8 @@ def cold_search_caches() -> None:
     mutation run forks each mutant's tests from a process that already filled them with the
     unchanged code's answers."""
     search.stem.cache_clear()
-    for cache in search._CHUNKS.values():
-        cache.clear()
+    search._chunk_terms.cache_clear()
+    search._synonyms.cache_clear()
     thesaurus.related.cache_clear()
 
 

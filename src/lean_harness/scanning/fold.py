@@ -66,10 +66,9 @@ def folded(text: str) -> tuple[str, Origin]:
             upto = done  # nothing left to fold one by one
         for at in range(done, upto):
             char = text[at]
-            if not char.isascii():
-                char = unicodedata.normalize("NFKC", char).lower().translate(_LOOKALIKES)
-            else:
-                char = char.lower()
+            char = (
+                char.lower() if char.isascii() else unicodedata.normalize("NFKC", char).lower().translate(_LOOKALIKES)
+            )
             origin.add(size, at, 0)
             parts.append(char)
             size += len(char)

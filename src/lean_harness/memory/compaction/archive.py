@@ -226,10 +226,6 @@ def _shard(memory: Memory, name: str) -> Shard:
     return without_duplicates(shard)[0] if summary.repeated else shard
 
 
-def _blank(text: str) -> bool:
-    return text != "" and not text.strip("\r\n")
-
-
 def _shard_change(memory: Memory, name: str, shard: Shard) -> tuple[bytes | None, Summary | None, str]:
     data = render(shard).encode("utf-8")
     summary, ids = summarize(name, shard_digest(data), shard, memory.counter)
@@ -299,8 +295,7 @@ def supersede(
 ) -> tuple[str, ...]:
     """Add `additions`, move each entry a head supersedes into its archive under a pointer to the head,
     and write `records`, in one journalled commit; the caller holds `memory.writing()` and checked the entries."""
-    names = memory.config.shard_names
-    shards = {name: _shard(memory, name) for name in names}
+    shards = {name: _shard(memory, name) for name in memory.config.shard_names}
     live = {e.id for shard in shards.values() for e in shard.entries}
     gone: dict[str, str] = {}
     for head, keys in heads:
@@ -544,12 +539,12 @@ def _without(shard: Shard, lines: set[int]) -> Shard:
     blocks: list[str | Entry] = []
     skip_blank = False
     for block in shard.blocks:
-        if skip_blank and isinstance(block, str) and _blank(block):
+        if skip_blank and isinstance(block, str) and block and not block.strip("\r\n"):  # a blank line
             skip_blank = False
             continue
         skip_blank = False
         if isinstance(block, Entry) and block.line in lines:
-            if blocks and isinstance(blocks[-1], str) and _blank(blocks[-1]):
+            if blocks and isinstance(blocks[-1], str) and blocks[-1] and not blocks[-1].strip("\r\n"):
                 blocks.pop()
             else:
                 skip_blank = True

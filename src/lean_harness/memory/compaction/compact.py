@@ -149,14 +149,12 @@ def plan(
     target = budget * target_percent // 100
     total = sum(sum(s.tokens) + s.loose for s in shards)
     kept = {s.name: protected(s.entries, keep_newest) for s in shards}
-    candidates = {s.name: _candidates(s, kept[s.name], last_used) for s in shards}
     groups: dict[str, _Group] = {s.name: _Group(s, counts) for s in shards}
     digests: dict[str, Digest] = {}
     whole: set[tuple[str, int]] = set()
     if (total > threshold or force) and total > target:
-        by_name = {s.name: s for s in shards}
         made: dict[tuple[str, int], Digest] = {}  # digests counted so far, by shard and group size
-        pending = _order(shards, candidates)
+        pending = _order(shards, kept, last_used)
 
         def take() -> None:
             name, index, superseded = pending.pop(0)
@@ -170,7 +168,7 @@ def plan(
                 take()
             for name, group in groups.items():
                 if len(group.indexes) >= 2 and (name, len(group.indexes)) not in made:
-                    made[name, len(group.indexes)] = _digest(by_name[name], group.indexes, counts, taken)
+                    made[name, len(group.indexes)] = _digest(group.shard, group.indexes, counts, taken)
             digests = {n: made[n, len(g.indexes)] for n, g in groups.items() if len(g.indexes) >= 2}
             digests = {n: d for n, d in digests.items() if d.tokens < d.tokens_before}
             if total - sum(d.tokens_before - d.tokens for d in digests.values()) <= target or not pending:
@@ -205,14 +203,6 @@ def plan(
     )
 
 
-def _candidates(shard: ShardInput, kept: set[int], last_used: Mapping[tuple[str, str], str] | None) -> list[int]:
-    """Positions of the entries that may be merged: never used then least recently used, else first written."""
-    free = [i for i in by_writing(shard.entries) if i not in kept]
-    if last_used is not None:
-        free.sort(key=lambda i: last_used.get((shard.name, shard.entries[i].id), ""))
-    return free
-
-
 def _reasons(shard: ShardInput, digest: Digest, last_used: Mapping[tuple[str, str], str] | None) -> tuple[str, ...]:
     """Why each of a digest's sources was chosen, as `--dry-run` says it."""
     named, used = _named(shard.entries), last_used or {}
@@ -225,14 +215,20 @@ def _named(entries: Sequence[Entry]) -> set[str]:
     return {key for e in entries for key in (e.attr("supersedes") or "").replace(",", " ").split()}
 
 
-def _order(shards: Sequence[ShardInput], candidates: dict[str, list[int]]) -> list[tuple[str, int, bool]]:
-    """Every candidate in merge order: superseded ones first, largest shard first, first written first."""
-    ranked = sorted(shards, key=lambda s: (-sum(s.tokens), s.name))
+def _order(
+    shards: Sequence[ShardInput], kept: dict[str, set[int]], last_used: Mapping[tuple[str, str], str] | None
+) -> list[tuple[str, int, bool]]:
+    """Every entry that may be merged, in merge order: superseded ones first, largest shard first, never used
+    then least recently used, else first written."""
     first: list[tuple[str, int, bool]] = []
     rest: list[tuple[str, int, bool]] = []
-    for shard in ranked:
+    for shard in sorted(shards, key=lambda s: (-sum(s.tokens), s.name)):
         named = _named(shard.entries)
-        for index in candidates[shard.name]:
+        free = [i for i in by_writing(shard.entries) if i not in kept[shard.name]]
+        if last_used is not None:
+            uses = [last_used.get((shard.name, entry.id), "") for entry in shard.entries]
+            free.sort(key=uses.__getitem__)
+        for index in free:
             superseded = shard.entries[index].id in named
             (first if superseded else rest).append((shard.name, index, superseded))
     return first + rest

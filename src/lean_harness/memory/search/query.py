@@ -85,11 +85,8 @@ def using_index(memory: Memory, work: Callable[[search.Index], T]) -> T:
 
 def _load_index(memory: Memory, rebuild: bool = False) -> search.Index:
     """The index of every shard as it is now (`rebuild`: made now, whatever is cached)."""
-    segments = []
-    for name in memory.config.shard_names:
-        if memory.summary(name).exists:  # refuses a shard whose entries conflict
-            segments.append(search_cache.shard_segment(memory, name, rebuild))
-    return search.Index(segments)
+    names = [name for name in memory.config.shard_names if memory.summary(name).exists]  # refuses one that conflicts
+    return search.Index([search_cache.shard_segment(memory, name, rebuild) for name in names])
 
 
 def ask(
@@ -114,11 +111,10 @@ def ask(
 
     def answer(index: search.Index) -> Answer:
         found = index.search(text, limit=limit, shards=shards, tags=tags, min_score=min_score or 0.0)
-        hits = kept(found, min_score)
         results: list[Result] = []
         used = 0
         texts: dict[str, str] = {}
-        for hit in hits:
+        for hit in kept(found, min_score):
             entry = entry_of(memory, index, hit.shard, hit.id, texts)
             if entry is None:
                 continue
@@ -126,7 +122,9 @@ def ask(
             body = neutralise(body)
             # the entry's one figure (memory/view.py), of the text as printed here
             tokens = entry_cost(entry, memory.counter.counts, body)
-            result = _result(hit, entry, body, tokens, cut=False, masked=bool(findings))
+            key, line, refs = (hit.id, 0, entry.attr("refs") or "") if entry.id else ("", entry.line, "")
+            values = (hit.shard, round(hit.score, 4), tokens, entry.created, entry.tags, body, False, bool(findings))
+            result = Result(key, *values, hit.matched, refs, line)
             cost = _printed(memory, result, first=not results) if headers else result.tokens
             if used + cost > max_tokens:
                 if results:
@@ -175,13 +173,10 @@ def unreachable(memory: Memory, top: int = 5) -> list[Unreachable]:
     memory.check_dir()
 
     def lost(index: search.Index) -> list[Unreachable]:
-        found: list[Unreachable] = []
-        for name in memory.config.shard_names:
-            for entry in memory.entries(name):
-                if not index.finds(entry.title, name, entry.id, top):
-                    # shown as an agent may read them: an id or title written by hand may hold a credential
-                    found.append(Unreachable(mask(entry.id), name, mask(entry.title)))
-        return found
+        entries = [(name, entry) for name in memory.config.shard_names for entry in memory.entries(name)]
+        # shown as an agent may read them: an id or title written by hand may hold a credential
+        missed = [(name, e) for name, e in entries if not index.finds(e.title, name, e.id, top)]
+        return [Unreachable(mask(entry.id), name, mask(entry.title)) for name, entry in missed]
 
     return using_index(memory, lost)
 
@@ -196,8 +191,12 @@ def entry_of(memory: Memory, index: search.Index, shard: str, key: str, texts: d
             return entry
     if shard not in texts:
         texts[shard] = memory.read_shard(shard)[0]
-    if key.startswith(PROSE_PREFIX):
-        return _prose_entry(memory, shard, int(key[len(PROSE_PREFIX) :]), texts[shard])
+    if key.startswith(PROSE_PREFIX):  # a block of loose prose (memory/prose.py), answered as an entry without an id
+        from lean_harness.memory import prose
+
+        line = int(key[len(PROSE_PREFIX) :])
+        blocks = [block for block in prose.blocks(parse(texts[shard], shown)) if block.line == line]
+        return Entry("", "", blocks[0].text, line=line) if blocks else None
     found = locate(texts[shard], key, shown)
     return None if found is None else found[2]
 
@@ -219,18 +218,6 @@ def _at_span(memory: Memory, name: str, span: tuple[int, int], shown: str) -> En
     return entry if stop == len(text) else None
 
 
-# A block of loose prose (memory/prose.py) is indexed as "@LINE" and answered as an entry without an id.
-
-
-def _prose_entry(memory: Memory, name: str, line: int, text: str) -> Entry | None:
-    from lean_harness.memory import prose
-
-    for block in prose.blocks(parse(text, memory.shown(memory.shard_path(name)))):
-        if block.line == line:
-            return Entry("", "", block.text, line=line)
-    return None
-
-
 def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
     marker = CUT.format(shard=shard)
     if memory.counter.measure(marker) > budget:
@@ -245,10 +232,3 @@ def _cut(memory: Memory, body: str, shard: str, budget: int) -> tuple[str, int]:
             high = middle - 1
     cut = body[:low].rstrip() + marker
     return cut, memory.counter.measure(cut)
-
-
-def _result(hit: search.Hit, entry: Entry, body: str, tokens: int, *, cut: bool, masked: bool) -> Result:
-    key, line = (hit.id, 0) if entry.id else ("", entry.line)
-    refs = entry.attr("refs") or ""
-    score, created = round(hit.score, 4), entry.created
-    return Result(key, hit.shard, score, tokens, created, entry.tags, body, cut, masked, hit.matched, refs, line)

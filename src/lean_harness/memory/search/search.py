@@ -16,10 +16,10 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
-from itertools import accumulate, islice
+from functools import cache, partial
+from itertools import accumulate, islice, takewhile
 
 from lean_harness import recall
 from lean_harness.memory.search import segment, thesaurus
@@ -141,18 +141,7 @@ def _same(word: str) -> str:
 
 def _analyze(text: str, stemmed: bool = True) -> list[tuple[str, bool]]:
     """Terms of a text in order, each flagged True when it is only a part of an identifier."""
-    cache = _CHUNKS[stemmed]
-    terms: list[tuple[str, bool]] = []
-    for chunk in _CHUNK_RE.findall(text):
-        found = cache.get(chunk)
-        if found is None:
-            found = cache[chunk] = tuple(_chunk_terms(chunk.strip("_"), stem if stemmed else _same))
-        terms.extend(found)
-    return terms
-
-
-# Chunks (words, identifiers) recur across entries: each is analyzed once per process.
-_CHUNKS: dict[bool, dict[str, tuple[tuple[str, bool], ...]]] = {True: {}, False: {}}
+    return [term for chunk in _CHUNK_RE.findall(text) for term in _chunk_terms(chunk.strip("_"), stemmed)]
 
 
 def tokenize(text: str) -> list[str]:
@@ -160,14 +149,27 @@ def tokenize(text: str) -> list[str]:
     return [term for term, _ in _analyze(text)]
 
 
-def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool]]:
+@cache
+def _synonyms(stemmed: bool) -> dict[str, tuple[str, ...]]:
+    """Each word of a synonym group (stemmed, or not) and the other words of its group."""
+    table: dict[str, set[str]] = {}
+    for group in _SYNONYM_GROUPS:
+        words = {stem(w) if stemmed else w for w in group.split()}
+        for member in words:
+            table.setdefault(member, set()).update(words - {member})
+    return {k: tuple(sorted(v)) for k, v in table.items()}
+
+
+@cache  # chunks (words, identifiers) recur across entries: each is analyzed once per process
+def _chunk_terms(chunk: str, stemmed: bool) -> tuple[tuple[str, bool], ...]:
+    stem_of = stem if stemmed else _same
     if not chunk:
-        return []
+        return ()
     if _PLAIN_RE.fullmatch(chunk):
         word = chunk.lower()
-        return [] if word in STOPWORDS else [(stem(word), False)]
+        return () if word in STOPWORDS else ((stem_of(word), False),)
     if not chunk.isascii() and chunk.isalpha():
-        return [(chunk.casefold(), False)]
+        return ((chunk.casefold(), False),)
     terms = [(chunk.casefold(), False)]
     segments = _SEGMENT_RE.split(chunk)
     if len(segments) > 1:  # each segment with parts of its own (snake_case, camelCase, letters and digits)
@@ -175,8 +177,8 @@ def _chunk_terms(chunk: str, stem: Callable[[str], str]) -> list[tuple[str, bool
         terms.extend((s.casefold(), False) for s in stripped if s and not s.isdigit() and not _PLAIN_RE.fullmatch(s))
     for part in _split_parts(chunk):
         if (len(part) > 1 or part.isdigit()) and part not in STOPWORDS:
-            terms.append((stem(part), True))
-    return terms
+            terms.append((stem_of(part), True))
+    return tuple(terms)
 
 
 def _split_parts(chunk: str) -> list[str]:
@@ -196,13 +198,12 @@ class Index:
         self._postings = _Postings(self._segments, settings)
         self._settings = settings
         self._stem = stem if settings.stem else _same
-        self._synonyms: dict[str, tuple[str, ...]] | None = None
-        self._sharing_terms: dict[str, list[tuple[float, str]]] = {}
-        self._relations: dict[str, list[str]] = {}  # per plain word, the terms `_related` may add
-        self._words: dict[str, list[tuple[str, _Concept]]] = {}  # per query word, what `_add_word` adds
-        self._chunks: dict[str, list[tuple[str, _Concept]]] = {}  # per chunk of a query, what `_concepts` adds
+        # Made once per index for each term, word or chunk of a query: lint asks one query per entry.
+        self._sharing = cache(self._sharing_of)
+        self._relation_terms = cache(self._relation_terms_of)
+        self._chunk_concepts = cache(self._chunk_concepts_of)
         self._prepared_concepts: dict[tuple[object, ...], list[tuple[dict[int, int], float, float]]] = {}
-        self._idfs: dict[str, float] = {}
+        self._idf = cache(self._idf_of)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -216,9 +217,7 @@ class Index:
 
     def span_of(self, shard: str, key: str) -> tuple[int, int]:
         """Where the entry `key` of `shard` was in the shard file when indexed: (start, end) bytes, or (0, 0)."""
-        for part, _, local in self._entries(shard, key):
-            return part.span(local)
-        return 0, 0
+        return next((part.span(local) for part, _, local in self._entries(shard, key)), (0, 0))
 
     def _entries(self, shard: str, key: str) -> Iterator[tuple[Segment, int, int]]:
         """Each segment holding the entry `key` of `shard` (copies too), its base and the entry's number in it."""
@@ -337,8 +336,7 @@ class Index:
         min_score: float = 0.0,
     ) -> list[Hit]:
         """Entries matching the query, best first, then newer, then by id, kept by `shards`, `tags`, `min_score`."""
-        count = len(self._ids)
-        if limit <= 0 or count == 0:
+        if limit <= 0 or not self._ids:
             return []
         allowed = self._allowed(shards, tags)
         if allowed is not None and not allowed:
@@ -364,8 +362,7 @@ class Index:
             scored = [item for item in scored if item[0] >= cutoff]
         ranked = [(round(value * scale, 6), doc) for value, doc in scored]
         ranked.sort(key=lambda item: (self._ids[item[1]], self._shards[item[1]]))
-        ranked.sort(key=lambda item: self._created[item[1]], reverse=True)
-        ranked.sort(key=lambda item: item[0], reverse=True)
+        ranked.sort(key=lambda item: (item[0], self._created[item[1]]), reverse=True)  # stable: ties keep id order
         ids, shards, created = self._ids, self._shards, self._created
         return [Hit(ids[d], shards[d], score, created[d], self._matched(asked, d)) for score, d in ranked[:limit]]
 
@@ -373,12 +370,10 @@ class Index:
         """The query's total idf weight: what an entry of average length matching every word once scores."""
         rarest = math.log(1 + (len(self._ids) + 0.5) / 0.5)
         total = 0.0
-        idfs = self._idfs
         for _, weight, known, alternatives in concepts:
             top_idf = 0.0  # every idf and share is above 0
             for term, share in alternatives:
-                value = (idfs.get(term) or self._idf(term)) * share
-                top_idf = max(top_idf, value)
+                top_idf = max(top_idf, self._idf(term) * share)
             total += weight * (top_idf if known else max(top_idf, self._settings.unknown * rarest))
         return total
 
@@ -387,17 +382,13 @@ class Index:
         factor_of = (self._settings.k1 + 1) / 255
         best: dict[int, float] = totals if len(alternatives) == 1 else {}
         for term, share in alternatives:
-            posting = self._postings[term]
-            size = len(posting) // 5
-            docs = array("I")
-            docs.frombytes(posting[: 4 * size])
             factor = weight * share * self._idf(term) * factor_of
             get = best.get
             if best is totals:
-                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                for doc, impact in self._postings.impacts(term).items():
                     best[doc] = get(doc, 0.0) + factor * impact
             else:
-                for doc, impact in zip(docs, posting[4 * size :], strict=False):
+                for doc, impact in self._postings.impacts(term).items():
                     value = factor * impact
                     if value > get(doc, 0.0):
                         best[doc] = value
@@ -416,20 +407,15 @@ class Index:
                 continue
             extra: list[tuple[str, float]] = []
             for share, term in self._sharing(alternatives[0][0]):
-                if len(extra) == settings.associations:
-                    break
-                if share < settings.association_least:
-                    break  # the rest share less still
+                if len(extra) == settings.associations or share < settings.association_least:
+                    break  # enough, or the rest share less still
                 if term not in query_terms:
                     extra.append((term, settings.association_weight * share))
             widened.append((label, weight, known, [*alternatives, *extra]))
         return widened
 
-    def _sharing(self, term: str) -> list[tuple[float, str]]:
+    def _sharing_of(self, term: str) -> list[tuple[float, str]]:
         """The not too common terms sharing two or more of a term's sampled entries, best first, with their share."""
-        found = self._sharing_terms.get(term)
-        if found is not None:
-            return found
         settings = self._settings
         most = max(20, int(len(self._ids) * settings.association_common))
         ranked: list[tuple[float, str]] = []
@@ -444,7 +430,6 @@ class Index:
                     if df <= most:
                         ranked.append((shared / len(sample) * shared / df, other))
             ranked.sort(reverse=True)
-        self._sharing_terms[term] = ranked
         return ranked
 
     def _related(self, concepts: list[_Concept]) -> list[_Concept]:
@@ -459,19 +444,17 @@ class Index:
             if not label.isalpha():
                 widened.append((label, weight, known, alternatives))
                 continue
-            related = self._relations.get(label)
-            if related is None:
-                related = self._relations[label] = self._relation_terms(label, most)
+            related = self._relation_terms(label)
             have = own.union(term for term, _ in alternatives)
             extra = [(term, share) for term in related if term not in have]
             widened.append((label, weight, known, [*alternatives, *extra] if extra else alternatives))
         return widened
 
-    def _relation_terms(self, label: str, most: int) -> list[str]:
-        """The index terms of the first `most` words WordNet relates to a word, each once and not too common."""
+    def _relation_terms_of(self, label: str) -> list[str]:
+        """The index terms of the first few words WordNet relates to a word, each once and not too common."""
         common = max(20, int(len(self._ids) * self._settings.thesaurus_common))
         found: list[str] = []
-        for word in thesaurus.related(label)[:most]:
+        for word in thesaurus.related(label)[: self._settings.thesaurus_words]:
             term = self._stem(word)
             if term in self._postings and term not in found and self._postings.df(term) <= common:
                 found.append(term)
@@ -479,21 +462,12 @@ class Index:
 
     def _matched(self, concepts: list[_Concept], doc: int) -> tuple[str, ...]:
         """The query words whose concept an entry contains, through any of its alternatives."""
-        holds = self._holds
-        return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(holds(t, doc) for t, _ in alts)))
+        impacts = self._postings.impacts
+        return tuple(dict.fromkeys(label for label, _, _, alts in concepts if any(doc in impacts(t) for t, _ in alts)))
 
-    def _holds(self, term: str, doc: int) -> bool:
-        posting = self._postings[term]
-        docs = memoryview(posting)[: 4 * (len(posting) // 5)].cast("I")
-        at = bisect_left(docs, doc)
-        return at < len(docs) and docs[at] == doc
-
-    def _idf(self, term: str) -> float:
-        found = self._idfs.get(term)
-        if found is None:
-            df = self._postings.df(term)
-            found = self._idfs[term] = math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
-        return found
+    def _idf_of(self, term: str) -> float:
+        df = self._postings.df(term)
+        return math.log(1 + (len(self._ids) - df + 0.5) / (df + 0.5))
 
     def _allowed(self, shards: Collection[str], tags: Collection[str]) -> set[int] | None:
         allowed: set[int] | None = None
@@ -502,58 +476,42 @@ class Index:
             allowed = {doc for doc, name in enumerate(self._shards) if name in wanted}
         for tag in tags:
             docs = self._postings.tagged(tag.lower())
-            allowed = set(docs) if allowed is None else allowed.intersection(docs)
+            allowed = docs if allowed is None else allowed & docs
         return allowed
 
     def _concepts(self, query: str) -> list[_Concept]:
         """The query as weighted concepts, each a list of (index term, share) alternatives."""
         concepts: dict[str, _Concept] = {}
-        known = self._chunks
         for chunk in _CHUNK_RE.findall(query):
-            found = known.get(chunk)
-            if found is None:
-                added: dict[str, _Concept] = {}
-                self._chunk_concepts(chunk.strip("_"), added)
-                found = known[chunk] = list(added.items())
-            for key, concept in found:
+            for key, concept in self._chunk_concepts(chunk.strip("_")):
                 concepts.setdefault(key, concept)
         return list(concepts.values())
 
-    def _chunk_concepts(self, chunk: str, concepts: dict[str, _Concept]) -> None:
-        """The concepts of one word or identifier of a query (made once per index: `finds` asks many)."""
+    def _chunk_concepts_of(self, chunk: str) -> list[tuple[str, _Concept]]:
+        """The concepts of one word or identifier of a query, by key."""
+        concepts: dict[str, _Concept] = {}
         if _PLAIN_RE.fullmatch(chunk) or (chunk.isalpha() and not chunk.isascii()):
-            word = chunk.casefold()
-            if word not in STOPWORDS:
-                self._add_word(word, concepts)
-            return
-        if not chunk:
-            return
-        whole = chunk.casefold()
-        alternatives = [(whole, 1.0)] if whole in self._postings else self._prefixed(whole)
-        parts = [p for p in _split_parts(chunk) if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS]
-        if not alternatives:
-            for part in parts:
-                self._add_word(part, concepts)
-            return
-        concepts.setdefault(whole, (whole, 1.0, True, alternatives))
-        for part in parts:
-            term = self._stem(part)
-            if term in self._postings:
-                concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
+            if chunk.casefold() not in STOPWORDS:
+                self._add_word(chunk.casefold(), concepts)
+        elif chunk:
+            whole = chunk.casefold()
+            alternatives = [(whole, 1.0)] if whole in self._postings else self._prefixed(whole)
+            if alternatives:
+                concepts.setdefault(whole, (whole, 1.0, True, alternatives))
+            for part in _split_parts(chunk):
+                if (len(part) <= 1 and not part.isdigit()) or part in STOPWORDS:
+                    continue
+                if not alternatives:  # an unknown identifier: its parts as words
+                    self._add_word(part, concepts)
+                elif (term := self._stem(part)) in self._postings:
+                    concepts.setdefault(term, (part, self._settings.part_query, True, [(term, 1.0)]))
+        return list(concepts.items())
 
     def _add_word(self, word: str, concepts: dict[str, _Concept]) -> None:
-        found = self._words.get(word)
-        if found is None:
-            added: dict[str, _Concept] = {}
-            self._word_concepts(word, added)
-            found = self._words[word] = list(added.items())
-        for key, concept in found:
-            concepts.setdefault(key, concept)
-
-    def _word_concepts(self, word: str, concepts: dict[str, _Concept]) -> None:
         term = self._stem(word)
         share = self._settings.synonym
-        synonyms = [(s, share) for s in self._synonyms_of(term) if s in self._postings] if share else []
+        found = _synonyms(self._settings.stem).get(term, ())
+        synonyms = [(s, share) for s in found if s in self._postings] if share else []
         if term in self._postings:
             concepts.setdefault(term, (word, 1.0, True, [(term, 1.0), *synonyms]))
             return
@@ -584,35 +542,6 @@ class Index:
             return []
         return [(term, 1.0) for term in self._postings.prefixed(prefix, 50)]
 
-    def _synonyms_of(self, term: str) -> tuple[str, ...]:
-        if self._synonyms is None:
-            table: dict[str, set[str]] = {}
-            for group in _SYNONYM_GROUPS:
-                stems = {self._stem(w) for w in group.split()}
-                for member in stems:
-                    table.setdefault(member, set()).update(stems - {member})
-            self._synonyms = {k: tuple(sorted(v)) for k, v in table.items()}
-        return self._synonyms.get(term, ())
-
-
-def _fields(doc: Doc, settings: Settings) -> tuple[int, int, dict[str, list[float]]]:
-    """Body length, title length and, per term, its weighted frequency in body, title and the rest."""
-    weights: dict[str, list[float]] = {}
-    part_doc = settings.part_doc
-    body_len = 0
-    for term, part in _analyze(doc.text, settings.stem):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[0] += part_doc if part else 1.0
-        body_len += not part
-    title = _title(doc.text) if settings.short_title else next((ln for ln in doc.text.splitlines() if ln.strip()), "")
-    title_len = 0
-    for term, part in _analyze(title, settings.stem):
-        weights.setdefault(term, [0.0, 0.0, 0.0])[1] += part_doc if part else 1.0
-        title_len += not part
-    for source, field_weight in ((" ".join(doc.tags), settings.w_tags), (doc.shard, settings.w_shard)):
-        for term, part in _analyze(source, settings.stem):
-            weights.setdefault(term, [0.0, 0.0, 0.0])[2] += field_weight * (part_doc if part else 1.0)
-    return body_len, title_len, weights
-
 
 def _title(text: str) -> str:
     """The entry's title as INDEX.md and hits show it (`shard.title_of`), less a word its cut splits."""
@@ -636,10 +565,24 @@ def segment_of(
 def row_of(
     doc: Doc, settings: Settings = DEFAULT_SETTINGS, span: tuple[int, int] = (0, 0), key: bytes = b""
 ) -> segment.Row:
-    """What a segment keeps of one entry: its analyzed fields (with its byte span and key, if given)."""
-    body_len, title_len, weights = _fields(doc, settings)
+    """What a segment keeps of one entry: its body's and title's lengths, each term's weighted frequency in
+    the body, the title and the rest (with its byte span and key, if given)."""
+    weights: dict[str, list[float]] = {}
+    lengths = [0, 0]  # the body's and the title's, whole words only
+    title = _title(doc.text) if settings.short_title else next((ln for ln in doc.text.splitlines() if ln.strip()), "")
+    fields = (
+        (0, doc.text, 1.0),
+        (1, title, 1.0),
+        (2, " ".join(doc.tags), settings.w_tags),
+        (2, doc.shard, settings.w_shard),
+    )
+    for field, source, field_weight in fields:
+        for term, part in _analyze(source, settings.stem):
+            weights.setdefault(term, [0.0, 0.0, 0.0])[field] += field_weight * (settings.part_doc if part else 1.0)
+            if field < 2:
+                lengths[field] += not part
     terms = {term: (w[0], w[1], w[2]) for term, w in weights.items()}
-    return segment.Row(doc.id, doc.shard, doc.created, doc.tags, body_len, title_len, terms, span, key)
+    return segment.Row(doc.id, doc.shard, doc.created, doc.tags, lengths[0], lengths[1], terms, span, key)
 
 
 class _Impacts(dict[int, int]):
@@ -664,8 +607,8 @@ class _Impacts(dict[int, int]):
 
 
 class _Postings:
-    """The posting lists of all segments as one, made on first use: `postings[term]` is the bytes of an
-    `array('I')` of entry numbers running on across segments, then one impact byte per entry."""
+    """The posting lists of all segments as one, made on first use: each term's impact by entry number,
+    the numbers running on across segments."""
 
     def __init__(self, segments: Sequence[Segment], settings: Settings) -> None:
         self._segments = segments
@@ -675,47 +618,23 @@ class _Postings:
         avg_body = sum(part.body_total for part in segments) / (count or 1) or 1.0
         avg_title = sum(part.title_total for part in segments) / (count or 1) or 1.0
         self._impacts = [_Impacts(part, avg_body, avg_title, settings) for part in segments]
-        self._lexicons = [part.postings for part in segments]
-        self._made: dict[str, bytes] = {}
-        self._df: dict[str, int] = {}
-        self._known: dict[object, bool] = {}
-        self._by_doc: dict[str, dict[int, int]] = {}
+        lexicons = [part.postings for part in segments]
+        # Each made once a term: whether an entry holds it, how many do, its impact in each of them.
+        self._known = cache(lambda term: any(term in lexicon for lexicon in lexicons))
+        self.df = cache(partial(segment.holding, lexicons))
+        self.impacts = cache(self._impacts_of)
 
     def __contains__(self, term: object) -> bool:
-        found = self._known.get(term)
-        if found is None:
-            found = self._known[term] = any(term in part.postings for part in self._segments)
-        return found
+        return self._known(term)
 
-    def __getitem__(self, term: str) -> bytes:
-        made = self._made.get(term)
-        if made is None:
-            docs, impacts = array("I"), bytearray()
-            for part, base, table in zip(self._segments, self.bases, self._impacts, strict=True):
-                local, shapes = part.docs(term)
-                if local:
-                    docs.extend(local if not base else array("I", map(base.__add__, local)))
-                    impacts += bytes(map(table.__getitem__, shapes))
-            if not docs:
-                raise KeyError(term)
-            made = self._made[term] = docs.tobytes() + bytes(impacts)
-        return made
-
-    def impacts(self, term: str) -> dict[int, int]:
-        """The term's impact in each entry that holds it."""
-        found = self._by_doc.get(term)
-        if found is None:
-            posting = self[term]
-            size = len(posting) // 5
-            docs = memoryview(posting)[: 4 * size].cast("I")
-            found = self._by_doc[term] = dict(zip(docs, posting[4 * size :], strict=True))
-        return found
-
-    def df(self, term: str) -> int:
-        """How many entries hold the term."""
-        found = self._df.get(term)
-        if found is None:
-            found = self._df[term] = segment.holding(self._lexicons, term)
+    def _impacts_of(self, term: str) -> dict[int, int]:
+        """The term's impact in each entry that holds it, in entry order (KeyError when none does)."""
+        found: dict[int, int] = {}
+        for part, base, table in zip(self._segments, self.bases, self._impacts, strict=True):
+            local, shapes = part.docs(term)
+            found.update(zip(map(base.__add__, local), map(table.__getitem__, shapes), strict=True))
+        if not found:
+            raise KeyError(term)
         return found
 
     def first(self, term: str, count: int) -> list[int]:
@@ -737,13 +656,11 @@ class _Postings:
         numbers = offsets[len(part) + 1 :]
         return list(map(vocab.__getitem__, numbers[offsets[local] : offsets[local + 1]]))
 
-    def tagged(self, tag: str) -> array[int]:
+    def tagged(self, tag: str) -> set[int]:
         """The entries carrying a tag (lowercase)."""
-        docs = array("I")
+        docs: set[int] = set()
         for part, base in zip(self._segments, self.bases, strict=True):
-            local = array("I")
-            local.frombytes(part.tags.get(tag, b""))
-            docs.extend(local if not base else array("I", map(base.__add__, local)))
+            docs.update(map(base.__add__, memoryview(part.tags.get(tag, b"")).cast("I")))
         return docs
 
     def prefixed(self, prefix: str, count: int) -> list[str]:
@@ -752,8 +669,5 @@ class _Postings:
         for part in self._segments:
             vocab = part.postings.terms
             start = bisect_left(vocab, prefix)
-            for term in vocab[start : start + count]:
-                if not term.startswith(prefix):
-                    break
-                found.add(term)
+            found.update(takewhile(lambda term: term.startswith(prefix), vocab[start : start + count]))
         return sorted(found)[:count]

@@ -27,8 +27,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-Shape = tuple[float, float, float, int, int]  # body, title, other frequency; body, title length
+from itertools import accumulate, pairwise
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +61,7 @@ class Lexicon:
     def of(cls, postings: dict[str, bytes]) -> Lexicon:
         """The lexicon of the posting lists `postings` (in any order)."""
         terms = sorted(postings)
-        ends, end = array("I"), 0
-        for term in terms:
-            end += len(postings[term])
-            ends.append(end)
+        ends = array("I", accumulate(len(postings[term]) for term in terms))
         return cls(terms, ends.tobytes(), b"".join(postings[term] for term in terms))
 
     def place(self, term: str) -> int:
@@ -85,7 +81,7 @@ class Lexicon:
 
 def holding(lexicons: Sequence[Lexicon], term: str) -> int:
     """How many entries of these lexicons' segments hold the term (8 bytes an entry in a posting)."""
-    size = 0
+    size = 0  # `Lexicon.place` inlined: lint asks this of thousands of terms
     for lexicon in lexicons:
         terms, ends = lexicon.terms, lexicon.ends
         at = bisect_left(terms, term)
@@ -165,10 +161,7 @@ def from_bytes(data: bytes, shard: str) -> tuple[dict[str, object], Segment]:
         raise ValueError("search index is corrupt (a count that is not one)")
     if sum(sizes) != len(data) - end - 1:
         raise ValueError("search index is corrupt (fields of the wrong size)")
-    fields, at = [], end + 1
-    for size in sizes:
-        fields.append(data[at : at + size])
-        at += size
+    fields = [data[start:stop] for start, stop in pairwise(accumulate(sizes, initial=end + 1))]
     shapes, ends, blob, forward, spans, keys = fields[:6]
     tag_docs = dict(zip(tags, fields[6:], strict=True))
     count = len(ids)
@@ -254,30 +247,23 @@ def build(rows: Sequence[Row], spans: bool = False) -> Segment:
     if any(row.shard != shard for row in rows):
         raise ValueError("a segment holds the entries of one shard")
     ordered = sorted(rows, key=lambda r: r.id)
-    # each term's entries and shapes in entry order, a shape as its number in order of first use
+    shapes = sorted({(*weights, row.body_len, row.title_len) for row in ordered for weights in row.weights.values()})
+    number_of = {shape: n for n, shape in enumerate(shapes)}
+    # each term's entries and shapes in entry order, a shape as its number in sorted order
     terms: dict[str, tuple[list[int], list[int]]] = {}
-    seen: dict[Shape, int] = {}
     tag_docs: dict[str, list[int]] = {}
     for number, row in enumerate(ordered):
         for tag in sorted({t.lower() for t in row.tags}):
             tag_docs.setdefault(tag, []).append(number)
-        body_len, title_len = row.body_len, row.title_len
         for term, (body, title, other) in row.weights.items():
-            shape = (body, title, other, body_len, title_len)
-            used = seen.setdefault(shape, len(seen))
             pairs = terms.get(term)
             if pairs is None:
                 pairs = terms[term] = ([], [])
             pairs[0].append(number)
-            pairs[1].append(used)
-    shapes = sorted(seen)
-    renumber = [0] * len(shapes)  # a shape's number in first use to its number in sorted order
-    for n, shape in enumerate(shapes):
-        renumber[seen[shape]] = n
+            pairs[1].append(number_of[body, title, other, row.body_len, row.title_len])
     vocabulary = sorted(terms)
     postings = {
-        term: array("I", terms[term][0]).tobytes() + array("I", map(renumber.__getitem__, terms[term][1])).tobytes()
-        for term in vocabulary
+        term: array("I", terms[term][0]).tobytes() + array("I", terms[term][1]).tobytes() for term in vocabulary
     }
     place = {term: n for n, term in enumerate(vocabulary)}
     offsets, numbers = array("I", [0]), array("I")
