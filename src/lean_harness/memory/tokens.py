@@ -150,7 +150,7 @@ class TokenCounter:
         if self.encoding == "estimate" or self._fallback is not None:
             return [estimate(t) for t in texts]
         try:
-            if self._encoder is None and sum(map(len, texts)) <= _OWN_CHARS:
+            if self._encoder is None and sum(map(len, texts)) <= _OWN_CHARS and all(map(_settled, texts)):
                 if self._ranks is None:
                     self._ranks = Ranks(rank_file(self._hint()))
                 return [own_count(self._ranks, t) for t in texts]
@@ -269,6 +269,15 @@ def _encoder(data: bytes) -> Any:
     lines = data.split()  # token, rank, token, rank, ...: the ranks are 0, 1, 2, ... (a test checks it)
     tokens = {a2b_base64(token): rank for rank, token in enumerate(lines[0::2])}
     return tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=tokens, special_tokens={})
+
+
+def _settled(text: str) -> bool:
+    """Whether every character of `text` is assigned in this Python's Unicode data. One assigned
+    later may be a letter to the `regex` module and not to tiktoken's own tables, so such a text is
+    counted by tiktoken."""
+    import unicodedata
+
+    return text.isascii() or "Cn" not in map(unicodedata.category, text)
 
 
 def own_count(ranks: Ranks, text: str) -> int:
