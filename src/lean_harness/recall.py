@@ -265,10 +265,9 @@ def strong(
     passes the rule and beats the next by its margin, and any as strong; or the best by itself when it
     passes `alone`. A shared word weighs its idf in the memory, a pair of words adjacent in both once more."""
     import math
-    from collections import Counter
     from itertools import pairwise
 
-    words, count, holding = list(words), len(found.notes), Counter[str]()
+    words, count, holding = list(words), len(found.notes), dict[str, int]()  # no `collections`: a hook's import
     padded = [(f" {note.row[7]} ", note) for note in found.notes]
     held = {t: sum(f" {t} " in text for text, _ in padded) for t in dict.fromkeys(words)}  # notes holding each
     pairs = {(a, b) for a, b in pairwise(words) if held[a] and held[b] and b not in a}  # not a name and its part
@@ -289,7 +288,8 @@ def strong(
         return [scored[0][2]]
     if not scored or best < max(rule[0] * floor, rule[1] * weight, rule[3] * runner_up):
         return []
-    holding.update(t for note in found.notes for t in set(note.row[7].split()))  # for the notes' own weights
+    for note in found.notes:  # for the notes' own weights
+        holding.update((t, holding.get(t, 0) + 1) for t in set(note.row[7].split()))
     return [
         note
         for score, _, note in scored[:most]
