@@ -513,31 +513,30 @@ def test_broken_shards_are_named_and_never_rewritten(
     assert snapshot(project) == before
 
 
-def test_a_shard_past_its_cap_is_reported(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = project / MEMORY / "seed.md"
-    with open(path, "r+b") as handle:
-        handle.truncate(64 * 1024 * 1024 + 1)  # sparse: quick to make
+@pytest.mark.parametrize(
+    ("size", "message"),
+    [
+        (  # past the cap already
+            64 * 1024 * 1024 + 1,
+            ".agents/memory/seed.md is 67108865 bytes, over the 67108864 byte limit for a shard;"
+            ' split it or run "lh memory compact"\n',
+        ),
+        (  # at the cap: one more entry passes it
+            64 * 1024 * 1024,
+            ".agents/memory/seed.md would be 67108972 bytes, over the 67108864 byte limit for a shard;"
+            ' nothing was written. Run "lh memory compact" first\n',
+        ),
+    ],
+)
+def test_a_write_to_a_shard_at_or_past_its_cap_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], size: int, message: str
+) -> None:
+    with open(project / MEMORY / "seed.md", "r+b") as handle:
+        handle.truncate(size)  # sparse: quick to make
     before = {p: p.stat().st_size for p in (project / MEMORY).iterdir()}
     capsys.readouterr()
     assert main(["memory", "put", "seed", "x"]) == 2
-    assert capsys.readouterr().err == (
-        ".agents/memory/seed.md is 67108865 bytes, over the 67108864 byte limit for a shard;"
-        ' split it or run "lh memory compact"\n'
-    )
-    assert {p: p.stat().st_size for p in (project / MEMORY).iterdir()} == before
-
-
-def test_a_write_that_would_pass_the_cap_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = project / MEMORY / "seed.md"
-    with open(path, "r+b") as handle:
-        handle.truncate(64 * 1024 * 1024)  # at the cap: one more entry passes it
-    before = {p: p.stat().st_size for p in (project / MEMORY).iterdir()}
-    capsys.readouterr()
-    assert main(["memory", "put", "seed", "x"]) == 2
-    assert capsys.readouterr().err == (
-        ".agents/memory/seed.md would be 67108972 bytes, over the 67108864 byte limit for a shard;"
-        ' nothing was written. Run "lh memory compact" first\n'
-    )
+    assert capsys.readouterr().err == message
     assert {p: p.stat().st_size for p in (project / MEMORY).iterdir()} == before
 
 
