@@ -414,14 +414,24 @@ def run(case: str, cases: dict[str, tuple[str, dict[str, str], list[str], str]] 
     return {"id": case, "source": f"run here: {named[0]}", "event": event}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    cases: dict[str, tuple[str, dict[str, str], list[str], str]] | None = None,
+    shown: dict[str, str] | None = None,
+) -> int:
+    """Print the record of each case (of `cases`, default CASES), one JSON line each; `shown` maps
+    this machine's paths to what a record shows in their place (a developer's)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", default=[], help="only this case (repeatable)")
     args = parser.parse_args(argv)
-    for case in args.only or CASES:
-        record = run(case)
-        if record is not None:
-            print(json.dumps(record, ensure_ascii=False, sort_keys=True))
+    for case in args.only or (cases or CASES):
+        record = run(case, cases)
+        if record is None:
+            continue
+        text = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        for real, seen in (shown or {}).items():
+            text = text.replace(real, seen)
+        print(text)
     return 0
 
 

@@ -13,7 +13,6 @@ the set's notes or labels (sets/fresh.json).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -785,14 +784,7 @@ CASES: dict[str, tuple[str, dict[str, str], list[str], str]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="append", default=[], help="only this case (repeatable)")
-    args = parser.parse_args(argv)
-    for case in args.only or CASES:
-        record = capture.run(case, CASES)
-        if record is not None:
-            print(json.dumps(record, ensure_ascii=False, sort_keys=True))
-    return 0
+    return capture.main(argv, CASES)
 
 
 if __name__ == "__main__":

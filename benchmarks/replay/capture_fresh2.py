@@ -18,7 +18,6 @@ does; nothing here knows the set's notes or labels (sets/fresh2.json).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -1273,21 +1272,11 @@ HOME = os.path.expanduser("~")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="append", default=[], help="only this case (repeatable)")
-    args = parser.parse_args(argv)
-    modules = os.environ.get("FRESH2_NODE_MODULES", "")
     os.environ.update(SETUP_TEXTS)
-    for case in args.only or CASES:
-        record = capture.run(case, CASES)
-        if record is None:
-            continue
-        text = json.dumps(record, ensure_ascii=False, sort_keys=True)
-        if modules:  # the linked node_modules, written where a developer's would be
-            text = text.replace(modules.rstrip("/") + "/", capture.SHOWN_ROOT + "/frontend/node_modules/")
-        text = text.replace(HOME + "/", "/home/dev/")  # this machine's home (its pyenv), as a developer's
-        print(text)
-    return 0
+    shown = {HOME + "/": "/home/dev/"}  # this machine's home (its pyenv), as a developer's
+    if modules := os.environ.get("FRESH2_NODE_MODULES", ""):  # the linked node_modules, where a developer's would be
+        shown = {modules.rstrip("/") + "/": capture.SHOWN_ROOT + "/frontend/node_modules/", **shown}
+    return capture.main(argv, CASES, shown)
 
 
 if __name__ == "__main__":
