@@ -178,6 +178,19 @@ def test_a_personal_supersede_killed_after_its_commit_point_is_finished(repo: Pa
     assert not [p for p in (repo / ".agents/memory").rglob("*.md") if "Dvorak" in p.read_text("utf-8")]
 
 
+def test_a_personal_supersede_at_the_project_root_killed_after_its_commit_point_is_finished(repo: Path) -> None:
+    assert main(["config", "set", "memory.dir", "."]) == 0
+    assert main(["memory", "put", "personal", "--id", "old", "I keep my notes in Dvorak layout"]) == 0
+    args = ("memory", "put", "personal", "--id", "new", "I type Colemak now", "--supersedes", "old")
+    killer = AFTER_COMMIT_POINT.replace('"/.agents/memory"', '"/.local/"')  # at the personal folder's first rename
+    assert killed_at(0, repo, killer, *args) == -9
+    assert (repo / ".agents/.cache/lh/journal").exists()
+    assert lh("memory", "status", cwd=repo).returncode == 0  # a reader replays the journal first
+    assert not (repo / ".agents/.cache/lh/journal").exists()
+    assert "Dvorak" in (repo / ".local/archive/personal.md").read_text("utf-8")
+    assert "Colemak" in (repo / ".local/personal.md").read_text("utf-8")
+
+
 def test_a_memory_dir_at_the_project_root_keeps_the_personal_scope_inside_the_project(project: Path) -> None:
     assert main(["config", "set", "memory.dir", "."]) == 0
     assert main(["memory", "put", "personal", "--id", "mine", "I review diffs on a phone"]) == 0

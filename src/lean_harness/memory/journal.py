@@ -34,7 +34,8 @@ LEGACY_NAME = ".lh-journal"
 _VERSION = 4
 # Checked only when a journal is read back (recovery), so no write compiles them.
 _TARGET = (
-    r"(?:(?:\.\./[A-Za-z0-9._-]+\.local/)?(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md"  # ../NAME.local: personal
+    # a shard or archive, also in the personal folder (locations.personal_dir): ../NAME.local/ or .local/
+    r"(?:(?:\.\./[A-Za-z0-9._-]+\.local/|\.local/)?(?:archive/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md"
     r"|\.imports/[A-Za-z0-9][A-Za-z0-9._-]*\.json"
     r"|\.pending/\.consumed/[0-9a-f]{64})"
 )
@@ -69,7 +70,7 @@ def commit(
             if data is None:
                 delete.append([name, digest])
                 continue
-            if name.startswith("../"):  # the personal scope's folder, made by its first write (adr/0040)
+            if name.startswith(("../", ".local/")):  # the personal folder, made by its first write (adr/0040)
                 path.parent.mkdir(exist_ok=True)
             temp = stage(path, data)
             staged.append(temp)
@@ -81,8 +82,8 @@ def commit(
         # One file replaced needs no journal: its rename is the commit point.
         if len(replace) + len(delete) > 1 or delete:
             record = {"version": _VERSION, "folder": _identity(folder), "replace": replace, "delete": delete}
+            logged = True  # first: a write that fails after its rename still leaves a journal to remove
             write_atomic(journal, json.dumps(record, indent=1).encode("utf-8"), compare=False)
-            logged = True
         for path, seen in stats.items():  # an editor's save since the read is never renamed over
             if stat_of(path) != seen:
                 raise _changed(Path(os.path.relpath(path, folder)).as_posix())
