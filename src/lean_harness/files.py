@@ -7,7 +7,9 @@ import os
 import stat
 import time
 
-from lean_harness.errors import LhError
+TYPE_CHECKING = False  # `errors` compiles patterns: the hooks' writes import this module without it
+if TYPE_CHECKING:
+    from lean_harness.errors import LhError
 
 TYPE_CHECKING = False  # pathlib imports re: the hooks write through here and load neither (adr/0010)
 if TYPE_CHECKING:
@@ -34,6 +36,8 @@ def refuse_symlink(path: Path, root: Path) -> None:
 
 
 def _linked(path: Path, root: Path) -> LhError:
+    from lean_harness.errors import LhError
+
     return LhError(
         f"{display(path, root)} is a symbolic link; lean-harness only manages real files."
         " Replace the link with the file or folder itself"
@@ -93,6 +97,8 @@ def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
+        from lean_harness.errors import LhError
+
         line = data[: error.start].count(b"\n") + 1
         raise LhError(
             f"{display(path, root)}:{line}: not valid UTF-8 (byte {error.start}); re-save the file as UTF-8"

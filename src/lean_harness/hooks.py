@@ -177,7 +177,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     else:  # generating INDEX.md writes the map again
         made, generated = generate_index(project, index_path)
         text = printable(made or UNGENERATED.format(index=shown))
-        found = recall.load(project.cache_dir, stamp, whole=None)
+        found = recall.load(project.cache_dir, project.stamp(), whole=None)  # lh may have mended a shard
     pending = hookstate.pending_line(project.memory_dir, project.cache_dir)
     changed, tail = cited_changed(project), (["", pending] if pending else [])
     if changed:
@@ -190,7 +190,8 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
         notes = found.notes if found.total <= found.budget else recall.must_first(found.notes, found.budget)
         found.notes = with_texts(project, found, notes)
         body, notes, whole = recall.session_view(found, text, room, shown)
-        personal, room = personal_lines(project, found, {note.name for note in notes}), room - len(body) - 2
+        personal = "" if whole else personal_lines(project, found, {note.name for note in notes})
+        room -= len(body) + 2
         if personal and room > 0:  # the owner's own notes, never in INDEX.md (adr/0040)
             body += f"\n\n{recall.cut_lines(personal, room, 'lh memory get personal')}"
     session = session_of(event)
