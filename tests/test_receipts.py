@@ -93,6 +93,24 @@ def test_a_receipt_that_leaves_out_a_note_is_refused(project: Path) -> None:
     assert refused(project, data, 2) == "../receipt.json: nope.md is no note of the snapshot; nothing was written"
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"refs": 5}, "entry 1 needs shard and text, and from, tags, supersedes, refs as lists of strings"),
+        ({"refs": [1]}, "entry 1 needs shard and text, and from, tags, supersedes, refs as lists of strings"),
+        ({"refs": "src"}, "entry 1 needs shard and text, and from, tags, supersedes, refs as lists of strings"),
+        ({"dropped": [{"id": ["a"], "reason": "r"}]}, 'each of dropped is {"id": NOTE, "reason": WHY}'),
+    ],
+)
+def test_a_receipt_of_the_wrong_shape_is_one_line_and_changes_nothing(
+    project: Path, change: dict[str, Any], message: str
+) -> None:
+    old, plan = prepare(project)
+    data = receipt(plan, old, **{k: v for k, v in change.items() if k != "dropped"})
+    data["dropped"] = change.get("dropped", data["dropped"])
+    assert refused(project, data, 2) == f"../receipt.json: {message}; nothing was written"
+
+
 def test_a_receipt_with_a_credential_or_a_directive_is_refused(project: Path) -> None:
     old, plan = prepare(project)
     key = aws_key_id()

@@ -323,16 +323,19 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
     made = []
     for number, item in enumerate(entries, start=1):
         fields = item if isinstance(item, dict) else {}
-        sources, tags, supersedes = lists = [fields.get(key, []) for key in ("from", "tags", "supersedes")]
+        sources, tags, supersedes, refs = lists = [fields.get(k, []) for k in ("from", "tags", "supersedes", "refs")]
         if not all(isinstance(fields.get(k), str) for k in ("shard", "text")) or not all(
             isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists
         ):
             raise LhError(
-                f"{where}: entry {number} needs shard and text, and from, tags, supersedes as lists of strings"
+                f"{where}: entry {number} needs shard and text, and from, tags, supersedes, refs as lists of strings;"
+                " nothing was written"
             )
-        name, checked, cites = writes.prepare(memory, fields["shard"], fields["text"], tags, refs=fields.get("refs"))
+        name, checked, cites = writes.prepare(memory, fields["shard"], fields["text"], tags, refs=refs or None)
         made.append((name, checked, cites, sources, supersedes))
-    reasons = {d.get("id"): d.get("reason") for d in dropped if isinstance(d, dict)}
+    if not all(isinstance(d, dict) and isinstance(d.get("id"), str) for d in dropped):
+        raise LhError(f'{where}: each of dropped is {{"id": NOTE, "reason": WHY}}; nothing was written')
+    reasons = {d["id"]: d.get("reason") for d in dropped}
     if len(reasons) != len(dropped) or not all(isinstance(r, str) and r for r in reasons.values()):
         raise LhError(f'{where}: each of dropped is {{"id": NOTE, "reason": WHY}}; nothing was written')
     consumed = folder(memory) / CONSUMED
