@@ -236,13 +236,16 @@ def said_age(seconds: float) -> str:
     return f"{int(seconds // size)} {unit}{'s' if seconds >= 2 * size else ''}" if size else "less than a minute"
 
 
-def pending_notes(memory_dir: str) -> list[str]:
+def pending_notes(memory_dir: str, strict: bool = False) -> list[str]:
     """The names of the notes waiting in the inbox, in the order they were written: its Markdown
-    files not named with a leading dot. A linked inbox holds none: lh reads only real folders (adr/0030)."""
+    files not named with a leading dot. A linked inbox holds none: lh reads only real folders (adr/0030).
+    An inbox that cannot be read holds none for a hook, and raises OSError when `strict` (lh says why)."""
     inbox = os.path.join(memory_dir, ".pending")
     try:
         names = [] if os.path.islink(inbox) else os.listdir(inbox)
     except OSError:
+        if strict:
+            raise
         return []
     return sorted(n for n in names if n.endswith(".md") and n[0] != "." and os.path.isfile(os.path.join(inbox, n)))
 

@@ -134,7 +134,7 @@ def snapshot(memory: Memory) -> list[Pending]:
         if inbox.exists():
             raise LhError(f"{shown}: is a file where a folder was expected; move it away")
         return []
-    paths = [inbox / name for name in pending_notes(str(memory.config.memory_dir))]
+    paths = [inbox / name for name in pending_notes(str(memory.config.memory_dir), strict=True)]
     keep = (
         'nothing was consolidated; move some notes out of the folder, run "lh memory consolidate", then move them back'
     )
