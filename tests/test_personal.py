@@ -193,6 +193,7 @@ def test_a_personal_supersede_at_the_project_root_killed_after_its_commit_point_
 
 def test_a_memory_dir_at_the_project_root_keeps_the_personal_scope_inside_the_project(project: Path) -> None:
     assert main(["config", "set", "memory.dir", "."]) == 0
+    assert ".local/\n" in (project / ".gitignore").read_text("utf-8")  # before any personal note is written
     assert main(["memory", "put", "personal", "--id", "mine", "I review diffs on a phone"]) == 0
     assert "I review diffs on a phone" in (project / ".local/personal.md").read_text("utf-8")
     assert sorted(p.name for p in project.parent.iterdir()) == [project.name]

@@ -39,11 +39,16 @@ def run(args: argparse.Namespace) -> int:
         raise LhError("\n".join(f"{shown}: {line}; file not changed" for line in problems))
     write_text(path, config.render(updated))
     print(f"set {args.key} in {shown}")
-    # Budgets, shards and descriptions are shown in INDEX.md: keep it what the config makes it.
+    # Budgets, shards and descriptions are shown in INDEX.md, and the folders decide what git ignores
+    # (the personal one above all): keep both what the config makes them.
+    from lean_harness import init
     from lean_harness.memory.status import write_index
 
     try:
         memory = open_memory()
+        for name, write in ((".gitignore", init.write_ignore_block), (".gitattributes", init.write_attributes_block)):
+            if write(memory.config):
+                print(f"updated {name}")
         if memory.config.memory_dir.is_dir():
             with memory.writing():
                 write_index(memory)
