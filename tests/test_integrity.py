@@ -540,6 +540,37 @@ def test_a_write_to_a_shard_at_or_past_its_cap_is_refused(
     assert {p: p.stat().st_size for p in (project / MEMORY).iterdir()} == before
 
 
+HAND_EDIT_BEFORE_COMMIT = """
+import runpy, sys
+from pathlib import Path
+from lean_harness.memory import journal
+commit = journal.commit
+def saved_meanwhile(folder, changes, *args):
+    with open(Path(folder) / "seed.md", "a", encoding="utf-8") as handle:
+        handle.write("A line saved by hand in an editor.\\n")
+    return commit(folder, changes, *args)
+journal.commit = saved_meanwhile
+sys.argv = ["lh", *sys.argv[1:]]
+runpy.run_module("lean_harness", run_name="__main__")
+"""
+
+
+def test_a_supersede_never_writes_over_a_hand_edit_saved_while_it_ran(project: Path) -> None:
+    assert main(["memory", "put", "seed", "--id", "old", "Deploys go out on Fridays"]) == 0
+    args = ("memory", "put", "seed", "--id", "new", "Deploys go out on Tuesdays", "--supersedes", "old")
+    done = subprocess.run(
+        [sys.executable, "-c", HAND_EDIT_BEFORE_COMMIT, *args], cwd=project, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "seed.md in the memory dir changed while lh wrote it; nothing was written. Run the command again\n",
+    )
+    seed = (project / MEMORY / "seed.md").read_text("utf-8")
+    assert "A line saved by hand in an editor." in seed
+    assert "Deploys go out on Fridays" in seed
+    assert "Tuesdays" not in seed
+
+
 @pytest.mark.parametrize("linked", [".agents", MEMORY, f"{MEMORY}/INDEX.md"])
 def test_symlinked_managed_paths_are_refused(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], linked: str

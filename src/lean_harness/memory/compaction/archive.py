@@ -243,8 +243,11 @@ def _commit(
     """Write the changed shards (by name) and archives (by path), `records` and INDEX.md in one journalled commit."""
     folder = memory.config.memory_dir
     paths: dict[Path, bytes | None] = {}
+    read: dict[Path, str | None] = {}  # each shard as it was read: an editor's save since is never written over
     for key, (data, summary, _) in changes.items():
         if summary is not None:
+            was = memory.summary(str(key))
+            read[memory.shard_path(str(key))] = was.sha256 if was.exists else None
             memory.keep_summary(str(key), summary)
             paths[memory.shard_path(str(key))] = data
         else:
@@ -256,7 +259,7 @@ def _commit(
     paths = {p: data for p, data in paths.items() if data is None or not (p.exists() and p.read_bytes() == data)}
     for archives in {folder / planner.ARCHIVE_DIR, *(p.parent for p in paths if p.parent.name == planner.ARCHIVE_DIR)}:
         remove_stale_temps(archives)
-    journal.commit(folder, paths, memory.journal_path)
+    journal.commit(folder, paths, memory.journal_path, read)
     for name, (_, summary, ids) in changes.items():
         if summary is not None:
             memory.cache.store(summary, memory.shard_path(str(name)), ids)
