@@ -355,8 +355,8 @@ def informative(output: str) -> str:
 
 
 def key(raw: str) -> str:
-    """A row's key: two checksums of the entry's lines (zlib, which the hooks load anyway; hashlib's
-    OpenSSL would cost a session start a tenth of a bare start)."""
+    """A row's key: two checksums of the entry's lines (zlib, loaded only when a note is printed;
+    hashlib's OpenSSL would cost a session start a tenth of a bare start)."""
     import zlib
 
     data = raw.encode("utf-8", "surrogatepass")

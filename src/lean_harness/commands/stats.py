@@ -16,10 +16,6 @@ BAR = 10  # characters of a shard's bar
 KEYS = ("id", "shard", "uses", "listed", "last_used", "tokens")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """`lh memory stats` takes no options but --json."""
-
-
 def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import view
 
