@@ -166,29 +166,25 @@ def test_a_superseded_personal_entry_stays_personal(repo: Path) -> None:
 
 
 @pytest.mark.skipif(os.name == "nt", reason="SIGKILL needs POSIX")
-def test_a_personal_supersede_killed_after_its_commit_point_is_finished(repo: Path) -> None:
+@pytest.mark.parametrize(
+    ("memory_dir", "personal", "renamed"),  # renamed: what the path of the first rename to kill at holds
+    [("", ".agents/memory.local", "/.agents/memory"), (".", ".local", "/.local/")],
+)
+def test_a_personal_supersede_killed_after_its_commit_point_is_finished(
+    repo: Path, memory_dir: str, personal: str, renamed: str
+) -> None:
+    if memory_dir:  # the memory dir at the project's root keeps its personal folder in the project
+        assert main(["config", "set", "memory.dir", memory_dir]) == 0
     assert main(["memory", "put", "personal", "--id", "old", "I keep my notes in Dvorak layout"]) == 0
     args = ("memory", "put", "personal", "--id", "new", "I type Colemak now", "--supersedes", "old")
-    assert killed_at(0, repo, AFTER_COMMIT_POINT, *args) == -9
+    assert killed_at(0, repo, AFTER_COMMIT_POINT.replace("/.agents/memory", renamed), *args) == -9
     assert (repo / ".agents/.cache/lh/journal").exists()
     assert lh("memory", "status", cwd=repo).returncode == 0  # a reader replays the journal first
     assert not (repo / ".agents/.cache/lh/journal").exists()
-    assert "Dvorak" in (repo / ".agents/memory.local/archive/personal.md").read_text("utf-8")
-    assert "Colemak" in (repo / ".agents/memory.local/personal.md").read_text("utf-8")
-    assert not [p for p in (repo / ".agents/memory").rglob("*.md") if "Dvorak" in p.read_text("utf-8")]
-
-
-def test_a_personal_supersede_at_the_project_root_killed_after_its_commit_point_is_finished(repo: Path) -> None:
-    assert main(["config", "set", "memory.dir", "."]) == 0
-    assert main(["memory", "put", "personal", "--id", "old", "I keep my notes in Dvorak layout"]) == 0
-    args = ("memory", "put", "personal", "--id", "new", "I type Colemak now", "--supersedes", "old")
-    killer = AFTER_COMMIT_POINT.replace('"/.agents/memory"', '"/.local/"')  # at the personal folder's first rename
-    assert killed_at(0, repo, killer, *args) == -9
-    assert (repo / ".agents/.cache/lh/journal").exists()
-    assert lh("memory", "status", cwd=repo).returncode == 0  # a reader replays the journal first
-    assert not (repo / ".agents/.cache/lh/journal").exists()
-    assert "Dvorak" in (repo / ".local/archive/personal.md").read_text("utf-8")
-    assert "Colemak" in (repo / ".local/personal.md").read_text("utf-8")
+    assert "Dvorak" in (repo / personal / "archive/personal.md").read_text("utf-8")
+    assert "Colemak" in (repo / personal / "personal.md").read_text("utf-8")
+    shared = [p for p in repo.rglob("*.md") if not p.is_relative_to(repo / personal)]
+    assert not [p for p in shared if "Dvorak" in p.read_text("utf-8")]
 
 
 def test_a_memory_dir_at_the_project_root_keeps_the_personal_scope_inside_the_project(project: Path) -> None:
