@@ -8,7 +8,8 @@ loop, so a busy machine slows all of them:
 
 - `python3 -c pass`: a bare interpreter, the yardstick;
 - session-start with INDEX.md as lh wrote it (the common case), and after a shard changed by
-  hand (INDEX.md generated again in the hook, with lh's code);
+  hand (the hook shows what it has and starts lh's reading of the memory in the background,
+  which is waited for before the next figure);
 - prompt-submit with nothing changed, and with one shard changed by hand;
 - session-start as Copilot CLI runs it (its event has a timestamp; the text goes out as JSON);
 - tool-use after a command that succeeded, after a read of a file no note cites, and
@@ -52,6 +53,17 @@ def timed(argv: Sequence[str], cwd: Path, env: dict[str, str], stdin: str = "") 
     start = time.perf_counter()
     subprocess.run(argv, cwd=cwd, env=env, input=stdin.encode(), stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
+
+
+def reread(root: Path, timeout: float = 60) -> None:
+    """Wait until the map the session start has lh make again in the background describes the memory now."""
+    from lean_harness import locations, recall
+
+    memory = str(root / locations.MEMORY_DIR)
+    stamp = recall.stamp(memory, locations.personal_dir(str(root), memory))
+    end = time.monotonic() + timeout
+    while recall.load(root / locations.CACHE_DIR, stamp, whole=False) is None and time.monotonic() < end:
+        time.sleep(0.02)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 handle.write("\n")
             figures["prompt-submit changed"].append(timed([*hook, "prompt-submit"], root, env, event))
             figures["session-start, a shard changed"].append(timed([*hook, "session-start"], root, env, event))
+            reread(root)
             subprocess.run([str(lh), "memory", "index"], cwd=root, check=True, stdout=subprocess.DEVNULL)
             figures["tool-use, success"].append(timed([*hook, "tool-use"], root, env, json.dumps(success)))
             figures["tool-use, uncited read"].append(timed([*hook, "tool-use"], root, env, json.dumps(uncited)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -37,6 +38,19 @@ def hook_python(code: str, cwd: Path | None = None, stdin: str = "", **env: str)
         timeout=60,
         check=True,
     )
+
+
+def reread(root: Path, timeout: float = 60) -> None:
+    """Wait until the hooks' map, which a session start has lh make again in the background when the
+    memory changed, describes the memory as it is now."""
+    from lean_harness import locations, recall
+
+    memory = str(root / locations.MEMORY_DIR)
+    stamp = recall.stamp(memory, locations.personal_dir(str(root), memory))
+    end = time.monotonic() + timeout
+    while recall.load(root / locations.CACHE_DIR, stamp, whole=False) is None:
+        assert time.monotonic() < end, "the map was not made again in the background"
+        time.sleep(0.05)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

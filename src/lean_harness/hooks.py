@@ -47,9 +47,14 @@ CITED_CHANGED = (
     "lean-harness: {files} cited by memory notes changed since the notes were last checked;"
     " run `lh memory verify` before trusting notes that cite them."
 )
-UNGENERATED = (
-    "lean-harness: {index} differs from what lh generates from the shards, and lh could not generate it"
-    " here; run `lh memory index`."
+WITHHELD = (
+    "lean-harness: {index} holds text that reads as an instruction, so it is not shown; run"
+    " `lh memory index` to write it again from the shards."
+)
+REREAD = (
+    "lean-harness: memory files changed since lh last wrote {index} (an edit, a pull or a checkout): {paths}."
+    " lh is reading them again now; until then what is shown above may miss the change"
+    " (`lh memory get SHARD` prints a shard as it is)."
 )
 COMPACTED = (
     "The conversation was just compacted: if what came before it taught you something that will"
@@ -97,6 +102,8 @@ class Project:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the hook named by the first argument; print what the agent should be told."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["refresh"] and len(args) == 2:  # a session start's work in the background
+        return refresh(args[1])
     handler = HANDLERS.get(args[0] if args else "")
     if handler is None:
         sys.stderr.write(f"lh hook: unknown event {(args or [''])[0]!r}; use one of: {', '.join(HANDLERS)}\n")
@@ -168,18 +175,20 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
         said = said or f'there is no {shown}; run "lh memory index" to write it'
         return for_client(f"lean-harness: {said}.", event, env)
     now = hookstate.scan(project.memory_dir)
-    stamp = project.stamp(now)
     generated = hookstate.index_is_generated(project.cache_dir, project.config, now)
-    found = recall.load(project.cache_dir, stamp, whole=None) if generated else None
-    if found:
-        with open(index_path, encoding="utf-8", errors="replace") as handle:
-            text = printable(handle.read())
-    else:  # generating INDEX.md writes the map again
-        made, generated = generate_index(project, index_path)
-        text = printable(made or UNGENERATED.format(index=shown))
-        found = recall.load(project.cache_dir, project.stamp(), whole=None)  # lh may have mended a shard
+    found, reread = recall.load(project.cache_dir, project.stamp(now), whole=None), ""
+    if found is None:  # the map lh made last stands in while lh makes it again
+        refresh_later(project)
+        found, reread = recall.load(project.cache_dir, None, whole=None), changed_since_index(project, now)
+    with open(index_path, encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    if not generated:  # not as lh wrote it (lh withholds a title that reads as a directive): scanned as notes are
+        from lean_harness.scanning import directives
+
+        text = WITHHELD.format(index=shown) if directives.scan(text) else text
+    text = printable(text)
     pending = hookstate.pending_line(project.memory_dir, project.cache_dir)
-    changed, tail = cited_changed(project), (["", pending] if pending else [])
+    changed, tail = cited_changed(project), [part for line in (reread, pending) if line for part in ("", line)]
     if changed:
         tail += ["", CITED_CHANGED.format(files="1 file" if changed == 1 else f"{changed} files")]
     if event.get("source") == "compact":  # what a client prints before compacting never reaches the agent
@@ -221,48 +230,72 @@ def personal_lines(project: Project, found: recall.Map, shown: set[str]) -> str:
     return "\n".join([f"Personal memory (in {folder}/, which git ignores; yours only):", *lines, *more])
 
 
-def generate_index(project: Project, index_path: str) -> tuple[str | None, bool]:
-    """INDEX.md as lh generates it now (None when it cannot here), the recall map written again, and
-    whether the file is as lh generates it (then recorded so)."""
+def refresh_later(project: Project) -> None:
+    """Start `refresh` of the project in a process of its own, which outlives the hook."""
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    argv = [sys.executable, "-m", "lean_harness.hooks", "refresh", project.root]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (src, os.environ.get("PYTHONPATH"))))}
+    try:
+        if sys.platform == "win32":
+            import subprocess
+
+            flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+            null = subprocess.DEVNULL
+            subprocess.Popen(argv, env=env, stdin=null, stdout=null, stderr=null, creationflags=flags, close_fds=True)
+        else:
+            null = os.open(os.devnull, os.O_RDWR)
+            actions = [(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)]
+            os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
+            os.close(null)
+    except OSError:
+        pass  # the next session start tries again; the hooks stay silent until then
+
+
+def changed_since_index(project: Project, now: Mapping[str, hookstate.Stat]) -> str:
+    """The line naming the memory files changed (`now`) since lh last wrote INDEX.md; "" when it never did here."""
+    last = hookstate.load(os.path.join(project.state_dir, "index")) or {}
+    keys = set(last) - {hookstate.CONFIG_KEY, hookstate.EVIDENCE_KEY} | set(now)
+    names = [name for name in sorted(keys) if last and last.get(name) != now.get(name)]
+    paths = ", ".join(project.shown(os.path.join(project.memory_dir, n))[:MAX_SHOWN] for n in names[:MAX_NAMED])
+    more = f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else ""
+    return (
+        REREAD.format(paths=printable(paths) + more, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
+        if names
+        else ""
+    )
+
+
+def refresh(root: str) -> int:
+    """What the hooks read (the recall map, and the `index` record when INDEX.md is as lh makes it) made
+    again from the memory as it is now, by lh's own code; when this Python lacks lh's dependencies,
+    the `lh` on PATH runs `lh memory index` instead."""
     from pathlib import Path
 
     from lean_harness.errors import LhError
 
-    try:  # under `python3 -S`, a first check (jsonschema) or a new count (regex) may not import
+    try:  # a first check (jsonschema) or a new count (tiktoken, regex) may not import here
         from lean_harness.config import load
         from lean_harness.memory.handle import open_memory
         from lean_harness.memory.status import cited, recorded, render_index
 
-        memory = open_memory(load(Path(project.root)))
+        memory = open_memory(load(Path(root)))
         checked = cited(memory)
         rendered = render_index(memory, checked)
-        with open(index_path, encoding="utf-8") as handle:
+        with open(memory.index_path, encoding="utf-8") as handle:
             same = handle.read() == rendered.text
         recorded(memory, rendered.listed if same else None, checked)  # as lh records its own writes
     except ImportError:
-        made = _generated_by_lh(project, index_path)
-        return made, made is not None
+        import shutil
+        import subprocess
+
+        command = shutil.which("lh")
+        run = [command or "lh", "-C", root, "memory", "index"]
+        return (
+            subprocess.run(run, stdin=subprocess.DEVNULL, capture_output=True, check=False).returncode if command else 2
+        )
     except (LhError, OSError, ValueError):
-        return None, False
-    return rendered.text, same
-
-
-def _generated_by_lh(project: Project, index_path: str) -> str | None:
-    """INDEX.md as the user's own `lh` (on PATH) writes it, when this Python lacks lh's dependencies."""
-    import shutil
-    import subprocess
-
-    command = shutil.which("lh")
-    if command is None:
-        return None
-    try:
-        run = [command, "-C", project.root, "memory", "index"]
-        if subprocess.run(run, stdin=subprocess.DEVNULL, capture_output=True, timeout=8, check=False).returncode:
-            return None
-        with open(index_path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
+        return 1
+    return 0
 
 
 def cited_changed(project: Project) -> int:
@@ -429,3 +462,7 @@ def find_project(event: Mapping[str, object], env: Mapping[str, str]) -> Project
         if parent == current:
             return None
         current = parent
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
+from lean_harness.errors import LhError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +26,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         with memory.reading():
             result = stale.report(memory)
+        try:  # INDEX.md's stale figure, as the check found it; a read-only checkout is checked all the same
+            with memory.writing():
+                status.write_index(memory)
+        except (LhError, OSError):
+            pass
     findings = [(e, f) for e in result.entries for f in e.findings]
     counts = {
         status: sum(1 for _, f in findings if f.status == status) for status in ("fresh", "moved", "changed", "missing")
