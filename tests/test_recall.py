@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import lh
+from support import lh, reread
 
 REPO = Path(__file__).resolve().parents[1]
 MEMORY = ".agents/memory"
@@ -295,6 +295,7 @@ def test_a_hand_edit_after_a_put_keeps_the_hooks_from_the_old_rows(noted: Path) 
     shard.write_text(shard.read_text("utf-8").replace("pin pytest<9.2", "pin pytest<9.3"), encoding="utf-8")
     assert failure(noted, PYTEST_ERROR) == ""  # the map's stamp is not the folder's now
     run_hook("session-start", noted, {"session_id": "e", "source": "startup"})
+    reread(noted)
     assert "pin pytest<9.3" in failure(noted, PYTEST_ERROR, session="e2")
 
 
@@ -303,6 +304,7 @@ def test_a_session_start_rebuilds_a_stale_map_and_a_later_failure_meets_its_note
         handle.write("\nedited by hand\n")
     assert failure(noted, PYTEST_ERROR) == ""
     run_hook("session-start", noted, {"session_id": "new", "source": "startup"})
+    reread(noted)  # in the background: the session start itself does not wait
     assert failure(noted, PYTEST_ERROR, session="other").startswith(FAILURE_HEAD)
 
 
@@ -394,6 +396,7 @@ def test_two_branches_each_get_their_own_notes(noted: Path) -> None:
     git("checkout", "-q", "main")
     assert failure(noted, PYTEST_ERROR, session="b2") == ""  # the map describes the other branch: silence
     run_hook("session-start", noted, {"session_id": "b3", "source": "startup"})
+    reread(noted)
     assert "[failures/pytest-9-2-crash]" in failure(noted, PYTEST_ERROR, session="b4")
 
 
@@ -440,7 +443,7 @@ def test_an_entry_read_under_its_header_is_the_entry_the_parser_reads(newline: s
 
 
 def _rows(found: object) -> list[list[object]]:
-    return [note.row for note in getattr(found, "notes", [])]
+    return list(getattr(found, "words", []))
 
 
 @pytest.mark.slow

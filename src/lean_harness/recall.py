@@ -1,17 +1,19 @@
 """What the hooks hand the agent unasked: the notes that meet a failed command, a file it opens or a
 prompt, and what a session start shows of them (adr/0037-the-right-note-at-the-moment.md).
 
-The hooks' map of the memory, written with INDEX.md (memory/recall_map.py) in `<cacheDir>/lh/recall/`:
-`map.json`, `{"format", "stamp", "budget", "total", "shards", "personal", "parts", "files", "stale",
-"must"}`, and each shard's rows, `shards/<shard>.json`, `{"format", "digest", "entries"}`, kept while
-the shard's digest is the one `shards` names. A row is `[shard, id, key, written, pinned, tokens,
-stale, words]`, its words the `terms` of its masked text in order, `stale` false (`stale` names
-the stale notes); `must` holds the rows a session start may show first; `personal` names the shards
-kept in the personal folder (adr/0040). The stamp is every memory file's `name:size:mtime:inode`
-but INDEX.md, then the personal folder's; a map whose stamp, digests or types are off is not used.
-The map only ranks (adr/0030): what is printed is the shard's text under the note's header, its
-lines checked against the row's key, masked. A note is handed over on a strong match, once a
-session; again only changed.
+The hooks' map of the memory, written with INDEX.md (memory/recall_map.py) in
+`<cacheDir>/lh/recall/`: `map.json`, `{"format", "stamp", "budget", "total", "shards", "personal",
+"parts", "files", "stale", "must"}`, and each shard's rows, `shards/<shard>.json`, `{"format",
+"digest", "entries"}`, kept while the shard's digest is the one `shards` names. A row is `[shard,
+id, key, written, pinned, tokens, stale, words]`, its words the `terms` of its masked text in order,
+`stale` false (`stale` names the stale notes); `must` holds the rows a session start may show first;
+`personal` names the shards kept in the personal folder (adr/0040). Each shard's words,
+`shards/<shard>.words` (`words_text`), are what a failure or a prompt is matched on, so that a hook
+parses rows only for the notes it hands over. The stamp is every memory file's
+`name:size:mtime:inode` but INDEX.md, then the personal folder's; a map whose stamp, digests or
+types are off is not used. The map only ranks (adr/0030): what is printed is the shard's text under
+the note's header, its lines checked against the row's key, masked. A note is handed over on a
+strong match, once a session; again only changed.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 
     from lean_harness.hookstate import Stat
 
-FORMAT = "lh-recall/6"  # a new `terms` rule, or key, is a new format: the map's words are made again
+FORMAT = "lh-recall/7"  # a new `terms` rule, or key, is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
@@ -88,6 +90,7 @@ class Map:
 
     def __init__(self, data: dict[str, Any], cache_dir: str | os.PathLike[str]) -> None:
         self.cache_dir, self.notes = cache_dir, list[Note]()
+        self.words: list[tuple[str, str]] = []  # every shard's words, when loaded whole (`words_of`)
         self.budget: int = data["budget"]
         self.total: int = data["total"]
         self.shards: dict[str, str] = data["shards"]
@@ -96,12 +99,27 @@ class Map:
         self.parts: dict[str, object] = data["parts"]  # each shard's rows file as written (memory/recall_map.py)
         self.stale = set(data["stale"])
 
-    def notes_of(self, shards: Iterable[str]) -> list[Note] | None:
-        """The notes of `shards` from their rows files, None when one is not of the digest the map names."""
+    def rows_of(self, shards: Iterable[str]) -> list[list[Any]] | None:
+        """The rows of `shards` from their files, None when one is not of the digest the map names."""
         parts = [(shard, rows_of(self.cache_dir, shard)) for shard in shards]
         if any(part is None or part[0] != self.shards.get(shard) for shard, part in parts):
             return None
-        return self.made([row for _, part in parts if part for row in part[1]])
+        return [row for _, part in parts if part for row in part[1]]
+
+    def words_of(self, shards: Iterable[str]) -> list[tuple[str, str]] | None:
+        """Each shard's words file but its first line, None when one is not of the digest the map names."""
+        found = []
+        for shard in shards:
+            head, _, body = _text(path(self.cache_dir, shard, "words")).partition("\n")
+            if head != f"{FORMAT} {self.shards[shard]}":
+                return None
+            found.append((shard, body))
+        return found
+
+    def notes_of(self, shards: Iterable[str]) -> list[Note] | None:
+        """The notes of `shards`, None when one's rows are not of the digest the map names."""
+        rows = self.rows_of(shards)
+        return None if rows is None else self.made(rows)
 
     def made(self, rows: list[list[Any]]) -> list[Note]:
         notes = [Note(row) for row in rows]
@@ -110,10 +128,16 @@ class Map:
         return notes
 
 
-def path(cache_dir: str | os.PathLike[str], shard: str = "") -> str:
-    """The map, or the rows of `shard`."""
+def path(cache_dir: str | os.PathLike[str], shard: str = "", kind: str = "json") -> str:
+    """The map, or the rows of `shard` (`kind` "words": its words file)."""
     folder = os.path.join(os.fspath(cache_dir), "lh", "recall")
-    return os.path.join(folder, "shards", f"{shard}.json") if shard else os.path.join(folder, "map.json")
+    return os.path.join(folder, "shards", f"{shard}.{kind}") if shard else os.path.join(folder, "map.json")
+
+
+def words_text(digest: str, rows: Sequence[list[Any]]) -> str:
+    """A shard's words file: a line of the format and the shard's digest, then each row's id and words,
+    space-padded, one row a line."""
+    return f"{FORMAT} {digest}\n" + "".join(f"{row[1]} {row[7]} \n" for row in rows)
 
 
 def stamp(memory_dir: str, personal_dir: str, scanned: Mapping[str, Stat] | None = None) -> str:
@@ -126,8 +150,8 @@ def stamp(memory_dir: str, personal_dir: str, scanned: Mapping[str, Stat] | None
 
 def load(cache_dir: str | os.PathLike[str], now: str | None, whole: bool | None = True) -> Map | None:
     """The map when its values are of their types and (with `now`, a `stamp`) it describes the memory now:
-    with `whole`, every note (each shard's rows of the digest the map names), else the `must` rows;
-    `whole=None`, as a session start needs it: every note when the memory fits its budget."""
+    with `whole`, every row (each shard's rows of the digest the map names, for `strong`), else the notes
+    of the `must` rows; `whole=None`, as a session start needs it: every note when the memory fits its budget."""
     try:
         data = _read(path(cache_dir))
         lists = [data["shards"].values(), data["personal"], *data["files"].values(), data["stale"]]
@@ -135,6 +159,10 @@ def load(cache_dir: str | os.PathLike[str], now: str | None, whole: bool | None 
         if not valid or not all(type(n) is str for v in lists for n in v) or now not in (None, data["stamp"]):
             return None
         found = Map(data, cache_dir)
+        if whole:
+            words = found.words_of(found.shards)
+            found.words = words or []
+            return None if words is None else found
         whole = data["total"] <= data["budget"] if whole is None else whole
         notes = found.notes_of(found.shards) if whole else found.made(data["must"]) if _rows(data["must"]) else None
         if notes is None:
@@ -156,12 +184,17 @@ def rows_of(cache_dir: str | os.PathLike[str], shard: str) -> tuple[str, list[li
         return None
 
 
-def _read(file: str) -> dict[str, Any]:
-    """A file of the map, parsed, never through a link; ValueError when it is not of this format."""
+def _text(file: str) -> str:
+    """A file of the map, never through a link (ValueError)."""
     if os.path.islink(file) or os.path.islink(os.path.dirname(file)):
         raise ValueError(file)
     with open(file, encoding="utf-8") as handle:
-        data = hookstate.loads(handle.read())
+        return handle.read()
+
+
+def _read(file: str) -> dict[str, Any]:
+    """A JSON file of the map, parsed; ValueError when it is not of this format."""
+    data = hookstate.loads(_text(file))
     if type(data) is not dict or data.get("format") != FORMAT:
         raise ValueError(file)
     return data
@@ -267,34 +300,49 @@ def strong(
     import math
     from itertools import pairwise
 
-    words, count, holding = list(words), len(found.notes), dict[str, int]()  # no `collections`: a hook's import
-    padded = [(f" {note.row[7]} ", note) for note in found.notes]
-    held = {t: sum(f" {t} " in text for text, _ in padded) for t in dict.fromkeys(words)}  # notes holding each
+    words, holding = list(words), dict[str, int]()  # no `collections`: a hook's import
+    needles = {t: f" {t} " for t in dict.fromkeys(words)}
+    held, matched, count = dict.fromkeys(needles, 0), [], 0
+    for shard, body in found.words:  # a line: a note's id, then its words, space-padded
+        count += body.count("\n")
+        present = [(t, needle) for t, needle in needles.items() if needle in body]  # a word no note holds: skipped
+        for at, line in enumerate(body.split("\n") if present else ()):
+            if shared := [t for t, needle in present if needle in line]:
+                matched.append((shard, at, line, shared))
+                held.update((t, held[t] + 1) for t in shared)
     pairs = {(a, b) for a, b in pairwise(words) if held[a] and held[b] and b not in a}  # not a name and its part
 
     def idf(term: str) -> float:
         return math.log(1 + count / max(1, held[term] if term in held else holding[term]))
 
     scored = []
-    for text, note in padded:
-        if shared := [t for t in held if held[t] and f" {t} " in text]:
-            sequence = note.row[7].split()
-            score = sum(map(idf, shared)) + sum(min(map(idf, pair)) for pair in pairs.intersection(pairwise(sequence)))
-            scored.append((-score, note.name, note))
+    for shard, at, line, shared in matched:
+        ident, _, text = line.partition(" ")
+        score = sum(map(idf, shared)) + sum(min(map(idf, pair)) for pair in pairs.intersection(pairwise(text.split())))
+        scored.append((-score, f"{shard}/{ident}", shard, at, text))
     scored.sort(key=lambda r: r[:2])
     best, runner_up = -scored[0][0] if scored else 0.0, -scored[1][0] if len(scored) > 1 else 0.0
     floor, weight = math.log(1 + count), sum(map(idf, held))
     if alone and scored and best >= max(alone[0] * floor, alone[1] * weight, alone[2] * runner_up):
-        return [scored[0][2]]
+        return _rows_at(found, [scored[0]])
     if not scored or best < max(rule[0] * floor, rule[1] * weight, rule[3] * runner_up):
         return []
-    for note in found.notes:  # for the notes' own weights
-        holding.update((t, holding.get(t, 0) + 1) for t in set(note.row[7].split()))
-    return [
-        note
-        for score, _, note in scored[:most]
-        if -score * rule[3] >= best and -score >= rule[2] * sum(map(idf, set(note.row[7].split())))
-    ]
+    for _, body in found.words:  # for the notes' own weights
+        for line in body.split("\n"):
+            holding.update((t, holding.get(t, 0) + 1) for t in set(line.split()[1:]))
+    return _rows_at(
+        found,
+        [r for r in scored[:most] if -r[0] * rule[3] >= best and -r[0] >= rule[2] * sum(map(idf, set(r[4].split())))],
+    )
+
+
+def _rows_at(found: Map, picked: Sequence[tuple[float, str, str, int, str]]) -> list[Note]:
+    """The notes `strong` picked, from their shards' rows; none when a row is not the one its words line names."""
+    rows = {shard: found.rows_of([shard]) or [] for shard in {pick[2] for pick in picked}}
+    chosen = [rows[shard][at] if at < len(rows[shard]) else None for _, _, shard, at, _ in picked]
+    if any(row is None or f"{row[0]}/{row[1]}" != name for row, (_, name, *_) in zip(chosen, picked, strict=True)):
+        return []
+    return found.made([row for row in chosen if row])
 
 
 def failure_output(event: Mapping[str, object]) -> str:

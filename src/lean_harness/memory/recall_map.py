@@ -1,11 +1,12 @@
 """The hooks' map of the memory (its format: recall.py), written whenever lh writes or checks INDEX.md.
 
-One file of rows per shard, kept while the shard's digest is the same (as the search cache is,
-adr/0031); a changed shard's rows are made again, reusing the words and counts of entries whose
-text did not change, and from the entries a write just made when it says which (never parsing its
-shard again). Words come from the masked text. The shards' files are written before the map, so
-a kill between them leaves the map of the old stamp, which the hooks do not use. A write that
-fails is skipped: the hooks stay silent until the next.
+One file of rows per shard, and one of its words (what failures and prompts are matched on), kept
+while the shard's digest is the same (as the search cache is, adr/0031); a changed shard's rows are
+made again, reusing the words and counts of entries whose text did not change, and from the entries
+a write just made when it says which (never parsing its shard again). Words come from the masked
+text. The shards' files are written before the map, so a kill between them leaves the map of the old
+stamp, which the hooks do not use. A write that fails is skipped: the hooks stay silent until the
+next.
 """
 
 from __future__ import annotations
@@ -43,13 +44,13 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
             summary = memory.summary(name)
             if not summary.exists:
                 continue
-            digests[name], part = summary.sha256, hookstate.stat_of(recall.path(cache, name))
+            digests[name], part = summary.sha256, hookstate.stat_of(recall.path(cache, name, "words"))
             now = (budget, summary.sha256, list(part or ()))
             if last and (last.budget, last.shards.get(name), last.parts.get(name)) == now:
                 must += [note.row for note in last.notes if note.shard == name]
             else:
                 must += _must(_rows(memory, name, summary.sha256, (wrote or {}).get(name)), budget)
-                part = hookstate.stat_of(recall.path(cache, name))
+                part = hookstate.stat_of(recall.path(cache, name, "words"))
             files[name] = list(part or ())
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
         data |= {"personal": [name for name in memory.config.personal if name in digests], "parts": files}
@@ -66,8 +67,9 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
 
     cache = memory.config.cache_dir
     last = recall.rows_of(cache, name)
-    if last is not None and last[0] == digest:
-        return last[1]  # the map alone was lost or changed
+    if last is not None and last[0] == digest:  # the map or the words file alone was lost or changed
+        write_atomic(recall.path(cache, name, "words"), recall.words_text(digest, last[1]).encode(), durable=False)
+        return last[1]
     if wrote is not None and last is not None and last[0] == wrote[0]:
         entries, rows = list(wrote[1]), [list(row) for row in last[1]]
     else:
@@ -93,6 +95,7 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
         row[7] = " ".join(recall.terms(f"{text} {' '.join(entry.tags)}"))  # in order: adjacent words pair
     data = {"format": recall.FORMAT, "digest": digest, "entries": rows}
     write_atomic(recall.path(cache, name), json.dumps(data).encode(), compare=False, durable=False)
+    write_atomic(recall.path(cache, name, "words"), recall.words_text(digest, rows).encode(), durable=False)
     return rows
 
 
