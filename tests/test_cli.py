@@ -151,19 +151,3 @@ def test_scan_of_an_empty_path_is_an_error(project: Path) -> None:
         "lh memory scan: PATH is empty; give a file or folder, or no PATH to scan the memory\n",
         "",
     )
-
-
-def test_a_message_quoting_a_user_value_drops_escapes_and_cuts_it(project: Path) -> None:
-    value = "\x1b[31m\x1b]0;title\x07red" + "a" * 130_000
-    cut = "red" + "a" * 196 + "…"  # 200 characters shown, the escapes gone
-    done = lh("memory", "scan", value, cwd=project)
-    assert (done.returncode, done.stderr) == (2, f"{cut}: File name too long; nothing more was done\n")
-    done = lh("memory", "put", "insights", "x", "--ref", value, cwd=project)
-    assert (done.returncode, done.stderr) == (
-        2,
-        f"--ref {cut}: cannot read {cut} (File name too long); cite a readable file\n",
-    )
-    done = lh("memory", "put", "insights", "x", "--ref", value, "--json", cwd=project)
-    assert json.loads(done.stdout)["problems"] == [
-        f"--ref {cut}: cannot read {cut} (File name too long); cite a readable file"
-    ]

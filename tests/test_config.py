@@ -12,10 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from lean_harness import schema
 from lean_harness.cli import main
 from lean_harness.config import DEFAULTS, load
 from support import lh
@@ -185,28 +182,6 @@ def test_set_refuses_to_drop_comments(project: Path, capsys: pytest.CaptureFixtu
     assert load(project).keep_newest == 4
 
 
-def test_schema_command_prints_the_shipped_schema(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    capsys.readouterr()
-    assert main(["config", "schema"]) == 0
-    assert json.loads(capsys.readouterr().out) == schema.load("config")
-
-
-SHIPPED = sorted(
-    p.stem.removesuffix(".schema") for p in (Path(schema.__file__).parent / "schemas").glob("*.schema.json")
-)
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-def test_every_shipped_schema_passes_the_metaschema(name: str) -> None:
-    from jsonschema import Draft202012Validator
-
-    Draft202012Validator.check_schema(schema.load(name))
-
-
-def test_defaults_validate_against_the_schema() -> None:
-    assert schema.validate(DEFAULTS, "config") == []
-
-
 def test_a_valid_config_is_loaded_without_jsonschema(project: Path) -> None:
     """The check every run makes of a valid config needs no jsonschema: its import would cost
     more than the whole start-up of most commands."""
@@ -276,42 +251,6 @@ def test_no_cache_hides_a_credential_in_the_config(project: Path) -> None:
     assert all(value.encode() not in p.read_bytes() for p in cached)
 
 
-@given(
-    st.recursive(
-        st.none() | st.booleans() | st.integers(-5, 200_000_000) | st.floats(allow_nan=False) | st.text(max_size=8),
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-        max_leaves=8,
-    ),
-    st.sampled_from(["memory", "artifacts", "other"]),
-    st.sampled_from([*DEFAULTS["memory"], "committed", "ignored", "other"]),
-)
-def test_the_check_without_jsonschema_never_passes_what_jsonschema_refuses(value: object, table: str, key: str) -> None:
-    """The check each run makes without jsonschema may refuse a valid config (jsonschema then lets
-    it pass), never let an invalid one through."""
-    from lean_harness import config
-
-    user = json.loads(json.dumps(DEFAULTS))
-    user.setdefault(table, {})[key] = value
-    if config._plainly_valid(user, schema.load("config")):
-        assert schema.validate(user, "config") == []
-
-
-@pytest.mark.parametrize(
-    "user",
-    [
-        pytest.param(DEFAULTS, id="defaults"),
-        pytest.param({}, id="empty"),
-        pytest.param({"memory": {"encoding": "estimate", "keepNewest": 0}}, id="estimate"),
-        pytest.param({"artifacts": {"committed": ["a/", "b/"], "ignored": []}}, id="artifacts"),
-    ],
-)
-def test_the_check_without_jsonschema_passes_valid_configs(user: dict[str, object]) -> None:
-    from lean_harness import config
-
-    assert schema.validate(user, "config") == []
-    assert config._plainly_valid(user, schema.load("config"))
-
-
 def test_a_config_with_its_own_cache_dir_uses_it(project: Path) -> None:
     write_config(project, '[memory]\ncacheDir = "build/lh-cache"\ntokenBudget = 7000\n')
     assert load(project).cache_dir == project / "build/lh-cache"
@@ -324,15 +263,3 @@ def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> N
     for _ in range(2):
         cfg = load(project)
         assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)
-
-
-@pytest.mark.parametrize(
-    "line",
-    ["<<<<<<< HEAD", "|||||||", ">>>>>>> topic", "<<<<<<<<", "<<<<<<<x", "=======", "<<<<<< six", "a <<<<<<<", "x"],
-)
-def test_a_shard_description_is_refused_exactly_when_the_parser_reads_a_conflict_marker(line: str) -> None:
-    from lean_harness.memory.shard import marker_kind
-
-    user = {"memory": {"shards": {"notes": line}}}
-    refused = schema.validate(user, "config") != []
-    assert refused == (marker_kind(line) == "conflict")

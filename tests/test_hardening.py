@@ -188,38 +188,6 @@ def test_c_at_a_file_is_a_one_line_error(project: Path) -> None:
     assert one_line_error(lh("-C", "README", "memory", "status", cwd=project)).startswith("README: ")
 
 
-@pytest.mark.parametrize(
-    ("name", "value", "message"),
-    [
-        pytest.param(
-            "LH_LOCK_TIMEOUT",
-            "abc",
-            "LH_LOCK_TIMEOUT='abc' is not a number of seconds from 0 to 86400; set it to one (for instance 30)"
-            " or unset it",
-            id="timeout-text",
-        ),
-        pytest.param(
-            "LH_LOCK_TIMEOUT",
-            "-1",
-            "LH_LOCK_TIMEOUT='-1' is not a number of seconds from 0 to 86400; set it to one (for instance 30)"
-            " or unset it",
-            id="timeout-negative",
-        ),
-        pytest.param(
-            "SOURCE_DATE_EPOCH",
-            "yesterday",
-            "SOURCE_DATE_EPOCH='yesterday' is not a number of seconds since 1970; set it to one"
-            " (for instance 1767225600) or unset it",
-            id="epoch-text",
-        ),
-    ],
-)
-def test_environment_settings_are_checked_like_config(project: Path, name: str, value: str, message: str) -> None:
-    before = snapshot(project)
-    assert one_line_error(lh("memory", "put", "seed", "a note", cwd=project, env={name: value})) == message
-    assert snapshot(project) == before
-
-
 @POSIX_ONLY
 def test_a_failed_init_leaves_nothing_behind(tmp_path: Path) -> None:
     root = tmp_path / "fresh"
