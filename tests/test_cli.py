@@ -102,14 +102,6 @@ def test_non_utf8_stdin_is_refused(tmp_path: Path) -> None:
     assert result.stderr == b"standard input is not valid UTF-8; nothing was written\n"
 
 
-def test_demo_runs_in_a_throwaway_project(tmp_path: Path) -> None:
-    result = lh("demo", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "$ lh memory status" in result.stdout
-    assert "# Project memory index" in result.stdout
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_init_json(tmp_path: Path) -> None:
     data = json.loads(lh("init", "--json", cwd=tmp_path).stdout)
     assert data["command"] == "init"

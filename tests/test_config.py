@@ -8,7 +8,6 @@ import random
 import string
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -128,58 +127,6 @@ def test_config_found_from_a_subfolder(project: Path, monkeypatch: pytest.Monkey
     sub.mkdir(parents=True)
     monkeypatch.chdir(sub)
     assert main(["memory", "status"]) == 0
-
-
-def test_show_prints_effective_config_as_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_config(project, "[memory]\nkeepNewest = 3\n")
-    capsys.readouterr()
-    assert main(["config", "show", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["version"] == 1
-    assert data["command"] == "config show"
-    assert data["config"]["memory"]["keepNewest"] == 3
-    assert data["config"]["memory"]["tokenBudget"] == DEFAULTS["memory"]["tokenBudget"]
-    assert data["problems"] == []
-
-
-def test_show_prints_toml(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    capsys.readouterr()
-    assert main(["config", "show"]) == 0
-    out = capsys.readouterr().out
-    assert tomllib.loads(out) == DEFAULTS
-
-
-def test_set_writes_a_valid_value(project: Path) -> None:
-    assert main(["config", "set", "memory.tokenBudget", "30000"]) == 0
-    assert main(["config", "set", "memory.encoding", "estimate"]) == 0
-    assert main(["config", "set", "memory.shards.deploys", "How we deploy."]) == 0
-    cfg = load(project)
-    assert cfg.token_budget == 30000
-    assert cfg.encoding == "estimate"
-    assert ("deploys", "How we deploy.") in cfg.shards
-
-
-def test_set_leaves_the_file_untouched_when_the_value_is_invalid(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    before = (project / CONFIG).read_bytes()
-    capsys.readouterr()
-    assert main(["config", "set", "memory.tokenBudget", "lots"]) == 2
-    assert capsys.readouterr().err == (
-        ".agents/lh.toml: at memory.tokenBudget: 'lots' is not an integer; file not changed\n"
-    )
-    assert (project / CONFIG).read_bytes() == before
-
-
-def test_set_refuses_to_drop_comments(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_config(project, "# our settings\n[memory]\ntokenBudget = 9000\n")
-    capsys.readouterr()
-    assert main(["config", "set", "memory.keepNewest", "4"]) == 2
-    assert capsys.readouterr().err == (
-        ".agents/lh.toml has comments, which rewriting it would drop; edit the file by hand, or pass --drop-comments\n"
-    )
-    assert main(["config", "set", "memory.keepNewest", "4", "--drop-comments"]) == 0
-    assert load(project).keep_newest == 4
 
 
 def test_a_valid_config_is_loaded_without_jsonschema(project: Path) -> None:
