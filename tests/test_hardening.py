@@ -6,7 +6,6 @@ before each of its filesystem changes in turn, then compact, then run the comman
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import signal
@@ -109,36 +108,6 @@ def test_a_header_value_cannot_be_smuggled_through_an_allowed_rule(project: Path
 
 
 # -- journals -------------------------------------------------------------------------------------
-
-
-def test_a_journal_that_arrives_with_a_checkout_is_never_applied(project: Path) -> None:
-    for shard in ("seed", "failures", "quirks"):
-        assert lh("memory", "put", shard, f"a note in {shard}", cwd=project).returncode == 0
-    crafted = {"version": 1, "replace": [], "delete": ["seed.md", "failures.md", "quirks.md"]}
-    (project / MEMORY / ".lh-journal").write_text(json.dumps(crafted), encoding="utf-8")
-    before = snapshot(project)
-    assert lh("memory", "status", cwd=project).returncode == 0
-    assert lh("memory", "put", "insights", "another note", cwd=project).returncode == 0
-    after = snapshot(project)
-    assert {k: v for k, v in after.items() if k in before and "insights" not in k and "INDEX" not in k} == {
-        k: v for k, v in before.items() if "insights" not in k and "INDEX" not in k
-    }
-    doctor = lh("doctor", cwd=project).stdout
-    assert f"{MEMORY}/.lh-journal is a journal lh did not write for this folder; it is never applied" in doctor
-
-
-def test_a_journal_copied_from_another_folder_is_never_applied(project: Path, tmp_path: Path) -> None:
-    assert lh("memory", "put", "seed", "a note", cwd=project).returncode == 0
-    info = (project / MEMORY).stat()
-    journal = project / ".agents/.cache/lh/journal"
-    seed = hashlib.sha256((project / MEMORY / "seed.md").read_bytes()).hexdigest()
-    record = {"version": 4, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": [["seed.md", seed]]}
-    journal.write_text(json.dumps(record), encoding="utf-8")
-    copy = tmp_path / "copy"
-    shutil.copytree(project, copy)
-    assert lh("memory", "status", cwd=copy).returncode == 0
-    assert (copy / MEMORY / "seed.md").exists()
-    assert "journal lh did not write for this folder" in lh("doctor", cwd=copy).stdout
 
 
 # -- links, folders and settings ------------------------------------------------------------------
