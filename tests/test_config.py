@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from lean_harness import schema
 from lean_harness.cli import main
 from lean_harness.config import DEFAULTS, load
 from support import lh
@@ -210,3 +213,39 @@ def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> N
     for _ in range(2):
         cfg = load(project)
         assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-5, 200_000_000) | st.floats(allow_nan=False) | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+        max_leaves=8,
+    ),
+    st.sampled_from(["memory", "artifacts", "other"]),
+    st.sampled_from([*DEFAULTS["memory"], "committed", "ignored", "other"]),
+)
+def test_the_check_without_jsonschema_never_passes_what_jsonschema_refuses(value: object, table: str, key: str) -> None:
+    """The check each run makes without jsonschema may refuse a valid config (jsonschema then lets
+    it pass), never let an invalid one through."""
+    from lean_harness import config
+
+    user = json.loads(json.dumps(DEFAULTS))
+    user.setdefault(table, {})[key] = value
+    if config._plainly_valid(user, schema.load("config")):
+        assert schema.validate(user, "config") == []
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        pytest.param(DEFAULTS, id="defaults"),
+        pytest.param({}, id="empty"),
+        pytest.param({"memory": {"encoding": "estimate", "keepNewest": 0}}, id="estimate"),
+        pytest.param({"artifacts": {"committed": ["a/", "b/"], "ignored": []}}, id="artifacts"),
+    ],
+)
+def test_the_check_without_jsonschema_passes_valid_configs(user: dict[str, object]) -> None:
+    from lean_harness import config
+
+    assert schema.validate(user, "config") == []
+    assert config._plainly_valid(user, schema.load("config"))
