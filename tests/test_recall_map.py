@@ -29,7 +29,6 @@ def test_a_put_writes_the_map_of_every_shard_and_a_changed_shard_gets_new_rows(p
     assert lh("memory", "put", "failures", text, "--id", "w1", cwd=project).returncode == 0
     shown = json.loads((project / RECALL / "map.json").read_text("utf-8"))
     shards = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
-    assert shown["format"] == "lh-recall/6"
     assert shown["shards"] == {
         **{name: digest(project / MEMORY / f"{name}.md") for name in shards},
         "personal": digest(project / f"{MEMORY}.local" / "personal.md"),
