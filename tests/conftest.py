@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(root)
     assert main(["init"]) == 0
     return root
+
+
+IMPORT_FIXTURES = Path(__file__).parent / "fixtures" / "import"
+
+
+@pytest.fixture
+def sources(tmp_path: Path) -> Path:
+    """A copy of the format fixtures, outside the project."""
+    target = tmp_path / "sources"
+    shutil.copytree(IMPORT_FIXTURES, target)
+    return target

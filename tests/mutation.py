@@ -35,8 +35,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "memory/search/search.py": ("test_search.py", "test_search_oracle.py", "test_thesaurus.py"),
     "memory/search/thesaurus.py": ("test_thesaurus.py",),
     "scanning/credentials.py": ("test_credentials.py", "test_credentials_edges.py"),
-    "scanning/fold.py": ("test_directives.py",),
-    "memory/search/segment.py": ("test_search.py",),
+    "scanning/fold.py": ("test_fold.py", "test_directives.py"),
+    "memory/search/segment.py": ("test_segment.py", "test_search.py"),
 }
 _STATUS = re.compile(r"^\s*(\S+): (killed|survived|no tests|timeout|suspicious|skipped|not checked|segfault)")
 

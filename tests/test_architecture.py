@@ -1,4 +1,5 @@
-"""Import rules that keep start-up lean: heavy libraries live in one module each, imported lazily."""
+"""Import rules that keep start-up lean (heavy libraries live in one module each, imported lazily), and
+tests/ mirroring src/."""
 
 from __future__ import annotations
 
@@ -286,3 +287,17 @@ def test_put_and_query_import_only_what_they_use(tmp_path: Path, args: tuple[str
         assert sorted(m for m in loaded if m in NOT_IN_PUT) == []
     else:
         assert sorted(m for m in loaded if m in NOT_IN_QUERY) == []
+
+
+def test_every_module_has_a_test_file_of_its_name() -> None:
+    """tests/ mirrors src/: module NAME is specified in tests/test_NAME.py; where a command shares its
+    name with another module and runs something else, in tests/test_NAME_command.py (AGENTS.md)."""
+    tests = Path(__file__).resolve().parent
+    missing = [
+        path.relative_to(SRC).as_posix()
+        for path in modules()
+        if path.stem not in ("__init__", "__main__") and not (tests / f"test_{path.stem}.py").exists()
+    ]
+    assert missing == []
+    for name in ("status", "adopt"):
+        assert (tests / f"test_{name}_command.py").exists(), name

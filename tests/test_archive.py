@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import random
 import shutil
 import signal
@@ -275,42 +273,6 @@ def test_compact_then_expand_through_real_processes_gives_back_every_byte(projec
     assert not (project / MEMORY / "archive").exists()
 
 
-def test_expand_refuses_what_it_cannot_restore(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(350, 2)
-    old = notes("failures", 8)
-    write_shard(project, "failures", old)
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    capsys.readouterr()
-    assert main(["memory", "expand", "nope"]) == 2
-    assert capsys.readouterr().err == (
-        'no digest nope in any shard; "lh memory get SHARD" lists the ids (digests are tagged digest)\n'
-    )
-    assert main(["memory", "expand", old[-1].id]) == 2
-    assert capsys.readouterr().err == (
-        f"entry {old[-1].id} in shard failures is not a digest; only digests written by"
-        ' "lh memory compact" can be expanded\n'
-    )
-    assert main(["memory", "put", "failures", "reused id", "--id", old[0].id]) == 0
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "expand", digest.id]) == 2
-    assert capsys.readouterr().err == (
-        f"entry {old[0].id} of digest {digest.id} is in shard failures again, since the compaction; putting it"
-        f" back would store it twice: give the newer one another id (lh memory put failures TEXT --id NEW),"
-        f' then run "lh memory expand {digest.id}"\n'
-    )
-    (project / MEMORY / "archive" / "failures.md").unlink()
-    assert main(["memory", "expand", digest.id]) == 2
-    assert capsys.readouterr().err == (
-        f"digest {digest.id} of shard failures: its entries are not in {MEMORY}/archive/failures.md; restore that"
-        f" file from git history (git log -- {MEMORY}/archive/failures.md), then run"
-        f' "lh memory expand {digest.id}" again\n'
-    )
-    del before[f"{MEMORY}/archive/failures.md"]
-    assert snapshot(project) == before
-
-
 # -- credentials ----------------------------------------------------------------------------------
 
 
@@ -346,26 +308,6 @@ def test_a_digest_that_would_hold_a_credential_is_refused(project: Path, capsys:
     assert digest.attr("allow-secret") == "aws-access-key-id"
 
 
-def test_expand_scans_what_it_puts_back(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    configure(350, 2)
-    write_shard(project, "failures", notes("failures", 8))
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    path = project / MEMORY / "archive" / "failures.md"
-    first = archive_entries(project, "failures")[0]
-    path.write_text(path.read_text("utf-8").replace(first.text, first.text + f" {aws_key_id()}"), encoding="utf-8")
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "expand", digest.id]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"refused: {MEMORY}/archive/failures.md: entry {first.id}: line 3 looks like")
-    assert err.endswith(
-        "; nothing was written. Remove the credential from that entry, or add"
-        ' allow-secret="aws-access-key-id" to its header if it is not a secret\n'
-    )
-    assert snapshot(project) == before
-
-
 # -- all or nothing -------------------------------------------------------------------------------
 
 
@@ -387,51 +329,6 @@ def memory_files(root: Path) -> dict[str, bytes]:
         for k, v in snapshot(root).items()
         if k.startswith(MEMORY) and not (k.rpartition("/")[2].startswith(".") and k.endswith(".tmp"))
     }
-
-
-@pytest.mark.parametrize("done", [0, 1, 2, 3], ids=lambda n: f"{n}-renames-done")
-def test_a_journal_left_by_a_killed_compaction_is_finished_by_the_next_command(
-    project: Path, tmp_path: Path, done: int
-) -> None:
-    """The state a kill leaves after the commit point: temps, the journal, some renames done."""
-    configure(400, 2)
-    write_shard(project, "failures", notes("failures", 10))
-    assert main(["memory", "index"]) == 0
-    old = memory_files(project)
-    new = compacted_copy(project, tmp_path)
-    changed = sorted(k for k in new if old.get(k) != new[k])
-    assert changed == [f"{MEMORY}/INDEX.md", f"{MEMORY}/archive/failures.md", f"{MEMORY}/failures.md"]
-    replace = []
-    for number, name in enumerate(changed):
-        relative = name.removeprefix(MEMORY + "/")
-        folder, _, base = relative.rpartition("/")
-        temp = (f"{folder}/" if folder else "") + f".{base}.abcd{number:04d}.tmp"
-        (project / MEMORY / temp).parent.mkdir(parents=True, exist_ok=True)
-        (project / MEMORY / temp).write_bytes(new[name])
-        digests = [
-            hashlib.sha256(old[name]).hexdigest() if name in old else None,
-            hashlib.sha256(new[name]).hexdigest(),
-        ]
-        replace.append([relative, temp, *digests])
-    info = (project / MEMORY).stat()
-    journal = {"version": 4, "folder": [info.st_dev, info.st_ino], "replace": replace, "delete": []}
-    (project / JOURNAL).write_text(json.dumps(journal), encoding="utf-8")
-    for target, temp, _, _ in replace[:done]:
-        os.replace(project / MEMORY / temp, project / MEMORY / target)
-    assert lh("memory", "status", cwd=project).returncode == 0  # a reader finishes it
-    assert memory_files(project) == new
-
-
-def test_a_journal_lh_did_not_write_stops_every_command(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
-    (project / JOURNAL).write_text('{"version": 2, "replace": [["../lh.toml", "x"]]}', "utf-8")
-    capsys.readouterr()
-    for args in (["memory", "status"], ["memory", "put", "seed", "x"], ["memory", "compact"]):
-        assert main(args) == 2
-        assert capsys.readouterr().err == (
-            f"{JOURNAL} is not a journal lh wrote; a write may have been interrupted."
-            " Check the memory files with git diff, then delete the journal\n"
-        )
 
 
 @pytest.mark.slow
@@ -752,25 +649,6 @@ def test_one_line_notes_are_left_alone_and_the_command_says_why(
 
 
 # -- expand --print -------------------------------------------------------------------------------
-
-
-def test_expand_print_shows_the_originals_and_writes_nothing(project: Path) -> None:
-    configure(450, 2)
-    old = notes("failures", 8)
-    write_shard(project, "failures", old)
-    assert main(["memory", "compact"]) == 0
-    digest = parse((project / MEMORY / "failures.md").read_text("utf-8")).entries[0]
-    before = snapshot(project)
-    shown = lh("memory", "expand", digest.id, "--print", cwd=project)
-    assert shown.returncode == 0, shown.stderr
-    assert shown.stdout == (
-        f"digest {digest.id} of failures stands for 6 entries, kept in {MEMORY}/archive/failures.md:\n"
-        + "".join(f"\n[{e.id}] {e.created}\n{e.text}\n" for e in old[:6])
-    )
-    data = json.loads(lh("memory", "expand", digest.id, "--print", "--json", cwd=project).stdout)
-    assert [e["id"] for e in data["entries"]] == [e.id for e in old[:6]]
-    assert data["written"] == []
-    assert snapshot(project) == before
 
 
 def test_a_digest_carried_to_another_project_says_what_it_is_and_offers_no_expand(

@@ -8,7 +8,6 @@ import random
 import string
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -133,80 +132,6 @@ def test_config_found_from_a_subfolder(project: Path, monkeypatch: pytest.Monkey
     assert main(["memory", "status"]) == 0
 
 
-def test_show_prints_effective_config_as_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_config(project, "[memory]\nkeepNewest = 3\n")
-    capsys.readouterr()
-    assert main(["config", "show", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["version"] == 1
-    assert data["command"] == "config show"
-    assert data["config"]["memory"]["keepNewest"] == 3
-    assert data["config"]["memory"]["tokenBudget"] == DEFAULTS["memory"]["tokenBudget"]
-    assert data["problems"] == []
-
-
-def test_show_prints_toml(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    capsys.readouterr()
-    assert main(["config", "show"]) == 0
-    out = capsys.readouterr().out
-    assert tomllib.loads(out) == DEFAULTS
-
-
-def test_set_writes_a_valid_value(project: Path) -> None:
-    assert main(["config", "set", "memory.tokenBudget", "30000"]) == 0
-    assert main(["config", "set", "memory.encoding", "estimate"]) == 0
-    assert main(["config", "set", "memory.shards.deploys", "How we deploy."]) == 0
-    cfg = load(project)
-    assert cfg.token_budget == 30000
-    assert cfg.encoding == "estimate"
-    assert ("deploys", "How we deploy.") in cfg.shards
-
-
-def test_set_leaves_the_file_untouched_when_the_value_is_invalid(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    before = (project / CONFIG).read_bytes()
-    capsys.readouterr()
-    assert main(["config", "set", "memory.tokenBudget", "lots"]) == 2
-    assert capsys.readouterr().err == (
-        ".agents/lh.toml: at memory.tokenBudget: 'lots' is not an integer; file not changed\n"
-    )
-    assert (project / CONFIG).read_bytes() == before
-
-
-def test_set_refuses_to_drop_comments(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_config(project, "# our settings\n[memory]\ntokenBudget = 9000\n")
-    capsys.readouterr()
-    assert main(["config", "set", "memory.keepNewest", "4"]) == 2
-    assert capsys.readouterr().err == (
-        ".agents/lh.toml has comments, which rewriting it would drop; edit the file by hand, or pass --drop-comments\n"
-    )
-    assert main(["config", "set", "memory.keepNewest", "4", "--drop-comments"]) == 0
-    assert load(project).keep_newest == 4
-
-
-def test_schema_command_prints_the_shipped_schema(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    capsys.readouterr()
-    assert main(["config", "schema"]) == 0
-    assert json.loads(capsys.readouterr().out) == schema.load("config")
-
-
-SHIPPED = sorted(
-    p.stem.removesuffix(".schema") for p in (Path(schema.__file__).parent / "schemas").glob("*.schema.json")
-)
-
-
-@pytest.mark.parametrize("name", SHIPPED)
-def test_every_shipped_schema_passes_the_metaschema(name: str) -> None:
-    from jsonschema import Draft202012Validator
-
-    Draft202012Validator.check_schema(schema.load(name))
-
-
-def test_defaults_validate_against_the_schema() -> None:
-    assert schema.validate(DEFAULTS, "config") == []
-
-
 def test_a_valid_config_is_loaded_without_jsonschema(project: Path) -> None:
     """The check every run makes of a valid config needs no jsonschema: its import would cost
     more than the whole start-up of most commands."""
@@ -276,6 +201,20 @@ def test_no_cache_hides_a_credential_in_the_config(project: Path) -> None:
     assert all(value.encode() not in p.read_bytes() for p in cached)
 
 
+def test_a_config_with_its_own_cache_dir_uses_it(project: Path) -> None:
+    write_config(project, '[memory]\ncacheDir = "build/lh-cache"\ntokenBudget = 7000\n')
+    assert load(project).cache_dir == project / "build/lh-cache"
+    assert load(project).token_budget == 7000
+
+
+def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> None:
+    # Dotted keys at the top level: the line scan that finds the cache dir gives up, tomllib reads it.
+    write_config(project, 'memory.cacheDir = "elsewhere"\nmemory.tokenBudget = 6000\n')
+    for _ in range(2):
+        cfg = load(project)
+        assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)
+
+
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers(-5, 200_000_000) | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -310,29 +249,3 @@ def test_the_check_without_jsonschema_passes_valid_configs(user: dict[str, objec
 
     assert schema.validate(user, "config") == []
     assert config._plainly_valid(user, schema.load("config"))
-
-
-def test_a_config_with_its_own_cache_dir_uses_it(project: Path) -> None:
-    write_config(project, '[memory]\ncacheDir = "build/lh-cache"\ntokenBudget = 7000\n')
-    assert load(project).cache_dir == project / "build/lh-cache"
-    assert load(project).token_budget == 7000
-
-
-def test_a_config_only_tomllib_reads_is_still_loaded_exactly(project: Path) -> None:
-    # Dotted keys at the top level: the line scan that finds the cache dir gives up, tomllib reads it.
-    write_config(project, 'memory.cacheDir = "elsewhere"\nmemory.tokenBudget = 6000\n')
-    for _ in range(2):
-        cfg = load(project)
-        assert (cfg.cache_dir, cfg.token_budget) == (project / "elsewhere", 6000)
-
-
-@pytest.mark.parametrize(
-    "line",
-    ["<<<<<<< HEAD", "|||||||", ">>>>>>> topic", "<<<<<<<<", "<<<<<<<x", "=======", "<<<<<< six", "a <<<<<<<", "x"],
-)
-def test_a_shard_description_is_refused_exactly_when_the_parser_reads_a_conflict_marker(line: str) -> None:
-    from lean_harness.memory.shard import marker_kind
-
-    user = {"memory": {"shards": {"notes": line}}}
-    refused = schema.validate(user, "config") != []
-    assert refused == (marker_kind(line) == "conflict")

@@ -62,10 +62,6 @@ def digest(*lines: str) -> str:
     return hashlib.sha256("\n".join(line.rstrip() for line in lines).encode()).hexdigest()[:16]
 
 
-def insert_above(path: Path, text: str) -> None:
-    path.write_text(text + path.read_text("utf-8"), "utf-8")
-
-
 def test_a_reference_is_stored_in_the_entry_header_with_the_digest_of_its_lines(repo: Path) -> None:
     key = put(repo, NOTE, "--ref", "src/app.py#L4-5")
     expected = digest("def timeout():", "    return int(os.environ.get('APP_TIMEOUT', '30'))")
@@ -92,63 +88,6 @@ def test_line_endings_and_trailing_spaces_do_not_make_a_reference_stale(repo: Pa
     app.write_bytes(app.read_bytes().replace(b"\n", b"  \r\n"))
     assert verify(repo)[0] == 0
     assert verify(repo)[1].endswith(": 1 fresh, 0 moved, 0 changed, 0 missing\n")
-
-
-def test_lines_moved_by_edits_above_them_are_moved_and_fix_re_anchors_them(repo: Path) -> None:
-    key = put(repo, NOTE, "--ref", "src/app.py#L4-5")
-    insert_above(repo / "src" / "app.py", "# a header comment\n# and another\n")
-    before = snapshot(repo)
-    assert verify(repo) == (
-        0,
-        f"insights/{key}: src/app.py#L4-5 (lines 4-5) moved to src/app.py#L6-7\n"
-        "1 reference in 1 entry: 0 fresh, 1 moved, 0 changed, 0 missing\n"
-        'run "lh memory verify --fix" to re-anchor the moved references\n',
-    )
-    assert snapshot(repo) == before  # read-only without --fix
-    code, out = verify(repo, "--fix")
-    assert (code, out.splitlines()[0]) == (
-        0,
-        f"insights/{key}: src/app.py#L4-5 (lines 4-5) re-anchored at src/app.py#L6-7",
-    )
-    assert "src/app.py#L6-7@" in header(repo)
-    assert verify(repo) == (0, "1 reference in 1 entry: 1 fresh, 0 moved, 0 changed, 0 missing\n")
-    index = (repo / MEMORY / "INDEX.md").read_text("utf-8")
-    assert lh("memory", "index", "--check", cwd=repo).returncode == 0, index
-
-
-def test_changed_lines_make_the_entry_stale_everywhere(repo: Path) -> None:
-    key = put(repo, NOTE, "--ref", "src/app.py#L5")
-    other = put(repo, "RETRIES is 3", "--ref", "src/app.py#L8")
-    app = repo / "src" / "app.py"
-    app.write_text(APP.replace("'30'", "'60'"), "utf-8")
-    assert verify(repo) == (
-        1,
-        f"insights/{key}: src/app.py#L5 (line 5) changed\n"
-        "2 references in 2 entries: 1 fresh, 0 moved, 1 changed, 0 missing\n"
-        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
-        " --ref PATH#Lstart-end) or delete it\n",
-    )
-    rows = {r["id"]: r for r in json.loads(lh("memory", "get", "insights", "--json", cwd=repo).stdout)["entries"]}
-    assert (rows[key]["stale"], rows[key]["refs"][0]["status"]) == (True, "changed")
-    assert (rows[other]["stale"], rows[other]["refs"][0]["status"]) == (False, "fresh")
-    text = lh("memory", "get", "insights", "--ids", cwd=repo).stdout
-    assert text.startswith(f"[{key} ")
-    assert text.splitlines()[0].endswith(' [stale: src/app.py#L5 changed; run "lh memory verify"]')
-    query = json.loads(lh("memory", "get", "--query", "APP_TIMEOUT", "--json", cwd=repo).stdout)
-    assert [(r["id"], r["stale"]) for r in query["results"]] == [(key, True)]
-    # INDEX.md says so once it is regenerated, and the session-start hook says so
-    assert lh("memory", "index", cwd=repo).returncode == 0
-    index = (repo / MEMORY / "INDEX.md").read_text("utf-8")
-    assert (
-        "Stale: 1 entry cites lines that changed or files that are gone; run `lh memory verify` before trusting"
-        " them.\n" in index
-    )
-    hook = session_start(repo)
-    assert hook.count("lh memory verify") == 1  # INDEX.md's line, not repeated by the hook
-    assert "Stale: 1 entry cites lines that changed or files that are gone" in hook
-    # fixing a note is one command; verify then reports it fresh
-    assert put(repo, NOTE.replace("30", "60"), "--id", key, "--ref", "src/app.py#L5") == key
-    assert verify(repo) == (0, "2 references in 2 entries: 2 fresh, 0 moved, 0 changed, 0 missing\n")
 
 
 def session_start(root: Path) -> str:
@@ -218,50 +157,6 @@ def test_a_renamed_file_whose_lines_changed_is_changed(repo: Path) -> None:
     assert verify(repo)[1].splitlines()[0] == (
         f"insights/{key}: src/app.py#L5 (line 5) changed (the file is now src/settings.py)"
     )
-
-
-def test_a_deleted_file_is_missing(repo: Path) -> None:
-    key = put(repo, NOTE, "--ref", "src/app.py#L5")
-    git(repo, "rm", "-q", "src/app.py")
-    git(repo, "commit", "-qm", "drop app")
-    assert verify(repo) == (
-        1,
-        f"insights/{key}: src/app.py#L5 (line 5) missing (the file is gone)\n"
-        "1 reference in 1 entry: 0 fresh, 0 moved, 0 changed, 1 missing\n"
-        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
-        " --ref PATH#Lstart-end) or delete it\n",
-    )
-    done = lh("memory", "verify", "--json", cwd=repo)
-    data = json.loads(done.stdout)
-    assert done.returncode == 1
-    assert (data["stale"], data["counts"]) == (
-        [f"insights/{key}"],
-        {"fresh": 0, "moved": 0, "changed": 0, "missing": 1},
-    )
-
-
-def test_fix_re_anchors_moved_references_only(repo: Path) -> None:
-    moved = put(repo, "RETRIES is 3", "--ref", "src/app.py#L8")
-    changed = put(repo, NOTE, "--ref", "src/app.py#L5")
-    app = repo / "src" / "app.py"
-    app.write_text("# top\n" + APP.replace("'30'", "'60'"), "utf-8")
-    before = {e.id: e for e in parse((repo / MEMORY / "insights.md").read_text("utf-8")).entries}
-    code, out = verify(repo, "--fix")
-    assert code == 1
-    assert out.splitlines()[:2] == [
-        f"insights/{moved}: src/app.py#L8 (line 8) re-anchored at src/app.py#L9",
-        f"insights/{changed}: src/app.py#L5 (line 5) changed",
-    ]
-    after = {e.id: e for e in parse((repo / MEMORY / "insights.md").read_text("utf-8")).entries}
-    assert after[changed].raw == before[changed].raw
-    assert after[moved].attr("refs") == f"src/app.py#L9-9@{digest('RETRIES = 3')}"
-    assert after[moved].text == before[moved].text
-
-
-def test_an_entry_without_references_is_never_stale(repo: Path) -> None:
-    put(repo, "a note about nothing in particular")
-    (repo / "src" / "app.py").unlink()
-    assert verify(repo) == (0, "0 references in 0 entries: 0 fresh, 0 moved, 0 changed, 0 missing\n")
 
 
 @pytest.mark.parametrize(
@@ -449,55 +344,6 @@ def test_a_moved_range_is_found_at_the_nearest_copy(tmp_path: Path, inserted: in
     found = evidence.check(tmp_path, [anchor])[anchor]
     nearest = min([10 + inserted, copy_at], key=lambda s: (abs(s - 10), s))
     assert (found.status, found.now) == ("moved", evidence.Anchor("f.txt", nearest, nearest + 2, anchor.digest))
-
-
-def test_a_merge_of_two_branches_that_both_re_anchored_a_note_keeps_every_reference(repo: Path) -> None:
-    key = put(repo, NOTE, "--ref", "src/app.py#L5")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "note")
-    git(repo, "checkout", "-qb", "code")
-    insert_above(repo / "src" / "app.py", "# config\n# loaded once\n")
-    assert verify(repo, "--fix")[0] == 0
-    git(repo, "commit", "-qam", "comments, note re-anchored")
-    git(repo, "checkout", "-q", "main")
-    assert put(repo, NOTE, "--ref", "src/app.py#L5", "--ref", "src/app.py#L8") == key
-    git(repo, "commit", "-qam", "note cites RETRIES too")
-    git(repo, "merge", "-q", "--no-edit", "code")
-    assert lh("memory", "index", cwd=repo).returncode == 0
-    five, eight = digest(APP.splitlines()[4]), digest("RETRIES = 3")
-    (entry,) = parse((repo / MEMORY / "insights.md").read_text("utf-8")).entries
-    assert entry.attr("refs") == f"src/app.py#L5-5@{five} src/app.py#L7-7@{five} src/app.py#L8-8@{eight}"
-    assert verify(repo) == (
-        0,
-        f"insights/{key}: src/app.py#L5 (line 5) moved to src/app.py#L7\n"
-        f"insights/{key}: src/app.py#L8 (line 8) moved to src/app.py#L10\n"
-        "3 references in 1 entry: 1 fresh, 2 moved, 0 changed, 0 missing\n"
-        'run "lh memory verify --fix" to re-anchor the moved references\n',
-    )
-    assert verify(repo, "--fix")[0] == 0
-    assert f'refs="src/app.py#L7-7@{five} src/app.py#L10-10@{eight}"' in header(repo)
-
-
-def test_a_hand_edited_refs_attribute_that_cannot_be_read_makes_the_entry_stale_not_memory_unusable(repo: Path) -> None:
-    key = put(repo, NOTE, "--ref", "src/app.py#L5")
-    shard = repo / MEMORY / "insights.md"
-    text = shard.read_text("utf-8")
-    start = text.index('refs="') + len('refs="')
-    shard.write_text(text[:start] + "src/app.py#L5" + text[text.index('"', start) :], "utf-8")
-    assert lh("memory", "index", cwd=repo).returncode == 0
-    assert verify(repo) == (
-        1,
-        f".agents/memory/insights.md: entry {key}: reference 'src/app.py#L5' is malformed; expected"
-        " PATH#Lstart-end@digest; fix the attribute by hand,"
-        f' or run "lh memory put insights TEXT --id {key} --ref ..."\n'
-        "0 references in 1 entry: 0 fresh, 0 moved, 0 changed, 0 missing\n"
-        '1 stale entry: read the cited code, then update each note (lh memory put SHARD "text" --id KEY'
-        " --ref PATH#Lstart-end) or delete it\n",
-    )
-    assert "Stale: 1 entry cites" in (repo / MEMORY / "INDEX.md").read_text("utf-8")
-    assert put(repo, "another note") != key  # writes still work
-    assert put(repo, NOTE, "--id", key, "--ref", "src/app.py#L5") == key
-    assert verify(repo) == (0, "1 reference in 1 entry: 1 fresh, 0 moved, 0 changed, 0 missing\n")
 
 
 def test_the_hook_notices_a_missing_cited_file_that_came_back(repo: Path) -> None:

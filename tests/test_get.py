@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from lean_harness.cli import main
+from lean_harness.memory.shard import Entry, parse
 from support import lh
 
 CONFIG = (
@@ -418,3 +420,52 @@ def test_a_query_that_matches_only_weakly_gets_the_entry_marked_weak(queried: Pa
         "nothing matched well: the closest entry, build/b1, scores 0.23, below --min-score 0.3"
         " (it holds: alpha); try other words, or --min-score 0\n"
     )
+
+
+MEMORY = ".agents/memory"
+
+
+def put(*args: str) -> int:
+    return main(["memory", "put", *args])
+
+
+def entries(root: Path, shard: str) -> tuple[Entry, ...]:
+    return parse((root / MEMORY / f"{shard}.md").read_text("utf-8")).entries
+
+
+def test_get_prints_a_shards_entries(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert put("failures", "one", "--id", "e1", "--tag", "ci") == 0
+    assert put("failures", "two\nlines", "--id", "e2") == 0
+    capsys.readouterr()
+    assert main(["memory", "get", "failures"]) == 0
+    out = capsys.readouterr().out
+    first, second = (e.created[:10] for e in entries(project, "failures"))
+    assert out == f"[{first} #ci]\none\n\n[{second}]\ntwo\nlines\n"
+    assert main(["memory", "get", "failures", "--ids"]) == 0
+    assert capsys.readouterr().out == f"[e1 {first} #ci]\none\n\n[e2 {second}]\ntwo\nlines\n"
+    assert main(["memory", "get", "failures", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["version"] == 1
+    assert data["command"] == "memory get"
+    assert [(e["id"], e["text"], e["tags"]) for e in data["entries"]] == [
+        ("e1", "one", ["ci"]),
+        ("e2", "two\nlines", []),
+    ]
+    assert data["total_tokens"] == sum(e["tokens"] for e in data["entries"])
+
+
+def test_an_entry_that_quotes_another_entrys_id_does_not_hide_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    quoting = 'the deploy log printed id="k2" before the header of k2'
+    assert put("failures", quoting, "--id", "k1") == 0
+    assert put("failures", "k2: the deploy script retries three times", "--id", "k2") == 0
+    assert put("failures", "k2: the deploy script retries five times", "--id", "k2") == 0
+    capsys.readouterr()
+    assert main(["memory", "get", "--query", "deploy script retries", "--json"]) == 0
+    found = {r["id"]: r["text"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert found["k2"] == "k2: the deploy script retries five times"
+    assert [(e.id, e.text) for e in entries(project, "failures")] == [
+        ("k1", quoting),
+        ("k2", "k2: the deploy script retries five times"),
+    ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import string
 import subprocess
@@ -14,7 +13,7 @@ import pytest
 
 from lean_harness.cli import main
 from lean_harness.config import load
-from lean_harness.memory import handle, status
+from lean_harness.memory import handle
 from lean_harness.memory.intake import inbox
 from lean_harness.memory.shard import Entry, parse
 from support import lh, snapshot
@@ -35,67 +34,6 @@ def notes(root: Path) -> list[Path]:
 
 def entries(root: Path, shard: str) -> tuple[Entry, ...]:
     return parse((root / MEMORY / f"{shard}.md").read_text("utf-8")).entries
-
-
-def test_a_note_is_one_file_in_the_inbox_outside_the_budget(
-    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    capsys.readouterr()
-    assert main(["memory", "note", "ruff and black disagree on docstrings", "--shard", "quirks", "--tag", "Lint"]) == 0
-    (path,) = notes(project)
-    assert capsys.readouterr().out == (
-        f'noted in {PENDING}/{path.name}; "lh memory consolidate" merges pending notes into the shards\n'
-    )
-    assert path.read_text("utf-8") == (
-        "---\ncreated: 2026-01-01T00:00:00Z\nshard: quirks\ntags: lint\n---\nruff and black disagree on docstrings\n"
-    )
-    assert status.status(handle.open_memory(load(project))).totals.tokens == 0
-    assert main(["memory", "index"]) == 0
-    assert "1 pending note(s) wait for `lh memory consolidate`." in (project / MEMORY / "INDEX.md").read_text("utf-8")
-
-
-def test_a_note_with_a_credential_is_refused_and_nothing_is_written(project: Path) -> None:
-    secret = aws_key_id()
-    before = snapshot(project)
-    result = lh("memory", "note", f"the deploy key is {secret}", cwd=project)
-    assert result.returncode == 1
-    assert result.stderr == (
-        "refused: note: line 1 looks like an AWS access key ID (AKIA********, rule aws-access-key-id);"
-        " nothing was written. If it is not a secret, pass --allow-secret aws-access-key-id\n"
-    )
-    assert secret[4:] not in result.stdout + result.stderr
-    assert snapshot(project) == before
-
-
-def test_consolidate_routes_deduplicates_and_empties_the_inbox(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["memory", "put", "failures", "already known"]) == 0
-    assert main(["memory", "note", "already known", "--shard", "failures"]) == 0
-    assert main(["memory", "note", "goes to the default shard", "--tag", "ci"]) == 0
-    assert main(["memory", "note", "goes to the default shard"]) == 0
-    assert main(["memory", "note", "a quirk", "--shard", "quirks"]) == 0
-    before = snapshot(project)
-    capsys.readouterr()
-    assert main(["memory", "consolidate", "--dry-run"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == (
-        "dry run: 4 pending note(s): 2 would add, 2 already stored, 0 kept; nothing was written"
-    )
-    assert snapshot(project) == before
-    assert main(["memory", "consolidate", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert (data["version"], data["command"], data["problems"]) == (1, "memory consolidate", [])
-    assert sorted(n["action"] for n in data["notes"]) == ["added", "added", "unchanged", "unchanged"]
-    assert [e.text for e in entries(project, "failures")] == ["already known"]
-    assert [(e.text, e.tags) for e in entries(project, "insights")] == [("goes to the default shard", ("ci",))]
-    assert [e.text for e in entries(project, "quirks")] == ["a quirk"]
-    assert notes(project) == []
-    assert list((project / PENDING / ".consumed").iterdir()) == []
-    assert "pending note" not in (project / MEMORY / "INDEX.md").read_text("utf-8")
-    again = snapshot(project)
-    assert main(["memory", "consolidate"]) == 0
-    assert snapshot(project) == again
 
 
 @pytest.mark.parametrize(

@@ -9,14 +9,19 @@ charges extra where lines are joined, as a BPE count can. The last tests run the
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from lean_harness.cli import main
+from lean_harness.config import load
 from lean_harness.memory.index import IndexText, Totals, render, stale_line
+from lean_harness.memory.shard import Entry, new_shard_text, parse, render_entry
 from lean_harness.memory.summary import Newest, Summary
+from lean_harness.memory.tokens import TokenCounter
+from support import snapshot
 
 TOP = (
     "# Project memory index\n"
@@ -450,3 +455,85 @@ def test_index_md_keeps_a_title_that_starts_with_dashes(project: Path) -> None:
         "insights: Heading marks go, **bold** stays",
         "insights: --line-ranges: cite lines as PATH#Lstart-end",
     ]
+
+
+MEMORY = ".agents/memory"
+
+
+def put(*args: str) -> int:
+    return main(["memory", "put", *args])
+
+
+def test_index_check_detects_a_stale_index_and_changes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert put("seed", "note") == 0
+    path = project / MEMORY / "seed.md"
+    path.write_text(path.read_text("utf-8").replace("note", "a changed note"), encoding="utf-8")
+    before = snapshot(project)
+    capsys.readouterr()
+    assert main(["memory", "index", "--check"]) == 1
+    assert capsys.readouterr().err == '.agents/memory/INDEX.md is stale; run "lh memory index"\n'
+    assert snapshot(project) == before
+    assert main(["memory", "index"]) == 0
+    assert main(["memory", "index", "--check"]) == 0
+    assert "a changed note" in (project / MEMORY / "INDEX.md").read_text("utf-8")
+
+
+def write_many(root: Path, count: int, seed: int = 7) -> None:
+    """Write `count` entries straight into the shards, as a long-lived memory would hold them."""
+    rng = random.Random(seed)
+    cfg = load(root)
+    words = ["lock", "cache", "retry", "parse", "token", "shard", "config"]
+    words += ["schema", "index", "budget", "merge", "flaky", "windows", "proxy"]
+    shared = [(name, d) for name, d in cfg.shards if name not in cfg.personal]
+    chunks: dict[str, list[str]] = {name: [new_shard_text(name, d), "\n"] for name, d in shared}
+    for number in range(count):
+        name = shared[number % len(shared)][0]
+        text = f"note {number}: " + " ".join(rng.choice(words) for _ in range(rng.randint(5, 40)))
+        created = f"2026-{1 + number % 12:02d}-{1 + number % 28:02d}T{number % 24:02d}:00:00Z"
+        chunks[name].append(render_entry(Entry(f"n{number}", created, text)) + "\n")
+    for name, parts in chunks.items():
+        (root / MEMORY / f"{name}.md").write_text("".join(parts), encoding="utf-8")
+
+
+def test_index_stays_within_its_budget_at_ten_thousand_entries(project: Path) -> None:
+    write_many(project, 10_000)
+    assert main(["memory", "index"]) == 0
+    cfg = load(project)
+    text = (project / MEMORY / "INDEX.md").read_text("utf-8")
+    counter = TokenCounter("cl100k_base", project / ".agents/.cache/lh")
+    assert counter.count(text) <= cfg.index_token_budget
+    assert "## Newest entries" in text
+    assert "(1667 entries," in text
+
+
+def test_index_is_byte_identical_on_rerun_and_from_shuffled_shards(project: Path, tmp_path: Path) -> None:
+    write_many(project, 300)
+    assert main(["memory", "index"]) == 0
+    first = (project / MEMORY / "INDEX.md").read_bytes()
+    assert main(["memory", "index"]) == 0
+    assert (project / MEMORY / "INDEX.md").read_bytes() == first
+    # The same entries in another order, and no cache: the same bytes. Entries written in one
+    # second keep their relative order, which is their order of writing (adr/0012).
+    for shard in (project / MEMORY).glob("*.md"):
+        if shard.name == "INDEX.md":
+            continue
+        parsed = parse(shard.read_text("utf-8"))
+        seconds: dict[str, list[Entry]] = {}
+        for item in parsed.entries:
+            seconds.setdefault(item.created, []).append(item)
+        groups = list(seconds.values())
+        random.Random(1).shuffle(groups)
+        shuffled = [item for group in groups for item in group]
+        head = "".join(b for b in parsed.blocks[:1] if isinstance(b, str))
+        shard.write_text(
+            head + "".join(render_entry(Entry(e.id, e.created, e.text, e.tags)) for e in shuffled), encoding="utf-8"
+        )
+    for cached in sorted((project / ".agents/.cache").rglob("*"), reverse=True):
+        if cached.is_file():
+            cached.unlink()
+    assert main(["memory", "index"]) == 0
+    assert (project / MEMORY / "INDEX.md").read_bytes() == first
+    assert b"\r" not in first
+    assert str(project).encode() not in first

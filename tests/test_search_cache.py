@@ -23,7 +23,7 @@ from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import parse
 from support import lh
 from test_scan import github_token, hand_write
-from test_search import packed, unpacked
+from test_segment import packed, unpacked
 
 MEMORY = ".agents/memory"
 CACHE = ".agents/.cache/lh/search"

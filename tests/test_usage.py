@@ -107,16 +107,6 @@ def test_a_memory_shown_whole_at_session_start_counts_as_used(repo: Path) -> Non
     assert stats(repo)["totals"]["sessions"] == 1
 
 
-def test_the_text_view_draws_a_bar_per_shard(repo: Path) -> None:
-    put(repo, "failures", "test_lock hangs on Windows: open the lock file in binary mode")
-    put(repo, "quirks", "git stash drops untracked files unless given -u")
-    assert lh("memory", "get", "failures", cwd=repo).returncode == 0
-    out = lh("memory", "stats", cwd=repo).stdout.splitlines()
-    assert out[0] == "shard     used           entries  unused tokens"
-    assert out[1].startswith("failures  [##########]    1/1     0")
-    assert out[2].startswith("quirks    [..........]    0/1     ")
-
-
 def test_eight_parallel_readers_lose_no_count(repo: Path) -> None:
     keys = [put(repo, "failures", f"note {n}: the cache at level {n} needs a flush") for n in range(3)]
     script = "import sys; from lean_harness.cli import main\nfor _ in range(3): main(['memory', 'get', 'failures'])"

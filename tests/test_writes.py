@@ -8,7 +8,6 @@ Every case runs `lh` as a real process on real files; the kill cases stop it wit
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -228,40 +227,3 @@ def test_a_put_killed_before_its_rename_leaves_the_old_shard_and_a_temp_file_swe
     assert lh("memory", "put", "failures", "the next note", cwd=project).returncode == 0
     assert not temps[0].exists()
     assert entry_texts(project)[-2:] == ["earlier note: fsync the folder too", "the next note"]
-
-
-@pytest.mark.parametrize(
-    "replace",
-    [
-        ["../lh.toml", ".lh.toml.abcdefgh.tmp", None, "0" * 64],
-        ["failures.md", ".insights.md.abcdefgh.tmp", None, "0" * 64],
-        ["failures.md", ".failures.md.ABCDEFGH.tmp", None, "0" * 64],
-        ["failures.md", ".failures.md.abcdefgh.tmp", "not a digest", "0" * 64],
-        ["failures.md", ".failures.md.abcdefgh.tmp", "0" * 64, None],
-        ["failures.md", ".failures.md.abcdefgh.tmp"],
-    ],
-    ids=["outside", "other-name", "temp-scheme", "before", "after", "short"],
-)
-def test_a_journal_entry_lh_would_not_write_stops_every_command(project: Path, replace: list[object]) -> None:
-    info = (project / MEMORY).stat()
-    record = {"version": 4, "folder": [info.st_dev, info.st_ino], "replace": [replace], "delete": []}
-    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
-    (project / JOURNAL).write_text(json.dumps(record), "utf-8")
-    before = (project / MEMORY / "failures.md").read_bytes()
-    for args in (("memory", "status"), ("memory", "put", "failures", "x")):
-        result = lh(*args, cwd=project)
-        assert result.returncode == 2
-        assert result.stderr == (
-            f"{JOURNAL} is not a journal lh wrote; a write may have been interrupted."
-            " Check the memory files with git diff, then delete the journal\n"
-        )
-    assert (project / MEMORY / "failures.md").read_bytes() == before
-
-
-@pytest.mark.parametrize("version", [2, 3])
-def test_a_journal_of_an_older_version_is_refused(project: Path, version: int) -> None:
-    info = (project / MEMORY).stat()
-    record = {"version": version, "folder": [info.st_dev, info.st_ino], "replace": [], "delete": []}
-    (project / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
-    (project / JOURNAL).write_text(json.dumps(record), "utf-8")
-    assert lh("memory", "status", cwd=project).returncode == 2
