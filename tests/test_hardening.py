@@ -146,11 +146,13 @@ def test_a_symlinked_token_cache_file_is_never_appended_through(project: Path, t
     [f"{MEMORY}/seed.md", f"{MEMORY}/INDEX.md"],
     ids=["shard", "index"],
 )
-def test_a_folder_where_a_file_belongs_is_a_one_line_error(project: Path, where: str) -> None:
+def test_a_folder_where_a_file_belongs_is_a_one_line_error_and_nothing_is_written(project: Path, where: str) -> None:
     (project / where).unlink()
     (project / where).mkdir()
+    before = snapshot(project)
     result = lh("memory", "put", "seed", "a note", cwd=project)
-    assert "is a folder" in one_line_error(result)
+    assert one_line_error(result) == f"{where}: is a folder where a file was expected; move it away"
+    assert snapshot(project) == before
 
 
 def test_c_at_a_file_is_a_one_line_error(project: Path) -> None:

@@ -121,6 +121,8 @@ def write_atomic(
                         return False
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             pass
+    if os.path.isdir(path) and not os.path.islink(path):  # named as itself, not as the temp file
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
     temp = stage(path, data, durable=durable, mode=mode)
     try:
         os.replace(temp, path)

@@ -83,6 +83,11 @@ class Project:
         text = os.path.relpath(path, self.root).replace(os.sep, "/")
         return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text)[:MAX_SHOWN]
 
+    def named(self, names: Sequence[str]) -> str:
+        """Memory files by their paths, at most `MAX_NAMED`, then how many more, masked."""
+        paths = [self.shown(os.path.join(self.memory_dir, name))[:MAX_SHOWN] for name in names[:MAX_NAMED]]
+        return printable(", ".join(paths)) + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+
     def stamp(self, scanned: Mapping[str, hookstate.Stat] | None = None) -> str:
         """The memory files as they are now (recall.py), from the memory folder's `scanned` when known."""
         return recall.stamp(self.memory_dir, self.personal_dir, scanned)
@@ -253,16 +258,15 @@ def refresh_later(project: Project) -> None:
 
 def changed_since_index(project: Project, now: Mapping[str, hookstate.Stat]) -> str:
     """The line naming the memory files changed (`now`) since lh last wrote INDEX.md; "" when it never did here."""
-    last = hookstate.load(os.path.join(project.state_dir, "index")) or {}
-    keys = set(last) - {hookstate.CONFIG_KEY, hookstate.EVIDENCE_KEY} | set(now)
-    names = [name for name in sorted(keys) if last and last.get(name) != now.get(name)]
-    paths = ", ".join(project.shown(os.path.join(project.memory_dir, n))[:MAX_SHOWN] for n in names[:MAX_NAMED])
-    more = f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else ""
-    return (
-        REREAD.format(paths=printable(paths) + more, index=project.shown(os.path.join(project.memory_dir, INDEX_NAME)))
-        if names
-        else ""
-    )
+    last = hookstate.load(os.path.join(project.state_dir, "index"))
+    names = differing({k: v for k, v in (last or {}).items() if k.endswith(".md")}, now) if last else []
+    index = project.shown(os.path.join(project.memory_dir, INDEX_NAME))
+    return REREAD.format(paths=project.named(names), index=index) if names else ""
+
+
+def differing(before: Mapping[str, hookstate.Stat], now: Mapping[str, hookstate.Stat]) -> list[str]:
+    """The files whose stat is not the same in `before` and `now`, by name."""
+    return [name for name in sorted(set(before) | set(now)) if before.get(name) != now.get(name)]
 
 
 def refresh(root: str) -> int:
@@ -336,15 +340,12 @@ def changed_files(project: Project, path: str, now: dict[str, hookstate.Stat]) -
     if seen is None:
         return ""  # no session start recorded what the agent saw: start counting from here
     written = hookstate.load(os.path.join(project.state_dir, "written")) or {}
-    changed = [name for name in sorted(set(seen) | set(now)) if seen.get(name) != now.get(name)]
-    outside = [name for name in changed if name not in written or written[name] != now.get(name)]
+    outside = [name for name in differing(seen, now) if name not in written or written[name] != now.get(name)]
     shards = [name for name in outside if name != INDEX_NAME]
     if not shards:
         return ""  # INDEX.md alone changes with every lh write; it is news only beside a shard
-    paths = [project.shown(os.path.join(project.memory_dir, name))[:MAX_SHOWN] for name in outside]
-    named = ", ".join(paths[:MAX_NAMED]) + (f" and {len(paths) - MAX_NAMED} more" if len(paths) > MAX_NAMED else "")
     index = project.shown(os.path.join(project.memory_dir, INDEX_NAME))
-    message = CHANGED.format(paths=printable(named), index=index)
+    message = CHANGED.format(paths=project.named(outside), index=index)
     loose = [name[:MAX_SHOWN] for name in shards[:MAX_NAMED] if has_prose(os.path.join(project.memory_dir, name))]
     if loose:
         message += " " + PROSE.format(shards=printable(", ".join(name.removesuffix(".md") for name in loose)))

@@ -73,11 +73,13 @@ class Memory:
         return name
 
     def check_dir(self) -> None:
-        """Raise unless the memory dir exists as a real folder."""
+        """Raise unless the memory dir exists as a real folder, with no folder where INDEX.md belongs."""
         folder = self.config.memory_dir
         refuse_symlink(folder, self.root)
         if not folder.is_dir():
             raise LhError(f'no memory directory at {self.shown(folder)}; run "lh init"')
+        if self.index_path.is_dir():  # found before any write, never after a shard was written
+            raise LhError(f"{self.shown(self.index_path)}: is a folder where a file was expected; move it away")
 
     def read_shard(self, name: str) -> tuple[str, bytes]:
         """A shard's text, less a byte-order mark, and its bytes as the file holds them, mark included
