@@ -269,6 +269,18 @@ def test_a_broken_linked_or_stale_map_means_silence(noted: Path, tmp_path: Path,
         assert sorted(p.name for p in outside.iterdir()) == ["map.json", "shards"]  # nothing more written through it
 
 
+def test_a_words_file_that_is_not_of_its_shard_or_names_other_rows_means_silence(noted: Path) -> None:
+    words = noted / ".agents/.cache/lh/recall/shards/failures.words"
+    head, _, body = words.read_text("utf-8").partition("\n")
+    assert failure(noted, PYTEST_ERROR).startswith(FAILURE_HEAD)
+    lines = body.split("\n")
+    forged = [f"forged-{n} {line.partition(' ')[2]}" if line else line for n, line in enumerate(lines)]
+    for damaged in (f"{head}\n" + "\n".join(forged), f"{head[:-4]}0000\n{body}"):
+        words.write_text(damaged, encoding="utf-8")
+        assert failure(noted, PYTEST_ERROR, session="forged") == ""
+        assert prompt(noted, "Why does pytest crash with INTERNALERROR at collection?", "forged") == ""
+
+
 def test_the_notes_to_follow_are_read_from_the_map_alone_and_checked_against_their_shard(noted: Path) -> None:
     assert lh("config", "set", "memory.indexTokenBudget", "200", cwd=noted).returncode == 0
     for n in range(12):
