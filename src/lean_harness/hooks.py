@@ -271,8 +271,8 @@ def differing(before: Mapping[str, hookstate.Stat], now: Mapping[str, hookstate.
 
 def refresh(root: str) -> int:
     """What the hooks read (the recall map, and the `index` record when INDEX.md is as lh makes it) made
-    again from the memory as it is now, by lh's own code; when this Python lacks lh's dependencies,
-    the `lh` on PATH runs `lh memory index` instead."""
+    again from the memory as it is now, by lh's own code, which runs on the standard library alone
+    unless the config or a text to count is new."""
     from pathlib import Path
 
     from lean_harness.errors import LhError
@@ -288,17 +288,8 @@ def refresh(root: str) -> int:
         with open(memory.index_path, encoding="utf-8") as handle:
             same = handle.read() == rendered.text
         recorded(memory, rendered.listed if same else None, checked)  # as lh records its own writes
-    except ImportError:
-        import shutil
-        import subprocess
-
-        command = shutil.which("lh")
-        run = [command or "lh", "-C", root, "memory", "index"]
-        return (
-            subprocess.run(run, stdin=subprocess.DEVNULL, capture_output=True, check=False).returncode if command else 2
-        )
-    except (LhError, OSError, ValueError):
-        return 1
+    except (ImportError, LhError, OSError, ValueError):
+        return 1  # the hooks stay silent until lh writes the map
     return 0
 
 
