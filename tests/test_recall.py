@@ -134,6 +134,19 @@ def test_a_failure_whose_exit_code_a_pipe_swallowed_meets_its_note(noted: Path) 
     assert run_hook("tool-use", noted, npm) == ""
 
 
+def test_what_lh_prints_never_reads_as_a_failure_that_exited_0(noted: Path) -> None:
+    printed = lh("memory", "get", "failures", cwd=noted)
+    assert printed.returncode == 0
+    assert "INTERNALERROR" in printed.stdout  # the note quotes the crash
+    success = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_response": {"stdout": printed.stdout}}
+    for n, command in enumerate(["lh memory get failures", "cd sub && lh memory get --query 'pytest crash' | head"]):
+        assert (
+            run_hook("tool-use", noted, {**success, "session_id": f"lh-{n}", "tool_input": {"command": command}}) == ""
+        )
+    other = {**success, "session_id": "cat", "tool_input": {"command": "cat ci.log"}}
+    assert "[failures/pytest-9-2-crash]" in run_hook("tool-use", noted, other)  # any other command's output still does
+
+
 def test_codex_and_copilot_failures_meet_the_note_in_their_forms(noted: Path) -> None:
     codex = {"session_id": "x", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "t"}}
     out = run_hook("tool-use", noted, {**codex, "tool_response": PYTEST_ERROR.replace("Exit code 3", "Exit code: 3")})

@@ -351,10 +351,12 @@ def failure_output(event: Mapping[str, object]) -> str:
     `resultType` is `failure`."""
     asked = [v.get("command") for v in (event.get("tool_input"), event.get("toolArgs")) if isinstance(v, dict)]
     command = "".join(f"$ {c[:500]}\n" for c in asked if isinstance(c, str))
-    return f"{command}{output}" if (output := _printed(event)) else ""
+    # What lh prints quotes notes, failures' words among them: it never reads as a failure that exited 0.
+    lh = " lh " in "".join(c if c.isalnum() or c in "-_./" else " " for c in f" {command} ")
+    return f"{command}{output}" if (output := _printed(event, lh)) else ""
 
 
-def _printed(event: Mapping[str, object]) -> str:
+def _printed(event: Mapping[str, object], quoting: bool) -> str:
     if isinstance(event.get("error"), str):
         return str(event["error"])
     piped = ""  # a success that printed what only a failure prints, when no field says it failed
@@ -369,7 +371,7 @@ def _printed(event: Mapping[str, object]) -> str:
             said = value[:200].lower().replace("exited with code", "exit code").partition("exit code")[2]
             if said and said.lstrip(" :").split(None, 1)[0:1] not in ([], ["0"]):
                 return value
-        if not piped and isinstance(text, str) and any(sign in text for sign in PIPED):
+        if not piped and not quoting and isinstance(text, str) and any(sign in text for sign in PIPED):
             piped = text
     return piped
 
