@@ -217,18 +217,22 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
     return ConsolidateResult(tuple(merged), dry_run)
 
 
+def front(note: Pending, errors: str = "strict") -> frontmatter.Frontmatter:
+    """A note's frontmatter and text, a byte-order mark and CRLF line endings read as a plain note's."""
+    return frontmatter.split(note.data.decode("utf-8", errors).removeprefix("\ufeff").replace("\r\n", "\n"))
+
+
 def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry | None, str, str]:
     try:
-        text = note.data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+        parsed = front(note)
     except UnicodeDecodeError:
         return None, "", "not valid UTF-8; re-save it as UTF-8"
-    front = frontmatter.split(text)
-    if front.problems:
-        line, message = front.problems[0]
+    if parsed.problems:
+        line, message = parsed.problems[0]
         return None, "", f"line {line}: {message}"
-    if problem := front.mapping_problem():
+    if problem := parsed.mapping_problem():
         return None, "", problem
-    fields = front.strings()
+    fields = parsed.strings()
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         return None, "", f"unknown frontmatter key {unknown[0]!r}; notes may have {', '.join(FIELDS)}"
@@ -239,7 +243,7 @@ def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry 
     if created is None:
         return None, "", f"created {fields['created']!r} is not a time; {TIME_HINT}"
     checked = rules.check(
-        front.body,
+        parsed.body,
         tags=fields.get("tags", "").split(),
         allow=rule_list(fields.get("allow-secret")),
         directives=rule_list(fields.get("allow-directive")),
