@@ -286,3 +286,14 @@ def test_put_and_query_import_only_what_they_use(tmp_path: Path, args: tuple[str
         assert sorted(m for m in loaded if m in NOT_IN_PUT) == []
     else:
         assert sorted(m for m in loaded if m in NOT_IN_QUERY) == []
+
+
+def test_doctor_plugin_loads_no_memory_module_but_the_frontmatter_reader() -> None:
+    code, loaded = _modules_after(SRC.parents[1], "doctor", "--plugin", str(SRC.parents[1]))
+    assert code == "0"
+    assert sorted(m for m in loaded if m.startswith("lean_harness.memory")) == [
+        "lean_harness.memory",  # the packages around the one module a SKILL.md's frontmatter is read with
+        "lean_harness.memory.intake",
+        "lean_harness.memory.intake.formats",
+        "lean_harness.memory.intake.formats.frontmatter",
+    ]
