@@ -96,7 +96,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
     memory.check_dir()
     with memory.reading() if dry_run else memory.writing():
         # The personal scope is never merged: its archive would be committed with the memory dir.
-        shards = {name: _shard(memory, name) for name in memory.config.shared_names}
+        shards = {name: parsed(memory, name) for name in memory.config.shared_names}
         inputs = [
             planner.ShardInput(
                 name,
@@ -191,7 +191,7 @@ def expand(memory: Memory, key: str) -> ExpandResult:
             said = rule_list(entry.attr("allow-directive"))
             refuse_directives(entry.text, said, f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
         _refuse_ids_in_use(memory, sources, digest)
-        shard = _shard(memory, name)
+        shard = parsed(memory, name)
         before = memory.summary(name).tokens
         blocks: list[str | Entry] = []
         for block in shard.blocks:
@@ -218,8 +218,8 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         )
 
 
-def _shard(memory: Memory, name: str) -> Shard:
-    """A shard parsed, with exact copies of entries (as a merge leaves them) kept once."""
+def parsed(memory: Memory, name: str) -> Shard:
+    """A shard parsed, with exact copies of entries (as a merge leaves them) kept once; `supersede` takes them all."""
     text, _ = memory.read_shard(name)
     summary = memory.summary(name)  # refuses one id with two texts
     shard = parse(text, memory.shown(memory.shard_path(name)))
@@ -292,13 +292,13 @@ def _group(key: str, raws: list[str], kind: str = "digest") -> str:
 
 def supersede(
     memory: Memory,
+    shards: Mapping[str, Shard],
     additions: Sequence[tuple[str, Entry]],
     heads: Sequence[tuple[str, Sequence[str]]],
     records: Mapping[Path, bytes] = {},
 ) -> tuple[str, ...]:
-    """Add `additions`, move each entry a head supersedes into its archive under a pointer to the head,
-    and write `records`, in one journalled commit; the caller holds `memory.writing()` and checked the entries."""
-    shards = {name: _shard(memory, name) for name in memory.config.shard_names}
+    """Add `additions`, move each entry a head supersedes into its archive under a pointer to the head, and write
+    `records`, in one journalled commit; the caller holds `memory.writing()`, checked the entries, read `shards`."""
     live = {e.id for shard in shards.values() for e in shard.entries}
     gone: dict[str, str] = {}
     for head, keys in heads:
@@ -339,14 +339,15 @@ def put(memory: Memory, shard: str, text: str, *, supersedes: Sequence[str], **o
     name, checked, cites = writes.prepare(memory, shard, text, **options)
     key = options.get("key")
     with memory.writing():
-        taken = {e.id for other in memory.config.shard_names for e in memory.entries(other)}
-        same = [e for e in memory.entries(name) if e.text == checked.text]
+        shards = {other: parsed(memory, other) for other in memory.config.shard_names}
+        taken = {e.id for shard in shards.values() for e in shard.entries}
+        same = [e for e in shards[name].entries if e.text == checked.text]
         if key in taken and not same:
             raise LhError(f"entry {key} exists; --supersedes stores a new entry: choose another --id")
         extra = (("sha", text_hash(checked.text)),) * bool(key) + writes.extra_of(checked, cites)
         key = key or derive_id(name, checked.text, taken | _archived_ids(memory, name))
         entry = same[0] if same else Entry(key, now_utc(), checked.text, checked.tags, extra)
-        supersede(memory, [] if same else [(name, entry)], [(entry.id, supersedes)])
+        supersede(memory, shards, [] if same else [(name, entry)], [(entry.id, supersedes)])
         cost, tokens = view.entry_cost(entry, memory.counter.counts), memory.summary(name).tokens
         action = "unchanged" if same else "added"
         return writes.PutResult(entry.id, name, action, cost, tokens, totals(memory), memory.counter.label)

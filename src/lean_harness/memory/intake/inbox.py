@@ -347,7 +347,8 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
         _recover(consumed, folder(memory))
         done = _markers(consumed)
         notes = [note for note in snapshot(memory) if note.sha256 not in done]
-        live = {name: {e.text: e.id for e in memory.entries(name)} for name in memory.config.shard_names}
+        shards = {name: archive.parsed(memory, name) for name in memory.config.shard_names}
+        live = {name: {e.text: e.id for e in shard.entries} for name, shard in shards.items()}
         named = {*reasons, *(key for *_, sources, _ in made for key in sources)}
         waiting = {note.path.name for note in notes}
         if snapshot_id(notes) != receipt["snapshot"]:
@@ -374,7 +375,7 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
                 extra = writes.extra_of(checked, cites)
                 additions.append((name, Entry(key, now_utc(), checked.text, checked.tags, extra)))
             heads.append((key, supersedes))
-        archive.supersede(memory, additions, heads, {consumed / note.sha256: b"" for note in notes})
+        archive.supersede(memory, shards, additions, heads, {consumed / note.sha256: b"" for note in notes})
         _retire(notes, consumed, folder(memory))
         write_index(memory)
     return tuple((name, live[name][checked.text]) for name, checked, *_ in made)
