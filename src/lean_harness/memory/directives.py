@@ -10,16 +10,20 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lean_harness.memory import scans
+from lean_harness.memory.shard import Entry
 from lean_harness.scanning import directives as directive_rules
 
 Directive = scans.Found  # a directive's place in a file
 
 
+def allowed(entry: Entry) -> tuple[str, ...]:
+    """The directive rules an entry is allowed to trip (its allow-directive attribute)."""
+    return scans.rule_list(entry.attr("allow-directive"))
+
+
 def scan_text(text: str, shown: str) -> list[Directive]:
     """Every directive in a file's text; shards are scanned entry by entry."""
-    return scans.by_entry(
-        text, shown, directive_rules.scan, lambda entry: scans.rule_list(entry.attr("allow-directive"))
-    )
+    return scans.by_entry(text, shown, directive_rules.scan, allowed)
 
 
 def in_files(files: Mapping[Path, bytes], shown: Mapping[Path, str]) -> list[Directive]:

@@ -36,13 +36,12 @@ from lean_harness import usage
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError, Refused
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
+from lean_harness.memory import directives, journal, rules, view, writes
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal, rules, view, writes
 from lean_harness.memory.compaction import compact as planner
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
-from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import (
     Conflict,
     Entry,
@@ -188,8 +187,7 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         text = _archive_text(memory, name)
         for entry in sources:
             refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
-            said = rule_list(entry.attr("allow-directive"))
-            refuse_directives(entry.text, said, f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
+            refuse_directives(entry.text, directives.allowed(entry), f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
         _refuse_ids_in_use(memory, sources, digest)
         shard = parsed(memory, name)
         before = memory.summary(name).tokens
@@ -457,7 +455,7 @@ def _scan_digest(digest: planner.Digest) -> None:
     from lean_harness.scanning import credentials
     from lean_harness.scanning.masking import refusal
 
-    said = rule_list(digest.entry.attr("allow-directive"))
+    said = directives.allowed(digest.entry)
     refuse_directives(digest.entry.text, said, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)
     findings = credentials.scan(digest.entry.text, allow=allowed(digest.entry))
     if not findings:
