@@ -217,22 +217,17 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
     return ConsolidateResult(tuple(merged), dry_run)
 
 
-def front(note: Pending, errors: str = "strict") -> frontmatter.Frontmatter:
-    """A note's frontmatter and text, a byte-order mark and CRLF line endings read as a plain note's."""
-    return frontmatter.split(note.data.decode("utf-8", errors).removeprefix("\ufeff").replace("\r\n", "\n"))
-
-
 def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry | None, str, str]:
     try:
-        parsed = front(note)
+        front = frontmatter.split(note.data.decode("utf-8"))
     except UnicodeDecodeError:
         return None, "", "not valid UTF-8; re-save it as UTF-8"
-    if parsed.problems:
-        line, message = parsed.problems[0]
+    if front.problems:
+        line, message = front.problems[0]
         return None, "", f"line {line}: {message}"
-    if problem := parsed.mapping_problem():
+    if problem := front.mapping_problem():
         return None, "", problem
-    fields = parsed.strings()
+    fields = front.strings()
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         return None, "", f"unknown frontmatter key {unknown[0]!r}; notes may have {', '.join(FIELDS)}"
@@ -243,7 +238,7 @@ def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry 
     if created is None:
         return None, "", f"created {fields['created']!r} is not a time; {TIME_HINT}"
     checked = rules.check(
-        parsed.body,
+        front.body,
         tags=fields.get("tags", "").split(),
         allow=rule_list(fields.get("allow-secret")),
         directives=rule_list(fields.get("allow-directive")),

@@ -79,10 +79,11 @@ def review(memory: Memory) -> tuple[Finding, ...]:
 def notes(memory: Memory) -> list[Item]:
     """The pending notes as items: shard "" or the one they name, id the file name (it starts with its time)."""
     from lean_harness.memory.intake import inbox
+    from lean_harness.memory.intake.formats import frontmatter
 
     found = []
     for note in inbox.snapshot(memory):
-        front = inbox.front(note, "replace")
+        front = frontmatter.split(note.data.decode("utf-8", "replace"))
         found.append(Item(front.strings().get("shard", ""), note.path.name, title_of(front.body), front.body))
     return found
 
