@@ -258,10 +258,8 @@ def reachability(p: Project, memory: Memory) -> Verdict:
         rows = [(n, memory.listing(n, memory.summary(n).sha256).splitlines()) for n in memory.config.shard_names]
         every = [(name, row.partition(" ")[2]) for name, listing in rows for row in listing]
         texts: dict[str, str] = {}  # each entry read from its span in the shard; a shard read whole at most once
-        sample = [
-            (n, query.entry_of(memory, index, n, key, texts))
-            for n, key in every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE]
-        ]
+        step = max(1, len(every) // REACH_SAMPLE)
+        sample = [(n, query.entry_of(memory, index, n, key, texts)) for n, key in every[::step][:REACH_SAMPLE]]
         # an id or a title written by hand may hold a credential or framing
         lost = [mask(f"{n}/{e.id}: {e.title}") for n, e in sample if e and not index.finds(e.title, n, e.id, 5)]
         return lost, len(every)

@@ -138,8 +138,7 @@ class Memory:
                 refuse_conflicting_ids(self.entries(name), self.shown(self.shard_path(name)))
 
     def listing(self, name: str, sha256: str, text: str | None = None) -> str:
-        """The ids listing of a shard whose bytes have the digest `sha256` (its summary's): cached, else read
-        (or taken from `text`, the shard's, when the caller has read it)."""
+        """The ids listing of the shard whose bytes have digest `sha256`: cached, else read (or from its `text`)."""
         listing = self.cache.ids(name, sha256)
         return id_lines(self.entries(name, text)) if listing is None else listing
 

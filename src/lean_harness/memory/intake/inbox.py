@@ -174,10 +174,10 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
             _recover(consumed_dir, folder(memory))
         notes = snapshot(memory)
         done = _markers(consumed_dir)
-        for name in names:
-            memory.summary(name)  # a broken shard stops consolidation before anything is written
-        by_text = {name: {text_key(e.text): e.id for e in memory.entries(name)} for name in names}
-        taken = {e.id for name in names for e in memory.entries(name)}
+        # text key, id, text key, id... of each shard; a broken shard stops consolidation before any write
+        rows = {name: memory.listing(name, memory.summary(name).sha256).split() for name in names}
+        by_text = {name: dict(zip(found[::2], found[1::2], strict=True)) for name, found in rows.items()}
+        taken = {key for found in rows.values() for key in found[1::2]}
         merged: list[Merged] = []
         additions: list[tuple[str, Entry]] = []
         batch: dict[str, int] = {}  # id -> position in additions
@@ -332,9 +332,7 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
             )
         name, checked, cites = writes.prepare(memory, fields["shard"], fields["text"], tags, refs=refs or None)
         made.append((name, checked, cites, sources, supersedes))
-    if not all(isinstance(d, dict) and isinstance(d.get("id"), str) for d in dropped):
-        raise LhError(f'{where}: each of dropped is {{"id": NOTE, "reason": WHY}}; nothing was written')
-    reasons = {d["id"]: d.get("reason") for d in dropped}
+    reasons = {d["id"]: d.get("reason") for d in dropped if isinstance(d, dict) and isinstance(d.get("id"), str)}
     if len(reasons) != len(dropped) or not all(isinstance(r, str) and r for r in reasons.values()):
         raise LhError(f'{where}: each of dropped is {{"id": NOTE, "reason": WHY}}; nothing was written')
     consumed = folder(memory) / CONSUMED

@@ -55,8 +55,7 @@ class _Unread(Exception):
 
 
 def split(text: str, *, lenient: bool = False) -> Frontmatter:
-    """Read the frontmatter at the start of `text`, a byte-order mark and CRLF line endings read as a plain
-    file's (the body too); `present` is False without one."""
+    """The frontmatter at the start of `text` (a BOM and CRLF endings read as plain); `present` is False without one."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     lines = text.split("\n")
     if lines[0].rstrip() != "---":
