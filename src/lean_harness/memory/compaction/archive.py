@@ -188,7 +188,15 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         for entry in sources:
             refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
             refuse_directives(entry.text, directives.allowed(entry), f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
-        _refuse_ids_in_use(memory, sources, digest)
+        for other in memory.config.shard_names:  # an id taken again since the compaction is never stored twice
+            ids = memory.listing(other, memory.summary(other).sha256).split()[1::2]
+            for entry in sources:
+                if entry.id in ids and entry.id != digest.id:
+                    raise LhError(
+                        f"entry {entry.id} of digest {digest.id} is in shard {other} again, since the compaction;"
+                        f" putting it back would store it twice: give the newer one another id"
+                        f' (lh memory put {other} TEXT --id NEW), then run "lh memory expand {digest.id}"'
+                    )
         shard = parsed(memory, name)
         before = memory.summary(name).tokens
         blocks: list[str | Entry] = []
@@ -433,21 +441,6 @@ def _find(memory: Memory, key: str) -> tuple[str, Entry]:
                 )
             return name, found[2]
     raise LhError(f'no digest {key} in any shard; "lh memory get SHARD" lists the ids (digests are tagged digest)')
-
-
-def _refuse_ids_in_use(memory: Memory, sources: tuple[Entry, ...], digest: Entry) -> None:
-    """Refuse to put back an entry whose id was taken again since it was merged."""
-    for name in memory.config.shard_names:
-        text, _ = memory.read_shard(name)
-        shown = memory.shown(memory.shard_path(name))
-        for entry in sources:
-            found = locate(text, entry.id, shown)
-            if found is not None and found[2].id != digest.id:
-                raise LhError(
-                    f"entry {entry.id} of digest {digest.id} is in shard {name} again, since the compaction;"
-                    f" putting it back would store it twice: give the newer one another id"
-                    f' (lh memory put {name} TEXT --id NEW), then run "lh memory expand {digest.id}"'
-                )
 
 
 def _scan_digest(digest: planner.Digest) -> None:
