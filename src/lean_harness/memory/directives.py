@@ -21,12 +21,8 @@ def allowed(entry: Entry) -> tuple[str, ...]:
     return scans.rule_list(entry.attr("allow-directive"))
 
 
-def scan_text(text: str, shown: str) -> list[Directive]:
-    """Every directive in a file's text; shards are scanned entry by entry."""
-    return scans.by_entry(text, shown, directive_rules.scan, allowed)
-
-
 def in_files(files: Mapping[Path, bytes], shown: Mapping[Path, str]) -> list[Directive]:
-    """Every directive in the files, given as their bytes (named as in `shown`)."""
+    """Every directive in the files, given as their bytes (named as in `shown`), a flagged one entry by entry."""
     texts = [(path, data.decode("utf-8", "replace")) for path, data in files.items()]
-    return [d for path, text in texts if directive_rules.scan(text) for d in scan_text(text, shown[path])]
+    flagged = [(path, text) for path, text in texts if directive_rules.scan(text)]
+    return [d for path, text in flagged for d in scans.by_entry(text, shown[path], directive_rules.scan, allowed)]

@@ -174,10 +174,11 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
             _recover(consumed_dir, folder(memory))
         notes = snapshot(memory)
         done = _markers(consumed_dir)
-        # text key, id, text key, id... of each shard; a broken shard stops consolidation before any write
-        rows = {name: memory.listing(name, memory.summary(name).sha256).split() for name in names}
-        by_text = {name: dict(zip(found[::2], found[1::2], strict=True)) for name, found in rows.items()}
-        taken = {key for found in rows.values() for key in found[1::2]}
+        for name in names:
+            memory.summary(name)  # a broken shard stops consolidation before anything is written
+        stored = {name: memory.entries(name) for name in names}  # read, not listed: a note found stored is retired
+        by_text = {name: {text_key(e.text): e.id for e in found} for name, found in stored.items()}
+        taken = {e.id for found in stored.values() for e in found}
         merged: list[Merged] = []
         additions: list[tuple[str, Entry]] = []
         batch: dict[str, int] = {}  # id -> position in additions
