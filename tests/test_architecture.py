@@ -301,3 +301,14 @@ def test_every_module_has_a_test_file_of_its_name() -> None:
     assert missing == []
     for name in ("status", "adopt"):
         assert (tests / f"test_{name}_command.py").exists(), name
+
+
+def test_doctor_plugin_loads_no_memory_module_but_the_frontmatter_reader() -> None:
+    code, loaded = _modules_after(SRC.parents[1], "doctor", "--plugin", str(SRC.parents[1]))
+    assert code == "0"
+    assert sorted(m for m in loaded if m.startswith("lean_harness.memory")) == [
+        "lean_harness.memory",  # the packages around the one module a SKILL.md's frontmatter is read with
+        "lean_harness.memory.intake",
+        "lean_harness.memory.intake.formats",
+        "lean_harness.memory.intake.formats.frontmatter",
+    ]

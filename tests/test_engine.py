@@ -165,7 +165,8 @@ def test_an_import_refuses_the_same_records_with_the_same_lines(project: Path, t
         f"refused: {shown}:58: line 2 looks like a GitHub personal access token (ghp_********, rule github-pat);"
         " not imported\n"
         f"refused: {shown}:151: line 2 reads as an attempt to override the agent's instructions (\"Ignore all"
-        ' previous instructions", rule override-instructions); not imported\n'
+        ' previous instructions", rule override-instructions); memory holds notes, not instructions to the agent;'
+        " not imported\n"
         f"refused: {shown}:152: a tag looks like a GitHub personal access token (ghp_********, rule github-pat);"
         " not imported\n"
     )

@@ -109,3 +109,24 @@ def test_review_names_every_kind_in_json_and_writes_nothing(project: Path) -> No
         " Since the migration the main database runs Postgres 16 on the db-01 host."
     )
     assert text[-1] == "3 findings"
+
+
+def test_a_pending_note_saved_with_a_bom_and_crlf_reviews_as_a_plain_one(project: Path) -> None:
+    done = lh("memory", "put", "seed", "The main database runs Postgres 14 on the db-01 host.", "--json", cwd=project)
+    old = json.loads(done.stdout)["id"]
+    said = "Since the migration the main database runs Postgres 16 on the db-01 host."
+    assert lh("memory", "note", said, "--shard", "insights", cwd=project).returncode == 0
+    [note] = (project / ".agents/memory/.pending").iterdir()
+    plain = note.read_bytes()
+    found = []
+    for data in (plain, b"\xef\xbb\xbf" + plain.replace(b"\n", b"\r\n")):
+        note.write_bytes(data)
+        done = lh("memory", "review", "--json", cwd=project)
+        assert done.returncode == 0, done.stderr
+        found.append(json.loads(done.stdout)["findings"][0])
+    assert found[0] == found[1]
+    assert (found[1]["kind"], found[1]["why"]) == ("contradiction", "postgres: 14 against 16")
+    assert [(e["shard"], e["id"], e["title"]) for e in found[1]["entries"]] == [
+        ("seed", old, "The main database runs Postgres 14 on the db-01 host."),
+        ("insights", note.name, said),
+    ]

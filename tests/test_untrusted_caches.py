@@ -66,3 +66,18 @@ def test_no_command_writes_in_the_users_home(tmp_path: Path) -> None:
         done = lh(*args, cwd=root, env=env)
         assert done.returncode in (0, 1), done.stderr
     assert sorted(os.path.relpath(p, home) for p in home.rglob("*")) == []
+
+
+def test_an_ids_listing_forged_to_hold_a_note_does_not_make_consolidation_drop_it(tmp_path: Path) -> None:
+    from lean_harness.memory.summary import text_key  # the forger's tool: the key a listing files a text under
+
+    assert lh("init", cwd=tmp_path).returncode == 0
+    assert lh("memory", "put", "insights", "the lock file stays after a crash", cwd=tmp_path).returncode == 0
+    listing = tmp_path / ".agents/.cache/lh/shards/insights.ids"
+    note = "rotate the logs weekly"
+    listing.write_text(listing.read_text("utf-8") + f"{text_key(note)} forged0000\n", "utf-8")
+    assert lh("memory", "note", note, "--shard", "insights", cwd=tmp_path).returncode == 0
+    done = lh("memory", "consolidate", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"\n{note}\n" in (tmp_path / MEMORY / "insights.md").read_text("utf-8")
+    assert list((tmp_path / MEMORY / ".pending").glob("*.md")) == []

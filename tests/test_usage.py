@@ -191,6 +191,24 @@ def test_a_fold_killed_before_its_rename_leaves_nothing_git_lists(repo: Path) ->
     assert usage.read(repo)[0]  # the record still reads
 
 
+def test_a_fold_renames_once_from_the_cache_into_place_and_leaves_no_temp_file(repo: Path) -> None:
+    script = (
+        "import sys; from lean_harness import usage; usage.LIMIT = 1200; renames = []\n"
+        "sys.addaudithook(lambda event, args: renames.append(args[:2]) if event == 'os.rename' else None)\n"
+        "for n in range(20): usage.record(sys.argv[1], 'get', [('s', f'k{n}')])\n"
+        "print(*(f'{a} {b}' for a, b in renames), sep='\\n')"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(repo)], capture_output=True, text=True, check=True)
+    cache = repo / ".agents/.cache/lh"
+    [(temp, target)] = [line.split(" ") for line in done.stdout.splitlines()]  # one fold, one rename
+    assert (os.path.dirname(temp), target) == (str(cache), str(repo / RECORD))
+    assert os.path.basename(temp).startswith(".events.ndjson.")
+    found = set(usage.read(repo)[0])
+    assert len(found) < 20  # folded: at most LIMIT // 400 totals, then the events after them
+    assert ("s", "k19") in found
+    assert [name for name in os.listdir(cache) if name.endswith(".tmp")] == []
+
+
 def test_a_config_key_turns_recording_off(repo: Path) -> None:
     put(repo, "failures", "the retry loop hides a race")
     assert lh("config", "set", "memory.recordUsage", "false", cwd=repo).returncode == 0

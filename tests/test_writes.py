@@ -227,3 +227,33 @@ def test_a_put_killed_before_its_rename_leaves_the_old_shard_and_a_temp_file_swe
     assert lh("memory", "put", "failures", "the next note", cwd=project).returncode == 0
     assert not temps[0].exists()
     assert entry_texts(project)[-2:] == ["earlier note: fsync the folder too", "the next note"]
+
+
+SHARD_OPENS = (  # `lh ARGS` run with an audit hook; prints how often failures.md was opened
+    "import sys; from lean_harness.cli import main; seen = []\n"
+    "sys.addaudithook(lambda e, a: seen.append(a) if e == 'open' and str(a[0]).endswith('failures.md') else None)\n"
+    "code = main(sys.argv[1:]); print(code, len(seen))"
+)
+
+
+def shard_opens(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", SHARD_OPENS, *args], cwd=root, capture_output=True, text=True, check=True
+    )
+    return done.stdout.splitlines()[-1]
+
+
+def test_a_shard_is_read_once_for_a_summary_and_once_for_a_put_without_its_ids_listing(tmp_path: Path) -> None:
+    assert lh("init", cwd=tmp_path).returncode == 0
+    assert lh("memory", "put", "failures", "first note: the lock file stays", cwd=tmp_path).returncode == 0
+    shards = tmp_path / ".agents/.cache/lh/shards"
+    shutil.rmtree(shards)
+    assert shard_opens(tmp_path, "memory", "status") == "0 1"  # summarized from the bytes it digested
+    hour_ago = os.stat(tmp_path / MEMORY / "failures.md").st_mtime - 3600
+    os.utime(tmp_path / MEMORY / "failures.md", (hour_ago, hour_ago))
+    shutil.rmtree(shards)
+    assert lh("memory", "status", cwd=tmp_path).returncode == 0  # a summary the file's stat vouches for
+    (shards / "failures.ids").unlink()
+    # one read for the write, one by the journal, which refuses to write over a shard changed since
+    assert shard_opens(tmp_path, "memory", "put", "failures", "second note: fsync the folder") == "0 2"
+    assert (shards / "failures.ids").read_text("utf-8").count("\n") == 3  # its digest, then both entries

@@ -90,10 +90,10 @@ def refuse_cache_links(cache: Path, root: Path) -> None:
         raise _linked(type(cache)(found), root)
 
 
-def read_text(path: Path, root: Path, *, keep_bom: bool = False) -> str:
-    """A managed text file's content (with its byte-order mark when `keep_bom`); an error unless UTF-8."""
+def read_text(path: Path, root: Path, *, keep_bom: bool = False, data: bytes | None = None) -> str:
+    """A managed text file's content (with its byte-order mark when `keep_bom`), or `data`'s; an error unless UTF-8."""
     refuse_symlink(path, root)
-    data = path.read_bytes()
+    data = path.read_bytes() if data is None else data
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

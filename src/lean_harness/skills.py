@@ -39,7 +39,7 @@ def find(plugin: Path) -> list[Path]:
 
 def parse(text: str, shown: str) -> tuple[dict[str, Value], int]:
     """The frontmatter fields of SKILL.md text and its body's line count; LhError outside lh's YAML subset."""
-    front = frontmatter.split(text.removeprefix("\ufeff").replace("\r\n", "\n"))
+    front = frontmatter.split(text)
     if not front.present:
         raise LhError(f"{shown}:1: does not start with a --- line; open the frontmatter with ---")
     if front.problems:

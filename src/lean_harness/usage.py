@@ -113,7 +113,7 @@ def fold(path: str, spare: str) -> None:
     """Replace the events at `path` with per-entry totals, under an exclusive lock; skipped when another
     holds it. The new file is made in the folder `spare` of the cache (git ignores it, so a killed fold
     leaves nothing git lists), never through a link."""
-    from lean_harness.files import first_link, write_atomic
+    from lean_harness.files import first_link, stage
 
     if first_link(spare, os.path.dirname(os.path.dirname(path))) is not None:
         return
@@ -135,9 +135,12 @@ def fold(path: str, spare: str) -> None:
             f'{{"kind":"total","shard":"{shard}","id":"{key}","uses":{uses},"listed":{listed},"last":"{last}"}}\n'
             for (shard, key), (uses, listed, last) in kept
         ]
-        folded = os.path.join(spare, "events.ndjson")
-        write_atomic(folded, "".join(lines).encode(), compare=False, durable=False, mode=0o600)
-        os.replace(folded, path)
+        temp = stage(os.path.join(spare, "events.ndjson"), "".join(lines).encode(), durable=False, mode=0o600)
+        try:
+            os.replace(temp, path)  # one rename, from the cache into place
+        except OSError:
+            os.unlink(temp)
+            raise
     finally:
         os.close(fd)
 

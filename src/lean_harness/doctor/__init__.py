@@ -11,12 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
-from lean_harness import config as config_mod
 from lean_harness.errors import LhError
 from lean_harness.files import display
-from lean_harness.memory.handle import Memory, open_memory
+
+if TYPE_CHECKING:
+    from lean_harness import config as config_mod
+    from lean_harness.memory.handle import Memory
 
 Status = Literal["ok", "warn", "fail", "skip"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip")
@@ -56,6 +58,8 @@ class Project:
 
     @cached_property
     def memory(self) -> Memory | None:
+        from lean_harness.memory.handle import open_memory
+
         return open_memory(self.config) if self.config is not None else None
 
     @cached_property

@@ -251,21 +251,23 @@ def conflicts(p: Project) -> Verdict:
 @_on_memory(shards=True)
 def reachability(p: Project, memory: Memory) -> Verdict:
     """Entries are found by a query made of their own first line (a sample of at most REACH_SAMPLE)."""
-    from lean_harness.memory.search import query
+    from lean_harness.memory.search import query, search
     from lean_harness.scanning.masking import mask
 
-    with memory.reading():
-        every = [(name, entry) for name in memory.config.shard_names for entry in memory.entries(name)]
-    sample = every[:: max(1, len(every) // REACH_SAMPLE)][:REACH_SAMPLE]
-    lost = query.using_index(
-        memory,
-        lambda index: [  # an id or a title written by hand may hold a credential or framing
-            mask(f"{name}/{e.id}: {e.title}") for name, e in sample if not index.finds(e.title, name, e.id, 5)
-        ],
-    )
-    if not every:
+    def sampled(index: search.Index) -> tuple[list[str], int]:
+        rows = [(n, memory.listing(n, memory.summary(n).sha256).splitlines()) for n in memory.config.shard_names]
+        every = [(name, row.partition(" ")[2]) for name, listing in rows for row in listing]
+        texts: dict[str, str] = {}  # each entry read from its span in the shard; a shard read whole at most once
+        step = max(1, len(every) // REACH_SAMPLE)
+        sample = [(n, query.entry_of(memory, index, n, key, texts)) for n, key in every[::step][:REACH_SAMPLE]]
+        # an id or a title written by hand may hold a credential or framing
+        lost = [mask(f"{n}/{e.id}: {e.title}") for n, e in sample if e and not index.finds(e.title, n, e.id, 5)]
+        return lost, len(every)
+
+    lost, count = query.using_index(memory, sampled)
+    if not count:
         return Verdict("ok", "no entries yet")
-    scope = f"{len(sample)} entries sampled from {len(every)}" if len(sample) < len(every) else _entries(len(every))
+    scope = f"{REACH_SAMPLE} entries sampled from {count}" if count > REACH_SAMPLE else _entries(count)
     if lost:
         return Verdict(
             "warn",

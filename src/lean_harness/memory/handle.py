@@ -103,9 +103,9 @@ class Memory:
                 f' for a shard; {fix} "lh memory compact"{" first" if written else ""}'
             )
 
-    def entries(self, name: str) -> list[Entry]:
-        """The parsed entries of one shard."""
-        text, _ = self.read_shard(name)
+    def entries(self, name: str, text: str | None = None) -> list[Entry]:
+        """The parsed entries of one shard (of `text`, its text read already)."""
+        text = self.read_shard(name)[0] if text is None else text
         return list(parse(text, self.shown(self.shard_path(name))).entries)
 
     def summary(self, name: str) -> Summary:
@@ -121,8 +121,8 @@ class Memory:
         path = self.shard_path(name)
         refuse_symlink(path, self.root)
         summary = self.cache.load(name, path)
-        if isinstance(summary, bytes):  # not cached: the shard is summarized from its text
-            shard = parse(read_text(path, self.root), self.shown(path))
+        if isinstance(summary, bytes):  # not cached: the shard is summarized from the bytes just read
+            shard = parse(read_text(path, self.root, data=summary), self.shown(path))
             summary, ids = summarize(name, shard_digest(summary), shard, self.counter)
             self.cache.store(summary, path, ids)
         if summary.repeated:
@@ -139,10 +139,10 @@ class Memory:
             if texts.setdefault(key, digest) != digest:
                 refuse_conflicting_ids(self.entries(name), self.shown(self.shard_path(name)))
 
-    def listing(self, name: str, sha256: str) -> str:
-        """The ids listing of a shard whose bytes have the digest `sha256` (its summary's): cached, else read."""
+    def listing(self, name: str, sha256: str, text: str | None = None) -> str:
+        """The ids listing of the shard whose bytes have digest `sha256`: cached, else read (or from its `text`)."""
         listing = self.cache.ids(name, sha256)
-        return id_lines(self.entries(name)) if listing is None else listing
+        return id_lines(self.entries(name, text)) if listing is None else listing
 
     def forget_summaries(self) -> None:
         """Drop the summaries read so far, after shard files were replaced."""

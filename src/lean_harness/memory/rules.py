@@ -187,7 +187,7 @@ def said(checked: Checked) -> str | None:
     return None if found is None else why_refused(*found)
 
 
-def why_refused(what: str, finding: Finding, directive: bool) -> str:
+def why_refused(what: str, finding: Described, directive: bool) -> str:
     """`what` holds a credential, or speaks as the system or the user, said without a location."""
     from lean_harness.scanning.masking import looks_like
 

@@ -138,7 +138,7 @@ class _Stored:
             self.before, self.ids = summarize(name, shard_digest(self._text.encode("utf-8")), shard, memory.counter)
             self.whole = True
         else:
-            self.ids = memory.listing(name, self.before.sha256)
+            self.ids = memory.listing(name, self.before.sha256, self.text)  # the text is read for the write anyway
 
     @property
     def text(self) -> str:

@@ -36,13 +36,12 @@ from lean_harness import usage
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError, Refused
 from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
+from lean_harness.memory import directives, journal, rules, view, writes
 from lean_harness.memory import index as index_md
-from lean_harness.memory import journal, rules, view, writes
 from lean_harness.memory.compaction import compact as planner
 from lean_harness.memory.handle import Memory, locate
 from lean_harness.memory.leaks import allowed
 from lean_harness.memory.rules import refuse_directives, refuse_secrets
-from lean_harness.memory.scans import rule_list
 from lean_harness.memory.shard import (
     Conflict,
     Entry,
@@ -96,7 +95,7 @@ def compact(memory: Memory, *, force: bool = False, dry_run: bool = False) -> Co
     memory.check_dir()
     with memory.reading() if dry_run else memory.writing():
         # The personal scope is never merged: its archive would be committed with the memory dir.
-        shards = {name: _shard(memory, name) for name in memory.config.shared_names}
+        shards = {name: parsed(memory, name) for name in memory.config.shared_names}
         inputs = [
             planner.ShardInput(
                 name,
@@ -188,10 +187,17 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         text = _archive_text(memory, name)
         for entry in sources:
             refuse_secrets(entry.text, allowed(entry), f"{shown}: entry {entry.id}", hint=_SECRET_HINT)
-            said = rule_list(entry.attr("allow-directive"))
-            refuse_directives(entry.text, said, f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
-        _refuse_ids_in_use(memory, sources, digest)
-        shard = _shard(memory, name)
+            refuse_directives(entry.text, directives.allowed(entry), f"{shown}: entry {entry.id}", hint=_DIRECTIVE_HINT)
+        for other in memory.config.shard_names:  # an id taken again since the compaction is never stored twice
+            ids = memory.listing(other, memory.summary(other).sha256).split()[1::2]
+            for entry in sources:
+                if entry.id in ids and entry.id != digest.id:
+                    raise LhError(
+                        f"entry {entry.id} of digest {digest.id} is in shard {other} again, since the compaction;"
+                        f" putting it back would store it twice: give the newer one another id"
+                        f' (lh memory put {other} TEXT --id NEW), then run "lh memory expand {digest.id}"'
+                    )
+        shard = parsed(memory, name)
         before = memory.summary(name).tokens
         blocks: list[str | Entry] = []
         for block in shard.blocks:
@@ -218,8 +224,8 @@ def expand(memory: Memory, key: str) -> ExpandResult:
         )
 
 
-def _shard(memory: Memory, name: str) -> Shard:
-    """A shard parsed, with exact copies of entries (as a merge leaves them) kept once."""
+def parsed(memory: Memory, name: str) -> Shard:
+    """A shard parsed, with exact copies of entries (as a merge leaves them) kept once; `supersede` takes them all."""
     text, _ = memory.read_shard(name)
     summary = memory.summary(name)  # refuses one id with two texts
     shard = parse(text, memory.shown(memory.shard_path(name)))
@@ -292,13 +298,13 @@ def _group(key: str, raws: list[str], kind: str = "digest") -> str:
 
 def supersede(
     memory: Memory,
+    shards: Mapping[str, Shard],
     additions: Sequence[tuple[str, Entry]],
     heads: Sequence[tuple[str, Sequence[str]]],
     records: Mapping[Path, bytes] = {},
 ) -> tuple[str, ...]:
-    """Add `additions`, move each entry a head supersedes into its archive under a pointer to the head,
-    and write `records`, in one journalled commit; the caller holds `memory.writing()` and checked the entries."""
-    shards = {name: _shard(memory, name) for name in memory.config.shard_names}
+    """Add `additions`, move each entry a head supersedes into its archive under a pointer to the head, and write
+    `records`, in one journalled commit; the caller holds `memory.writing()`, checked the entries, read `shards`."""
     live = {e.id for shard in shards.values() for e in shard.entries}
     gone: dict[str, str] = {}
     for head, keys in heads:
@@ -339,14 +345,15 @@ def put(memory: Memory, shard: str, text: str, *, supersedes: Sequence[str], **o
     name, checked, cites = writes.prepare(memory, shard, text, **options)
     key = options.get("key")
     with memory.writing():
-        taken = {e.id for other in memory.config.shard_names for e in memory.entries(other)}
-        same = [e for e in memory.entries(name) if e.text == checked.text]
+        shards = {other: parsed(memory, other) for other in memory.config.shard_names}
+        taken = {e.id for shard in shards.values() for e in shard.entries}
+        same = [e for e in shards[name].entries if e.text == checked.text]
         if key in taken and not same:
             raise LhError(f"entry {key} exists; --supersedes stores a new entry: choose another --id")
         extra = (("sha", text_hash(checked.text)),) * bool(key) + writes.extra_of(checked, cites)
         key = key or derive_id(name, checked.text, taken | _archived_ids(memory, name))
         entry = same[0] if same else Entry(key, now_utc(), checked.text, checked.tags, extra)
-        supersede(memory, [] if same else [(name, entry)], [(entry.id, supersedes)])
+        supersede(memory, shards, [] if same else [(name, entry)], [(entry.id, supersedes)])
         cost, tokens = view.entry_cost(entry, memory.counter.counts), memory.summary(name).tokens
         action = "unchanged" if same else "added"
         return writes.PutResult(entry.id, name, action, cost, tokens, totals(memory), memory.counter.label)
@@ -436,27 +443,12 @@ def _find(memory: Memory, key: str) -> tuple[str, Entry]:
     raise LhError(f'no digest {key} in any shard; "lh memory get SHARD" lists the ids (digests are tagged digest)')
 
 
-def _refuse_ids_in_use(memory: Memory, sources: tuple[Entry, ...], digest: Entry) -> None:
-    """Refuse to put back an entry whose id was taken again since it was merged."""
-    for name in memory.config.shard_names:
-        text, _ = memory.read_shard(name)
-        shown = memory.shown(memory.shard_path(name))
-        for entry in sources:
-            found = locate(text, entry.id, shown)
-            if found is not None and found[2].id != digest.id:
-                raise LhError(
-                    f"entry {entry.id} of digest {digest.id} is in shard {name} again, since the compaction;"
-                    f" putting it back would store it twice: give the newer one another id"
-                    f' (lh memory put {name} TEXT --id NEW), then run "lh memory expand {digest.id}"'
-                )
-
-
 def _scan_digest(digest: planner.Digest) -> None:
     """Scan the digest text lh wrote; a finding names the source entry it came from."""
     from lean_harness.scanning import credentials
     from lean_harness.scanning.masking import refusal
 
-    said = rule_list(digest.entry.attr("allow-directive"))
+    said = directives.allowed(digest.entry)
     refuse_directives(digest.entry.text, said, f"the digest of shard {digest.shard}", hint=_DIRECTIVE_HINT)
     findings = credentials.scan(digest.entry.text, allow=allowed(digest.entry))
     if not findings:

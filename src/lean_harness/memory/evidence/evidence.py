@@ -80,8 +80,8 @@ class Finding:
 
 
 def digest_of(lines: Sequence[bytes]) -> str:
-    """The digest of cited lines: trailing whitespace and line endings do not count."""
-    return hashlib.sha256(b"\n".join(line.rstrip() for line in lines)).hexdigest()[:DIGEST_CHARS]
+    """The digest of cited lines as `split_lines` gives them (trailing whitespace and line endings do not count)."""
+    return hashlib.sha256(b"\n".join(lines)).hexdigest()[:DIGEST_CHARS]
 
 
 def read_cited(path: Path) -> bytes | None:
@@ -94,11 +94,11 @@ def read_cited(path: Path) -> bytes | None:
 
 
 def split_lines(data: bytes) -> list[bytes]:
-    """A file's lines as an editor numbers them (LF or CRLF endings), without their endings."""
-    lines = data.replace(b"\r\n", b"\n").split(b"\n")
-    if lines and lines[-1] == b"":
+    """A file's lines as an editor numbers them (LF or CRLF endings), without their endings or trailing whitespace."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
         lines.pop()
-    return lines
+    return [line.rstrip() for line in lines]
 
 
 def encode(anchors: Iterable[Anchor]) -> str:
@@ -240,7 +240,7 @@ class _TextFile:
     def __init__(self, path: str, lines: list[bytes], *, too_large: bool = False) -> None:
         self.path = path
         self.too_large = too_large  # over MAX_CITED_BYTES: not read, so no anchor is found in it
-        self.lines = [line.rstrip() for line in lines]
+        self.lines = lines  # as split_lines gives them
         self._windows: dict[int, dict[str, list[int]]] = {}
         self._whole: str | None = None
 

@@ -62,10 +62,7 @@ class Refusal:
         return int(self.what.split()[1]) if self.what.startswith("line ") else 0
 
     def __str__(self) -> str:
-        from lean_harness.scanning.masking import looks_like
-
-        said = (rules.reads_as if self.directive else looks_like)(f"{self.where}: {self.what}", self)
-        return f"refused: {said}; not imported"
+        return f"refused: {rules.why_refused(f'{self.where}: {self.what}', self, self.directive)}; not imported"
 
 
 @dataclass(frozen=True)

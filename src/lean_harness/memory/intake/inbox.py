@@ -176,8 +176,9 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
         done = _markers(consumed_dir)
         for name in names:
             memory.summary(name)  # a broken shard stops consolidation before anything is written
-        by_text = {name: {text_key(e.text): e.id for e in memory.entries(name)} for name in names}
-        taken = {e.id for name in names for e in memory.entries(name)}
+        stored = {name: memory.entries(name) for name in names}  # read, not listed: a note found stored is retired
+        by_text = {name: {text_key(e.text): e.id for e in found} for name, found in stored.items()}
+        taken = {e.id for found in stored.values() for e in found}
         merged: list[Merged] = []
         additions: list[tuple[str, Entry]] = []
         batch: dict[str, int] = {}  # id -> position in additions
@@ -219,10 +220,9 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
 
 def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry | None, str, str]:
     try:
-        text = note.data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+        front = frontmatter.split(note.data.decode("utf-8"))
     except UnicodeDecodeError:
         return None, "", "not valid UTF-8; re-save it as UTF-8"
-    front = frontmatter.split(text)
     if front.problems:
         line, message = front.problems[0]
         return None, "", f"line {line}: {message}"
@@ -333,9 +333,7 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
             )
         name, checked, cites = writes.prepare(memory, fields["shard"], fields["text"], tags, refs=refs or None)
         made.append((name, checked, cites, sources, supersedes))
-    if not all(isinstance(d, dict) and isinstance(d.get("id"), str) for d in dropped):
-        raise LhError(f'{where}: each of dropped is {{"id": NOTE, "reason": WHY}}; nothing was written')
-    reasons = {d["id"]: d.get("reason") for d in dropped}
+    reasons = {d["id"]: d.get("reason") for d in dropped if isinstance(d, dict) and isinstance(d.get("id"), str)}
     if len(reasons) != len(dropped) or not all(isinstance(r, str) and r for r in reasons.values()):
         raise LhError(f'{where}: each of dropped is {{"id": NOTE, "reason": WHY}}; nothing was written')
     consumed = folder(memory) / CONSUMED
@@ -343,7 +341,8 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
         _recover(consumed, folder(memory))
         done = _markers(consumed)
         notes = [note for note in snapshot(memory) if note.sha256 not in done]
-        live = {name: {e.text: e.id for e in memory.entries(name)} for name in memory.config.shard_names}
+        shards = {name: archive.parsed(memory, name) for name in memory.config.shard_names}
+        live = {name: {e.text: e.id for e in shard.entries} for name, shard in shards.items()}
         named = {*reasons, *(key for *_, sources, _ in made for key in sources)}
         waiting = {note.path.name for note in notes}
         if snapshot_id(notes) != receipt["snapshot"]:
@@ -370,7 +369,7 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
                 extra = writes.extra_of(checked, cites)
                 additions.append((name, Entry(key, now_utc(), checked.text, checked.tags, extra)))
             heads.append((key, supersedes))
-        archive.supersede(memory, additions, heads, {consumed / note.sha256: b"" for note in notes})
+        archive.supersede(memory, shards, additions, heads, {consumed / note.sha256: b"" for note in notes})
         _retire(notes, consumed, folder(memory))
         write_index(memory)
     return tuple((name, live[name][checked.text]) for name, checked, *_ in made)

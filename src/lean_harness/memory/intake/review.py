@@ -81,11 +81,10 @@ def notes(memory: Memory) -> list[Item]:
     from lean_harness.memory.intake import inbox
     from lean_harness.memory.intake.formats import frontmatter
 
-    found = []
-    for note in inbox.snapshot(memory):
-        front = frontmatter.split(note.data.decode("utf-8", "replace"))
-        found.append(Item(front.strings().get("shard", ""), note.path.name, title_of(front.body), front.body))
-    return found
+    fronts = [
+        (note.path.name, frontmatter.split(note.data.decode("utf-8", "replace"))) for note in inbox.snapshot(memory)
+    ]
+    return [Item(front.strings().get("shard", ""), name, title_of(front.body), front.body) for name, front in fronts]
 
 
 def pairs(items: Sequence[Item]) -> list[Finding]:

@@ -55,7 +55,8 @@ class _Unread(Exception):
 
 
 def split(text: str, *, lenient: bool = False) -> Frontmatter:
-    """Read the frontmatter at the start of `text` (LF line endings); `present` is False without one."""
+    """The frontmatter at the start of `text` (a BOM and CRLF endings read as plain); `present` is False without one."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     lines = text.split("\n")
     if lines[0].rstrip() != "---":
         return Frontmatter({}, text, present=False)
