@@ -179,16 +179,18 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
         said = f"{refused} is a symbolic link; lh reads only real files, so memory is not shown" if refused else ""
         said = said or f'there is no {shown}; run "lh memory index" to write it'
         return for_client(f"lean-harness: {said}.", event, env)
-    now = hookstate.scan(project.memory_dir)
-    generated = hookstate.index_is_generated(project.cache_dir, project.config, now)
-    found, reread = recall.load(project.cache_dir, project.stamp(now), whole=None), ""
-    if found is None:  # the map lh made last stands in while lh makes it again
-        refresh_later(project)
-        found, reread = recall.load(project.cache_dir, None, whole=None), changed_since_index(project, now)
+    now, last = hookstate.scan(project.memory_dir), hookstate.load(os.path.join(project.state_dir, "index")) or {}
+    generated = last == hookstate.generated(project.cache_dir, project.config, now)  # as lh last wrote INDEX.md
+    found = recall.load(project.cache_dir, project.stamp(now), whole=None)
+    stale, reread = found is None, ""
+    if stale:  # the map lh made last stands in while lh makes it again
+        found = recall.load(project.cache_dir, None, whole=None)
+        names = differing({k: v for k, v in last.items() if k.endswith(".md")}, now) if last else []
+        reread = REREAD.format(paths=project.named(names), index=shown) if names else ""
     with open(index_path, encoding="utf-8", errors="replace") as handle:
         text = handle.read()
-    if not generated:  # not as lh wrote it (lh withholds a title that reads as a directive): scanned as notes are
-        from lean_harness.scanning import directives
+    if last.get(INDEX_NAME) != now.get(INDEX_NAME):  # not as lh wrote it (lh withholds a title that reads
+        from lean_harness.scanning import directives  # as a directive): scanned as notes are
 
         text = WITHHELD.format(index=shown) if directives.scan(text) else text
     text = printable(text)
@@ -221,6 +223,8 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     listed = hookstate.listed(project.cache_dir) if generated and not whole else []
     usage.record(project.root, usage.LISTED, listed, session)
     head = PREFACE.format(index=(WHOLE if whole else MUST if notes else "{index}").format(index=shown))
+    if stale:  # last: the hook's own work is done before lh's starts beside it
+        refresh_later(project)
     return for_client("\n".join([head, "", body.rstrip("\n"), *tail]) + "\n", event, env)
 
 
@@ -254,14 +258,6 @@ def refresh_later(project: Project) -> None:
             os.close(null)
     except OSError:
         pass  # the next session start tries again; the hooks stay silent until then
-
-
-def changed_since_index(project: Project, now: Mapping[str, hookstate.Stat]) -> str:
-    """The line naming the memory files changed (`now`) since lh last wrote INDEX.md; "" when it never did here."""
-    last = hookstate.load(os.path.join(project.state_dir, "index"))
-    names = differing({k: v for k, v in (last or {}).items() if k.endswith(".md")}, now) if last else []
-    index = project.shown(os.path.join(project.memory_dir, INDEX_NAME))
-    return REREAD.format(paths=project.named(names), index=index) if names else ""
 
 
 def differing(before: Mapping[str, hookstate.Stat], now: Mapping[str, hookstate.Stat]) -> list[str]:

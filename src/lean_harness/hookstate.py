@@ -177,11 +177,6 @@ def record_index(memory_dir: Place, cache_dir: Place, config_path: Place, listed
         pass  # the next session start regenerates it
 
 
-def index_is_generated(cache_dir: Place, config_path: Place, scanned: Mapping[str, Stat]) -> bool:
-    """Whether no memory file (`scanned` now), config or evidence check changed since lh last generated INDEX.md."""
-    return load(os.path.join(folder(cache_dir), "index")) == generated(cache_dir, config_path, scanned)
-
-
 def listed(cache_dir: Place) -> list[tuple[str, str]]:
     """The (shard, id) of each title INDEX.md listed when lh last generated it (`record_index`)."""
     parts = (line.split(" ") for line in read_lines(os.path.join(folder(cache_dir), "index")) or ())
