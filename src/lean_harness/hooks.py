@@ -266,24 +266,18 @@ def differing(before: Mapping[str, hookstate.Stat], now: Mapping[str, hookstate.
 
 
 def refresh(root: str) -> int:
-    """What the hooks read (the recall map, and the `index` record when INDEX.md is as lh makes it) made
-    again from the memory as it is now, by lh's own code, which runs on the standard library alone
-    unless the config or a text to count is new."""
+    """What the hooks read made again from the memory as it is now, as `lh memory status` records it;
+    lh's code runs on the standard library alone unless the config or a text to count is new."""
     from pathlib import Path
 
     from lean_harness.errors import LhError
 
-    try:  # a first check (jsonschema) or a new count (tiktoken, regex) may not import here
+    try:
         from lean_harness.config import load
         from lean_harness.memory.handle import open_memory
-        from lean_harness.memory.status import cited, recorded, render_index
+        from lean_harness.memory.status import status
 
-        memory = open_memory(load(Path(root)))
-        checked = cited(memory)
-        rendered = render_index(memory, checked)
-        with open(memory.index_path, encoding="utf-8") as handle:
-            same = handle.read() == rendered.text
-        recorded(memory, rendered.listed if same else None, checked)  # as lh records its own writes
+        status(open_memory(load(Path(root))))
     except (ImportError, LhError, OSError, ValueError):
         return 1  # the hooks stay silent until lh writes the map
     return 0

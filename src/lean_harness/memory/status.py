@@ -211,15 +211,18 @@ def _index_matches(memory: Memory, text: str) -> bool:
 
 
 def status(memory: Memory) -> Status:
-    """Entries and tokens per shard, the total against the budget, and the index's state."""
+    """Entries and tokens per shard, the total against the budget, and the index's state; what the hooks
+    read is recorded as of this reading (a session start has it done when the memory changed outside lh)."""
     memory.check_dir()
     rows = []
     with memory.reading():
         for name, about in memory.config.shards:
             s, path = memory.summary(name), memory.shown(memory.shard_path(name))
             rows.append(ShardStatus(name, about, path, s.count, s.tokens, s.exists, s.prose_tokens, s.prose_lines))
-        rendered = render_index(memory)
+        checked = cited(memory)
+        rendered = render_index(memory, checked)
         fresh = _index_matches(memory, rendered.text)
+        recorded(memory, rendered.listed if fresh else None, checked)
     return Status(
         tuple(rows),
         totals(memory),
