@@ -33,7 +33,7 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
     entries that cite files, checked (memory/status.py); `wrote`, the entries a write just added or
     rewrote in place, by shard."""
     cache, budget = memory.config.cache_dir, memory.config.index_token_budget
-    # Before reading: an edit while it is made leaves the map stale.
+    # Before reading and after: a change while it is made (an edit, a checkout) leaves the old map.
     stamp = recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir))
     try:
         last = recall.load(cache, None, whole=False)
@@ -56,7 +56,8 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
         data |= {"personal": [name for name in memory.config.personal if name in digests], "parts": files}
         stale = sorted({f"{entry.shard}/{entry.id}" for entry in cited if entry.stale})
         data |= {"files": _files(cited), "stale": stale, "must": must}
-        write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)
+        if recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir)) == stamp:
+            write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)  # else it read two states
     except (LhError, OSError):
         pass
 
