@@ -179,12 +179,6 @@ def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | Non
     return results
 
 
-def said(checked: Checked) -> str | None:
-    """Why an entry may not be stored (credential first, then directive), without a location, or None."""
-    found = screened([checked])[0]
-    return None if found is None else why_refused(*found)
-
-
 def why_refused(what: str, finding: Described, directive: bool) -> str:
     """`what` holds a credential, or speaks as the system or the user, said without a location."""
     from lean_harness.scanning.masking import looks_like
