@@ -30,10 +30,7 @@ def run(args: argparse.Namespace) -> int:
         emit(
             "memory expand",
             {
-                "digest": result.digest,
-                "shard": result.shard,
-                "restored": list(result.restored),
-                "archive": result.archive,
+                **{key: getattr(result, key) for key in ("digest", "shard", "restored", "archive")},
                 "shard_tokens_before": result.tokens_before,
                 "shard_tokens_after": result.tokens_after,
                 "total_tokens": totals.tokens,
