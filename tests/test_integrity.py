@@ -475,10 +475,10 @@ import runpy, sys
 from pathlib import Path
 from lean_harness.memory import journal
 commit = journal.commit
-def saved_meanwhile(folder, changes, *args):
+def saved_meanwhile(folder, changes, *args, **kwargs):
     with open(Path(folder) / "seed.md", "a", encoding="utf-8") as handle:
         handle.write("A line saved by hand in an editor.\\n")
-    return commit(folder, changes, *args)
+    return commit(folder, changes, *args, **kwargs)
 journal.commit = saved_meanwhile
 sys.argv = ["lh", *sys.argv[1:]]
 runpy.run_module("lean_harness", run_name="__main__")

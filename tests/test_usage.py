@@ -122,7 +122,7 @@ def test_parallel_writers_lose_nothing_while_the_record_folds(repo: Path) -> Non
     )
     writers = [subprocess.Popen([sys.executable, "-c", script, str(repo)]) for _ in range(8)]
     assert [writer.wait(timeout=120) for writer in writers] == [0] * 8
-    found, _ = usage.read(repo)
+    found, _, _ = usage.counted(repo)
     assert {key: value[:2] for key, value in found.items()} == {
         ("s", "a"): (1200, 0),
         ("s", "b"): (1200, 0),
@@ -138,7 +138,7 @@ def test_folding_keeps_the_record_bounded(repo: Path, monkeypatch: pytest.Monkey
     for n in range(10):
         usage.record(repo, "get", [("s", f"new-{n}")])
     assert (repo / RECORD).stat().st_size <= 3000
-    found, _ = usage.read(repo)
+    found, _, _ = usage.counted(repo)
     assert {f"new-{n}" for n in range(10)} <= {key for _, key in found}  # the entries used longest ago go first
     assert len(found) < 70
 
@@ -188,7 +188,7 @@ def test_a_fold_killed_before_its_rename_leaves_nothing_git_lists(repo: Path) ->
         ["git", "status", "--porcelain", "-uall"], cwd=repo, capture_output=True, text=True, check=True
     )
     assert [line for line in listed.stdout.splitlines() if "events" in line] == []
-    assert usage.read(repo)[0]  # the record still reads
+    assert usage.counted(repo)[0]  # the record still reads
 
 
 def test_a_fold_renames_once_from_the_cache_into_place_and_leaves_no_temp_file(repo: Path) -> None:
@@ -203,7 +203,7 @@ def test_a_fold_renames_once_from_the_cache_into_place_and_leaves_no_temp_file(r
     [(temp, target)] = [line.split(" ") for line in done.stdout.splitlines()]  # one fold, one rename
     assert (os.path.dirname(temp), target) == (str(cache), str(repo / RECORD))
     assert os.path.basename(temp).startswith(".events.ndjson.")
-    found = set(usage.read(repo)[0])
+    found = set(usage.counted(repo)[0])
     assert len(found) < 20  # folded: at most LIMIT // 400 totals, then the events after them
     assert ("s", "k19") in found
     assert [name for name in os.listdir(cache) if name.endswith(".tmp")] == []

@@ -124,8 +124,7 @@ def run(root: Path, purge: bool = False) -> DeinitResult:
         path = root / name
         if not (path.exists() or path.is_symlink()):
             continue
-        refuse_symlink(path, root)  # every file is checked and read before the first is written
-        text = read_text(path, root, keep_bom=True)
+        text = read_text(path, root, keep_bom=True)  # every file is checked and read before the first is written
         remaining = without_block(text, start, end)
         if remaining != text:
             plans.append((path, remaining if remaining.removeprefix("\ufeff").strip() else ""))

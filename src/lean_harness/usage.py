@@ -152,32 +152,25 @@ def last_used(root: str | os.PathLike[str]) -> dict[tuple[str, str], str] | None
 
 
 def counted(root: str | os.PathLike[str]) -> tuple[dict[tuple[str, str], Use], int, str]:
-    """`read`, or nothing counted and why the record cannot be read ("" when it reads)."""
-    try:
-        return (*read(root), "")
-    except (OSError, ValueError) as error:
-        return {}, 0, f"{PATH} cannot be read ({error})"
-
-
-def read(root: str | os.PathLike[str]) -> tuple[dict[tuple[str, str], Use], int]:
-    """Each used or listed entry's (uses, listed, last use) by (shard, id), and the sessions started;
-    OSError or ValueError for a record lh cannot read."""
+    """Each used or listed entry's (uses, listed, last use) by (shard, id), the sessions started, and
+    why the record cannot be read ("" when it reads or there is none; nothing is counted then)."""
     from lean_harness.files import first_link
 
     path = os.path.join(os.fspath(root), PATH)
     link = first_link(path, root)
     if link is not None:
-        raise OSError(f"{os.path.relpath(link, root)} is a symbolic link")
+        return {}, 0, f"{PATH} cannot be read ({os.path.relpath(link, root)} is a symbolic link)"
     try:
-        fd = os.open(path, _READ)
+        with os.fdopen(os.open(path, _READ), "rb") as handle:
+            return (*read_text(handle.read().decode("utf-8")), "")
     except FileNotFoundError:
-        return {}, 0
-    with os.fdopen(fd, "rb") as handle:
-        return read_text(handle.read().decode("utf-8"))
+        return {}, 0, ""
+    except (OSError, ValueError) as error:
+        return {}, 0, f"{PATH} cannot be read ({error})"
 
 
 def read_text(text: str) -> tuple[dict[tuple[str, str], Use], int]:
-    """The totals of a record's text (`read`); lines that do not read as an event or a total are skipped."""
+    """The totals of a record's text (`counted`); lines that do not read as an event or a total are skipped."""
     import json
 
     totals: dict[tuple[str, str], Use] = {}

@@ -116,12 +116,9 @@ def _payload(result: Any, dry_run: bool) -> dict[str, Any]:
     plan = result.plan
     return {
         "dry_run": dry_run,
-        "forced": plan.forced,
-        "due": plan.due,
-        "reached": plan.reached,
+        **{key: getattr(plan, key) for key in ("forced", "due", "reached")},
         "written": list(result.written),
-        "total_before": plan.total_before,
-        "total_after": plan.total_after,
+        **{key: getattr(plan, key) for key in ("total_before", "total_after")},
         "token_budget": plan.budget,
         "compact_threshold": plan.threshold,
         "compact_target": plan.target,

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         emit(
             command,
             {
-                "ok": not doctor.failed(results),
+                "ok": not counts["fail"],
                 "counts": counts,
                 "checks": [{"id": r.id, **asdict(r)} for r in results],
                 "fixed": fixed,
@@ -71,5 +71,5 @@ def run(args: argparse.Namespace) -> int:
             if r.fix and r.status in ("warn", "fail"):
                 print(f"{'':<4}  {'':<{width}}  fix: {r.fix}")
         summary = ", ".join(f"{counts[s]} {s}" for s in doctor.STATUSES if counts[s])
-        print(f"lh doctor: {summary}", file=sys.stderr if doctor.failed(results) else sys.stdout)
-    return 1 if doctor.failed(results) else 0
+        print(f"lh doctor: {summary}", file=sys.stderr if counts["fail"] else sys.stdout)
+    return 1 if counts["fail"] else 0

@@ -30,10 +30,7 @@ def run(args: argparse.Namespace) -> int:
         emit(
             "memory expand",
             {
-                "digest": result.digest,
-                "shard": result.shard,
-                "restored": list(result.restored),
-                "archive": result.archive,
+                **{key: getattr(result, key) for key in ("digest", "shard", "restored", "archive")},
                 "shard_tokens_before": result.tokens_before,
                 "shard_tokens_after": result.tokens_after,
                 "total_tokens": totals.tokens,
@@ -59,18 +56,14 @@ def _print(args: argparse.Namespace) -> int:
     if chain:
         return _print_chain(args, chain)
     shown = archive.show(memory, args.digest)
-    rows = []
-    warnings = []
-    for entry in shown.entries:
-        text, findings = mask_entry(entry)
-        rows.append((entry, text))
-        warnings += [
-            f"{shown.archive}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description}"
-            " (masked here)"
-            for f in findings
-        ]
+    rows = [(entry, *mask_entry(entry)) for entry in shown.entries]
+    warnings = [
+        f"{shown.archive}:{entry.line + f.line}: entry {entry.id} holds what looks like {f.description} (masked here)"
+        for entry, _, findings in rows
+        for f in findings
+    ]
     if args.json:
-        entries = [{"id": e.id, "created": e.created, "tags": list(e.tags), "text": text} for e, text in rows]
+        entries = [{"id": e.id, "created": e.created, "tags": list(e.tags), "text": text} for e, text, _ in rows]
         emit(
             "memory expand",
             {"digest": shown.digest, "shard": shown.shard, "archive": shown.archive, "entries": entries, "written": []},
@@ -80,7 +73,7 @@ def _print(args: argparse.Namespace) -> int:
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
     print(f"digest {shown.digest} of {shown.shard} stands for {len(rows)} entries, kept in {shown.archive}:")
-    for entry, text in rows:
+    for entry, text, _ in rows:
         tags = "".join(f" #{t}" for t in entry.tags)
         print(f"\n[{entry.id}] {entry.created}{tags}")
         print(text)

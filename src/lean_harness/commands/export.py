@@ -23,19 +23,16 @@ def run(args: argparse.Namespace) -> int:
 
     memory = open_memory()
     memory.check_dir()
-    rows: list[tuple[str, Entry]] = []
-    warnings: list[str] = []
+    names = memory.config.shard_names if args.personal else memory.config.shared_names
     with memory.reading():
-        for name in memory.config.shard_names if args.personal else memory.config.shared_names:
-            shown = memory.shown(memory.shard_path(name))
-            for entry in memory.entries(name):
-                text, findings = mask_entry(entry)
-                if findings:
-                    warnings.append(
-                        f"{shown}:{entry.line}: entry {entry.id} holds what looks like {findings[0].description};"
-                        " exported masked"
-                    )
-                rows.append((name, Entry(entry.id, entry.created, text, entry.tags, entry.extra)))  # text masked
+        found = [(name, entry, *mask_entry(entry)) for name in names for entry in memory.entries(name)]  # text masked
+    warnings = [
+        f"{memory.shown(memory.shard_path(name))}:{entry.line}: entry {entry.id} holds what looks like"
+        f" {findings[0].description}; exported masked"
+        for name, entry, _, findings in found
+        if findings
+    ]
+    rows = [(name, Entry(entry.id, entry.created, text, entry.tags, entry.extra)) for name, entry, text, _ in found]
     # An export is a file shared with others: every field of every record goes through the mask,
     # the id, tags, refs and any attribute edited by hand as much as the text.
     text = jsonl.lines(masked([jsonl.record(name, entry) for name, entry in rows]))

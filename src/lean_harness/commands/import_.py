@@ -71,13 +71,7 @@ def run(args: argparse.Namespace) -> int:
                 "records": result.records,
                 "outcomes": [asdict(o) for o in result.outcomes],  # where, shard, id, action, detail
                 "refused": [
-                    {
-                        "where": r.where,
-                        "line": r.line,
-                        "rule": r.rule,
-                        "description": r.description,
-                        "preview": r.preview,
-                    }
+                    {key: getattr(r, key) for key in ("where", "line", "rule", "description", "preview")}
                     for r in result.refused
                 ],
                 "warnings": list(result.warnings),

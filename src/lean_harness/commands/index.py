@@ -24,10 +24,7 @@ def run(args: argparse.Namespace) -> int:
             {
                 "path": result.path,
                 "fresh": result.fresh_before,
-                "written": result.written,
-                "tokens": result.tokens,
-                "budget": result.budget,
-                "titles": result.titles,
+                **{key: getattr(result, key) for key in ("written", "tokens", "budget", "titles")},
                 "duplicates": list(result.duplicates),
                 "clashes": list(result.clashes),
             },

@@ -84,11 +84,7 @@ def run(args: argparse.Namespace) -> int:
         emit(
             "memory put",
             {
-                "id": result.id,
-                "shard": result.shard,
-                "action": result.action,
-                "entry_tokens": result.entry_tokens,
-                "shard_tokens": result.shard_tokens,
+                **{key: getattr(result, key) for key in ("id", "shard", "action", "entry_tokens", "shard_tokens")},
                 "total_tokens": totals.tokens,
                 "token_budget": totals.budget,
                 "compact_threshold": totals.threshold,

@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lean_harness.memory import status
-    from lean_harness.memory.evidence import stale
+    from lean_harness.memory.evidence import checked, stale
 
     memory = open_memory()
     memory.check_dir()
@@ -32,9 +32,7 @@ def run(args: argparse.Namespace) -> int:
         except (LhError, OSError):
             pass
     findings = [(e, f) for e in result.entries for f in e.findings]
-    counts = {
-        status: sum(1 for _, f in findings if f.status == status) for status in ("fresh", "moved", "changed", "missing")
-    }
+    counts = {status: sum(f.status == status for _, f in findings) for status in checked.STATUSES}
     if args.json:
         emit(
             "memory verify",

@@ -112,9 +112,7 @@ def apply(checks: Sequence[Check[Subject]], subject: Subject) -> list[Result]:
             verdict = check(subject)
         except LhError as error:
             verdict = listed(error.message.splitlines() or [""], "fix what the line says, then run lh doctor again")
-        results.append(
-            Result(verdict.status, verdict.message, verdict.fix, verdict.details, check.__name__.replace("_", "-"))
-        )
+        results.append(Result(**vars(verdict), id=check.__name__.replace("_", "-")))
     return results
 
 
@@ -123,8 +121,3 @@ def listed(lines: Sequence[str], fix: str, ok: str = "", status: Status = "fail"
     if not lines:
         return Verdict("ok", ok)
     return Verdict(status, lines[0], fix, tuple(lines[1:]))
-
-
-def failed(results: Sequence[Result]) -> bool:
-    """True when any check failed."""
-    return any(r.status == "fail" for r in results)

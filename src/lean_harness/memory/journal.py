@@ -47,14 +47,22 @@ class Changed(LhError):
 
 
 def commit(
-    folder: Path, changes: Mapping[Path, bytes | None], journal: Path, before: Mapping[Path, str | None] | None = None
+    folder: Path,
+    changes: Mapping[Path, bytes | None],
+    journal: Path,
+    before: Mapping[Path, str | None] | None = None,
+    *,
+    root: Path,
 ) -> None:
-    """Replace each file with its bytes, or delete it (None): all, or none if interrupted.
+    """Replace each file with its bytes, or delete it (None): all, or none if interrupted, and none
+    when one of them, or a folder between it and the project `root`, is a symbolic link.
 
     `journal` is where the commit is recorded until it is done: `<cacheDir>/lh/journal`. `before`
     holds, for files the caller read to make their new bytes, the digest of what it read (None: no
     file); one that no longer holds it stops the write with nothing written (`Changed`).
     """
+    for path in changes:
+        refuse_symlink(path, root)
     expected = before or {}
     replace: list[list[str | None]] = []
     delete: list[list[str | None]] = []

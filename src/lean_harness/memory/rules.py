@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lean_harness.errors import LhError, Refused
-from lean_harness.memory.shard import ID_RE, TAG_RE, marker_kind, normalize_text
+from lean_harness.memory.shard import CONTROL_RE, ID_RE, TAG_RE, marker_kind, normalize_text
 
 if TYPE_CHECKING:
     from lean_harness.scanning.finding import Finding
@@ -23,8 +23,6 @@ MAX_ENTRY_BYTES = 64 * 1024
 NOT_INSTRUCTIONS = "memory holds notes, not instructions to the agent"
 SHARD_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 RULE_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
-# C0 controls but tab and newline, DEL, and C1 controls. Line breaks are made "\n" before this runs.
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _RULE_KINDS = (  # what an allowance names: --allow-secret, then --allow-directive
     "a scanner rule name; rule names are like aws-access-key",
     "an injection rule name; rule names are like framing-tag",
@@ -93,7 +91,7 @@ def text_problems(body: str) -> tuple[str, ...]:
         kind = marker_kind(line)
         if kind is not None:
             problems.append(f"line {number} {_MARKER_PROBLEM[kind]}")
-        control = _CONTROL_RE.search(line)
+        control = CONTROL_RE.search(line)  # line breaks are all "\n" by now
         if control is not None:
             problems.append(
                 f"line {number} holds the control character U+{ord(control.group()):04X};"
@@ -179,12 +177,6 @@ def screened(entries: Sequence[Checked]) -> list[tuple[str, Finding, bool] | Non
         if findings:
             results[number] = f"line {findings[0].line}", findings[0], True
     return results
-
-
-def said(checked: Checked) -> str | None:
-    """Why an entry may not be stored (credential first, then directive), without a location, or None."""
-    found = screened([checked])[0]
-    return None if found is None else why_refused(*found)
 
 
 def why_refused(what: str, finding: Described, directive: bool) -> str:

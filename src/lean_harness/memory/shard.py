@@ -41,7 +41,7 @@ _KNOWN = ("id", "created", "tags")
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 _MARKS_RE = re.compile(r"^(?:(?:#{1,6}|[-*+])(?:\s+|$)|>\s*)+")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 controls but tab and newline, DEL, C1
 # A header attribute value: one line, no quote, nothing that ends the comment.
 _VALUE_RE = re.compile(r'[^"\x00-\x1f\x7f-\x9f\u2028\u2029]*')
 
@@ -95,7 +95,7 @@ class Shard:
 def first_line(text: str) -> str:
     """The first non-blank line without control characters or the heading, bullet or quote marks opening it."""
     for line in text.splitlines():
-        stripped = _CONTROL_RE.sub("", line).strip()
+        stripped = CONTROL_RE.sub("", line).strip()
         stripped = _MARKS_RE.sub("", stripped, count=1).strip()
         if stripped:
             return stripped

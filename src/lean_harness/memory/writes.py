@@ -13,7 +13,6 @@ from pathlib import Path
 
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError
-from lean_harness.files import refuse_symlink
 from lean_harness.memory import index as index_md
 from lean_harness.memory import journal, rules, view
 from lean_harness.memory.handle import Memory, locate
@@ -239,9 +238,7 @@ def add_entries(
         counted = view.costs([view.entry_block(e) for e in entries], memory.counter.counts)
         summary = with_entries(stored.before, shard_digest(data), entries, counted, memory.counter.exact)
         summaries.append((summary, stored.path, stored.ids + id_lines(entries)))
-    for path in changes:
-        refuse_symlink(path, memory.root)
-    journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis)
+    journal.commit(memory.config.memory_dir, changes, memory.journal_path, basis, root=memory.root)
     for summary, path, listing in summaries:
         memory.cache.store(summary, path, listing)
         memory.keep_summary(summary.name, summary)
@@ -292,8 +289,7 @@ def _finish(memory: Memory, stored: _Stored, new_text: str, entry: Entry, replac
     if replaced is not None and before.prose_lines:
         # An entry rewritten in place may move the loose prose after it: count the shard again.
         summary, ids = summarize(name, digest, parse(new_text, memory.shown(path)), memory.counter)
-    refuse_symlink(path, memory.root)
-    journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis})
+    journal.commit(memory.config.memory_dir, {path: data}, memory.journal_path, {path: stored.basis}, root=memory.root)
     memory.cache.store(summary, path, ids)
     memory.keep_summary(name, summary)
     write_index(memory, _wrote(stored, [entry], prose=replaced is not None and bool(before.prose_lines)))
@@ -310,10 +306,8 @@ def replace_shards(memory: Memory, texts: Mapping[str, str]) -> tuple[str, ...]:
         parse(text, memory.shown(memory.shard_path(name)))  # never write what cannot be read back
         changes[memory.shard_path(name)] = data = text.encode("utf-8")
         memory.check_size(name, len(data), written=True)
-    for path in changes:
-        refuse_symlink(path, memory.root)
     if changes:
-        journal.commit(memory.config.memory_dir, changes, memory.journal_path)
+        journal.commit(memory.config.memory_dir, changes, memory.journal_path, root=memory.root)
     for name in texts:
         memory.forget_summary(name)
     write_index(memory)

@@ -35,7 +35,7 @@ from typing import Any
 from lean_harness import usage
 from lean_harness.environment import now_utc
 from lean_harness.errors import LhError, Refused
-from lean_harness.files import read_text, refuse_symlink, remove_stale_temps, write_text
+from lean_harness.files import read_text, remove_stale_temps, write_text
 from lean_harness.memory import directives, journal, rules, view, writes
 from lean_harness.memory import index as index_md
 from lean_harness.memory.compaction import compact as planner
@@ -260,12 +260,10 @@ def _commit(
             paths[Path(key)] = data
     paths[memory.index_path] = render_index(memory).text.encode("utf-8")
     paths |= records
-    for path in paths:
-        refuse_symlink(path, memory.root)
     paths = {p: data for p, data in paths.items() if data is None or not (p.exists() and p.read_bytes() == data)}
     for archives in {folder / planner.ARCHIVE_DIR, *(p.parent for p in paths if p.parent.name == planner.ARCHIVE_DIR)}:
         remove_stale_temps(archives)
-    journal.commit(folder, paths, memory.journal_path, read)
+    journal.commit(folder, paths, memory.journal_path, read, root=memory.root)
     for name, (_, summary, ids) in changes.items():
         if summary is not None:
             memory.cache.store(summary, memory.shard_path(str(name)), ids)
@@ -279,10 +277,8 @@ def _archive_file(memory: Memory, name: str) -> Path:
 
 
 def _archive_text(memory: Memory, name: str) -> str:
-    path = _archive_file(memory, name)
-    refuse_symlink(path, memory.root)
     try:
-        return read_text(path, memory.root)
+        return read_text(_archive_file(memory, name), memory.root)
     except FileNotFoundError:
         return HEAD.format(shard=name)
 

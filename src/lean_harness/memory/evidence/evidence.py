@@ -271,12 +271,9 @@ class _TextFile:
             for start in (item.start - distance, item.start + distance) if distance else (item.start,):
                 if 1 <= start <= last and digest_of(self.lines[start - 1 : start - 1 + size]) == item.digest:
                     return Anchor(self.path, start, start + size - 1, item.digest)
-        windows = self._windows.get(size)
-        if windows is None:
-            windows = {}
-            for at in range(1, last + 1):
-                windows.setdefault(digest_of(self.lines[at - 1 : at - 1 + size]), []).append(at)
-            self._windows[size] = windows
+        windows = self._windows.setdefault(size, {})
+        for at in range(1, last + 1) if not windows else ():
+            windows.setdefault(digest_of(self.lines[at - 1 : at - 1 + size]), []).append(at)
         starts = windows.get(item.digest)
         if not starts:
             return None

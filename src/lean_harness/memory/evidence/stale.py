@@ -259,7 +259,7 @@ def fix(memory: Memory, write_index: Callable[[Memory], object]) -> Fixed:
                 text = text[:start] + render_entry(entry, newline) + text[end:]
             changes[path] = text.encode("utf-8")
         if changes:
-            journal.commit(memory.config.memory_dir, changes, memory.journal_path)
+            journal.commit(memory.config.memory_dir, changes, memory.journal_path, root=memory.root)
             memory.forget_summaries()
             write_index(memory)
     return Fixed(before, tuple((e.shard, e.id, f) for e, f in moved))

@@ -246,8 +246,8 @@ def _entry(note: Pending, names: Sequence[str], taken: set[str]) -> tuple[Entry 
     )
     if checked.problems:
         return None, "", checked.problems[0]
-    if (said := rules.said(checked)) is not None:
-        return None, "", f"{said}; remove it"
+    if (found := rules.screened([checked])[0]) is not None:  # a credential first, then a directive
+        return None, "", f"{rules.why_refused(*found)}; remove it"
     key = derive_id(shard, checked.text, taken)
     return Entry(key, created, checked.text, checked.tags, writes.extra_of(checked, None)), shard, ""
 

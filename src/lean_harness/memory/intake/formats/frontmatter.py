@@ -18,6 +18,8 @@ from dataclasses import dataclass
 Value = str | dict[str, str]
 
 _KEY_RE = re.compile(r"([A-Za-z0-9_-]+):(?: (.*)|)$")
+_DOUBLE_RE = re.compile(r'"((?:[^"\\]|\\.?)*)(")?(.*)', re.DOTALL)
+_ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.?)", re.DOTALL)
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t", "r": "\r", "0": "\0", " ": " "}
 _PLAIN_START = (*"[]{}&*!|>'\"%@`,?", "- ", ": ")
 _QUOTE_HINT = 'quote the value ("...") when it contains ": "'
@@ -214,26 +216,19 @@ def _scalar(text: str, number: int, lenient: bool = False) -> str:
 
 
 def _double(text: str, number: int) -> str:
-    out: list[str] = []
-    index = 1
-    while index < len(text):
-        char = text[index]
-        if char == '"':
-            rest = text[index + 1 :].strip()
-            if rest and not rest.startswith("#"):
-                raise _Unread(number, "text after the closing quote; remove it")
-            return "".join(out)
-        if char == "\\":
-            code = text[index + 1 : index + 2]
-            if code == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", text[index + 2 : index + 6]):
-                out.append(chr(int(text[index + 2 : index + 6], 16)))
-                index += 6
-                continue
-            if code not in _ESCAPES:
-                raise _Unread(number, f"unknown escape \\{code} in a double-quoted value")
-            out.append(_ESCAPES[code])
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    raise _Unread(number, "a double-quoted value is not closed on its line")
+    quoted, closed, rest = _DOUBLE_RE.findall(text)[0]  # it matches every text that opens with a quote
+
+    def unescaped(escape: re.Match[str]) -> str:
+        code = escape.group(1)
+        if len(code) == 5:  # uXXXX
+            return chr(int(code[1:], 16))
+        if code not in _ESCAPES:
+            raise _Unread(number, f"unknown escape \\{code} in a double-quoted value")
+        return _ESCAPES[code]
+
+    value = _ESCAPE_RE.sub(unescaped, quoted)  # an unknown escape is named before a missing quote
+    if not closed:
+        raise _Unread(number, "a double-quoted value is not closed on its line")
+    if rest.strip() and not rest.strip().startswith("#"):
+        raise _Unread(number, "text after the closing quote; remove it")
+    return value

@@ -111,13 +111,12 @@ def _sections(text: str, name: str, files: set[str], shown: str, reading: Readin
         elif markdown.is_heading(line):
             sections.append((number, []))
         targets = [t.split("#", 1)[0] for t in _LINK_RE.findall(line) if "://" not in t and not t.startswith("#")]
-        for target in targets:
-            resolved = _inside(f"{base}/{target}" if base else target)
+        linked = [_inside(f"{base}/{t}" if base else t) for t in targets]
+        for target, resolved in zip(targets, linked, strict=True):
             if resolved is None:
                 outside.append(f"{target} (line {number})")
             elif resolved not in files and resolved.endswith(".md"):
                 missing.append(f"{target} (line {number})")
-        linked = [_inside(f"{base}/{t}" if base else t) for t in targets]
         if fence is None and _LINK_ITEM_RE.fullmatch(line) and targets and all(t in files for t in linked):
             continue  # an index line: the file it points to is imported itself
         sections[-1][1].append(line)
