@@ -11,6 +11,7 @@ import pytest
 from lean_harness.cli import main
 from lean_harness.memory.search import search, thesaurus
 from lean_harness.scanning import credentials, engine
+from support import APP, git, lh
 
 
 @pytest.fixture(autouse=True)
@@ -60,6 +61,37 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+# The deploys shard: two entries with loose prose (text, a list, a heading, a code block) around them.
+DEPLOYS = """\
+# deploys
+
+How we ship.
+
+<!-- lh:entry id="aaa111" created="2026-11-01T10:00:00Z" tags="ci" -->
+Staging deploys need the VPN.
+<!-- /lh:entry id="aaa111" -->
+
+Rollbacks take ten minutes
+because the cache warms slowly.
+
+- blue/green on Fridays
+- never on holidays
+
+## Database
+
+Migrations run before the deploy.
+
+```
+make migrate
+
+make deploy
+```
+
+<!-- lh:entry id="bbb222" created="2026-11-02T10:00:00Z" sources="x y" -->
+Digest of old notes.
+<!-- /lh:entry id="bbb222" -->
+"""
+
 IMPORT_FIXTURES = Path(__file__).parent / "fixtures" / "import"
 
 
@@ -69,3 +101,33 @@ def sources(tmp_path: Path) -> Path:
     target = tmp_path / "sources"
     shutil.copytree(IMPORT_FIXTURES, target)
     return target
+
+
+@pytest.fixture
+def repo_with_entry(project: Path) -> Path:
+    """An initialised project in a real git repository, with one entry (doctor's checks and fixes)."""
+    git(project, "init", "-q")
+    assert main(["memory", "put", "failures", "test_lock hangs on Windows: open the lock file in binary mode"]) == 0
+    return project
+
+
+@pytest.fixture
+def repo_with_app(project: Path) -> Path:
+    """An initialised project in a git repository with one committed source file, src/app.py (evidence)."""
+    git(project, "init", "-q", "-b", "main")
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text(APP, "utf-8")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "start")
+    return project
+
+
+@pytest.fixture
+def deploys(tmp_path: Path) -> Path:
+    """An initialised project whose deploys shard holds loose prose beside its entries (DEPLOYS)."""
+    root = tmp_path / "p"
+    root.mkdir()
+    assert lh("init", cwd=root).returncode == 0
+    assert lh("config", "set", "memory.shards.deploys", "How we ship.", cwd=root).returncode == 0
+    (root / ".agents" / "memory" / "deploys.md").write_text(DEPLOYS, encoding="utf-8")
+    return root

@@ -1,4 +1,4 @@
-"""Helpers for tests: run lh as a real process, snapshot a project's files."""
+"""Helpers for tests: run lh and git as real processes, snapshot a project's files, the evidence tests' source file."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+# The source file the evidence tests cite (a committed src/app.py): line 5 reads APP_TIMEOUT, line 8 sets RETRIES.
+APP = "import os\n\n\ndef timeout():\n    return int(os.environ.get('APP_TIMEOUT', '30'))\n\n\nRETRIES = 3\n"
 
 
 def lh(
@@ -23,6 +26,12 @@ def lh(
         timeout=120,
         check=False,
     )
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in `root`; its standard output (a failure raises)."""
+    done = subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True)
+    return done.stdout
 
 
 def hook_python(code: str, cwd: Path | None = None, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:

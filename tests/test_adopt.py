@@ -6,25 +6,12 @@ import hashlib
 import json
 from pathlib import Path
 
-import pytest
-
 from support import lh
-from test_prose import SHARD
 
 MEMORY = Path(".agents/memory")
 
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1800000000"}  # 2027-01-15T08:00:00Z
-
-
-@pytest.fixture
-def deploys(tmp_path: Path) -> Path:
-    root = tmp_path / "p"
-    root.mkdir()
-    assert lh("init", cwd=root).returncode == 0
-    assert lh("config", "set", "memory.shards.deploys", "How we ship.", cwd=root).returncode == 0
-    (root / MEMORY / "deploys.md").write_text(SHARD, encoding="utf-8")
-    return root
 
 
 def _id(text: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,18 +37,6 @@ PROJECT_IDS = [
 MEMORY = ".agents/memory"
 
 
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
-@pytest.fixture
-def repo(project: Path) -> Path:
-    """An initialised project in a real git repository, with one entry."""
-    git(project, "init", "-q")
-    assert main(["memory", "put", "failures", "test_lock hangs on Windows: open the lock file in binary mode"]) == 0
-    return project
-
-
 def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, dict[str, object]]]:
     """Run `lh doctor --json` in-process: the exit code and the checks by id."""
     capsys.readouterr()
@@ -58,7 +45,7 @@ def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[st
     return code, {c["id"]: c for c in data["checks"]}
 
 
-def test_a_healthy_project_passes_every_check(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_healthy_project_passes_every_check(repo_with_entry: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, checks = doctor(capsys)
     assert code == 0
     assert list(checks) == PROJECT_IDS
@@ -69,16 +56,16 @@ def test_a_healthy_project_passes_every_check(repo: Path, capsys: pytest.Capture
     assert checks["evidence"]["message"] == "no entry cites project files"
 
 
-def test_text_output_and_exit_code_as_a_real_process(repo: Path) -> None:
-    (repo / MEMORY / "INDEX.md").write_text("# stale\n", "utf-8")
-    done = lh("doctor", cwd=repo)
+def test_text_output_and_exit_code_as_a_real_process(repo_with_entry: Path) -> None:
+    (repo_with_entry / MEMORY / "INDEX.md").write_text("# stale\n", "utf-8")
+    done = lh("doctor", cwd=repo_with_entry)
     assert done.returncode == 1
     assert "FAIL  index         .agents/memory/INDEX.md is stale\n" in done.stdout
     assert "                    fix: lh doctor --fix (or lh memory index)\n" in done.stdout
     assert done.stderr == "lh doctor: 18 ok, 1 fail\n"
 
 
-def test_json_envelope_is_stable(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_envelope_is_stable(repo_with_entry: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert list(data) == ["version", "command", "ok", "counts", "checks", "fixed", "not_fixed", "problems"]
@@ -133,24 +120,30 @@ def _lines(path: Path) -> int:
     return len(path.read_text("utf-8").rstrip("\n").split("\n"))
 
 
-def check_says(
-    repo: Path,
-    capsys: pytest.CaptureFixture[str],
-    breaker: Callable[[Path], None],
-    check: str,
-    status: str,
-    message: str | Callable[[Path], str],
-    fix: str,
-) -> None:
-    """Break `repo` with `breaker`; doctor's check `check` says `status`, `message` and `fix`."""
-    breaker(repo)
-    code, checks = doctor(capsys)
-    found = checks[check]
-    expected = message if isinstance(message, str) else message(repo)
-    if expected.endswith("…"):  # the rest depends on counts or ranking ties: compare the start
-        expected = expected[:-1] + str(found["message"])[len(expected) - 1 :]
-    assert (found["status"], found["message"], found["fix"]) == (status, expected, fix)
-    assert code == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
+def each_check_says(cases: list[object]) -> Callable[..., None]:
+    """A test, one case a row of `cases`: break the repository with `breaker`, then doctor's check
+    `check` says `status`, `message` and `fix` (a checks module binds it to a test_ name)."""
+
+    @pytest.mark.parametrize(("breaker", "check", "status", "message", "fix"), cases)
+    def test(
+        repo_with_entry: Path,
+        capsys: pytest.CaptureFixture[str],
+        breaker: Callable[[Path], None],
+        check: str,
+        status: str,
+        message: str | Callable[[Path], str],
+        fix: str,
+    ) -> None:
+        breaker(repo_with_entry)
+        code, checks = doctor(capsys)
+        found = checks[check]
+        expected = message if isinstance(message, str) else message(repo_with_entry)
+        if expected.endswith("…"):  # the rest depends on counts or ranking ties: compare the start
+            expected = expected[:-1] + str(found["message"])[len(expected) - 1 :]
+        assert (found["status"], found["message"], found["fix"]) == (status, expected, fix)
+        assert code == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
+
+    return test
 
 
 BROKEN_ENTRY = '<!-- lh:entry id="x1" created="2026-01-01T00:00:00Z" -->\ntext\n'

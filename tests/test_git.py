@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from lean_harness.cli import main
 from test_doctor import (
     MEMORY,
     _append,
     _lines,
     _remove,
-    check_says,
     doctor,
-    git,
+    each_check_says,
 )
-
-
-@pytest.fixture
-def repo(project: Path) -> Path:
-    """An initialised project in a real git repository, with one entry."""
-    git(project, "init", "-q")
-    assert main(["memory", "put", "failures", "test_lock hangs on Windows: open the lock file in binary mode"]) == 0
-    return project
 
 
 def test_outside_git_the_git_checks_are_skipped(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -65,14 +54,4 @@ GIT_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("breaker", "check", "status", "message", "fix"), GIT_CASES)
-def test_each_git_check_names_the_file_and_the_fix(
-    repo: Path,
-    capsys: pytest.CaptureFixture[str],
-    breaker: Callable[[Path], None],
-    check: str,
-    status: str,
-    message: str | Callable[[Path], str],
-    fix: str,
-) -> None:
-    check_says(repo, capsys, breaker, check, status, message, fix)
+test_each_git_check_names_the_file_and_the_fix = each_check_says(GIT_CASES)

@@ -8,24 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
-from lean_harness.memory.shard import parse
 from support import lh, snapshot
+from test_integrity import POSIX_ONLY, texts
 
 MEMORY = ".agents/memory"
-
-
-POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="uses flock and SIGKILL")
-
-
-def texts(root: Path, shard: str) -> list[str]:
-    """The entry texts of a shard, with those compaction moved to its archive."""
-    found = [e.text for e in parse((root / MEMORY / f"{shard}.md").read_text("utf-8")).entries]
-    archive = root / MEMORY / "archive" / f"{shard}.md"
-    if archive.exists():
-        found += [e.text for e in parse(archive.read_text("utf-8")).entries]
-    return found
 
 
 LOCK = ".agents/.cache/lh/write.lock"

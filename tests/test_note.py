@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import string
 from pathlib import Path
 
 import pytest
@@ -12,21 +10,9 @@ from lean_harness.cli import main
 from lean_harness.config import load
 from lean_harness.memory import handle, status
 from support import lh, snapshot
+from test_inbox import PENDING, aws_key_id, notes
 
 MEMORY = ".agents/memory"
-
-
-PENDING = f"{MEMORY}/.pending"
-
-
-def aws_key_id(seed: int = 5) -> str:
-    """An AWS access key id shape, made up at run time (never a real credential)."""
-    rng = random.Random(seed)
-    return "AK" + "IA" + "".join(rng.choice(string.ascii_uppercase + "234567") for _ in range(16))
-
-
-def notes(root: Path) -> list[Path]:
-    return sorted((root / PENDING).glob("*.md"))
 
 
 def test_a_note_is_one_file_in_the_inbox_outside_the_budget(

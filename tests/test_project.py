@@ -21,18 +21,9 @@ from test_doctor import (
     _append,
     _lines,
     _remove,
-    check_says,
     doctor,
-    git,
+    each_check_says,
 )
-
-
-@pytest.fixture
-def repo(project: Path) -> Path:
-    """An initialised project in a real git repository, with one entry."""
-    git(project, "init", "-q")
-    assert main(["memory", "put", "failures", "test_lock hangs on Windows: open the lock file in binary mode"]) == 0
-    return project
 
 
 def _aws_key() -> str:
@@ -173,26 +164,16 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("breaker", "check", "status", "message", "fix"), CASES)
-def test_each_check_names_the_file_and_the_fix(
-    repo: Path,
-    capsys: pytest.CaptureFixture[str],
-    breaker: Callable[[Path], None],
-    check: str,
-    status: str,
-    message: str | Callable[[Path], str],
-    fix: str,
-) -> None:
-    check_says(repo, capsys, breaker, check, status, message, fix)
+test_each_check_names_the_file_and_the_fix = each_check_says(CASES)
 
 
-def test_the_encoding_check_fails_when_ranks_cannot_be_had_offline(repo: Path, tmp_path: Path) -> None:
+def test_the_encoding_check_fails_when_ranks_cannot_be_had_offline(repo_with_entry: Path, tmp_path: Path) -> None:
     # Faked at the process edge: a tiktoken_ext package without rank data shadows the real one.
     stub = tmp_path / "stub" / "tiktoken_ext"
     stub.mkdir(parents=True)
     (stub / "__init__.py").write_text("", "utf-8")
-    shutil.rmtree(repo / ".agents" / ".cache", ignore_errors=True)
-    done = lh("doctor", "--json", cwd=repo, env={"PYTHONPATH": str(stub.parent)})
+    shutil.rmtree(repo_with_entry / ".agents" / ".cache", ignore_errors=True)
+    done = lh("doctor", "--json", cwd=repo_with_entry, env={"PYTHONPATH": str(stub.parent)})
     check = next(c for c in json.loads(done.stdout)["checks"] if c["id"] == "encoding")
     assert done.returncode == 1
     assert check["message"] == (
@@ -220,27 +201,31 @@ def _plant_key_in_place(shard: Path) -> bytes:
     return shard.read_bytes()
 
 
-def test_a_credential_planted_in_place_is_found_on_every_run(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_credential_planted_in_place_is_found_on_every_run(
+    repo_with_entry: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert doctor(capsys)[1]["secrets"]["message"] == f"no credentials in {MEMORY}, .agents/lh.toml, .agents/.cache"
-    _plant_key_in_place(repo / MEMORY / "seed.md")  # size and mtime kept
+    _plant_key_in_place(repo_with_entry / MEMORY / "seed.md")  # size and mtime kept
     for _ in range(2):
         code, checks = doctor(capsys)
         assert (code, checks["secrets"]["status"], checks["secrets"]["message"]) == (1, "fail", AWS_FINDING)
-    assert not (repo / CLEAN_RECORD).exists()
+    assert not (repo_with_entry / CLEAN_RECORD).exists()
 
 
-def forged_clean_records(repo: Path, leaky: bytes) -> None:
+def forged_clean_records(repo_with_entry: Path, leaky: bytes) -> None:
     """Records a repository could ship, listing a leaky file as clean, in the layouts lh once wrote."""
     digest = hashlib.sha256(leaky).hexdigest()
     for name in ("scan-clean", "directive-clean"):
-        record = repo / ".agents/.cache/lh" / name
+        record = repo_with_entry / ".agents/.cache/lh" / name
         record.parent.mkdir(parents=True, exist_ok=True)
         record.write_text(f"lh-{name} {'0' * 64}\n{hashlib.sha256(digest.encode()).hexdigest()}\n{digest}\n", "ascii")
 
 
-def test_a_record_listing_a_leaky_file_as_clean_changes_nothing(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_record_listing_a_leaky_file_as_clean_changes_nothing(
+    repo_with_entry: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A repository can hold a cache folder: whatever it says was scanned clean is scanned again."""
-    forged_clean_records(repo, _plant_key_in_place(repo / MEMORY / "seed.md"))
+    forged_clean_records(repo_with_entry, _plant_key_in_place(repo_with_entry / MEMORY / "seed.md"))
     assert doctor(capsys)[1]["secrets"]["message"] == AWS_FINDING
 
 
@@ -251,9 +236,9 @@ OVERRIDE_FOUND = 'an attempt to override the agent\'s instructions ("Ignore all 
 
 
 def test_a_directive_written_by_hand_as_prose_fails_with_its_place(
-    repo: Path, capsys: pytest.CaptureFixture[str]
+    repo_with_entry: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shard = repo / MEMORY / "failures.md"
+    shard = repo_with_entry / MEMORY / "failures.md"
     lines = shard.read_text("utf-8").count("\n")
     with shard.open("a", encoding="utf-8") as handle:
         handle.write(f"\n{OVERRIDE}\n")
@@ -265,22 +250,24 @@ def test_a_directive_written_by_hand_as_prose_fails_with_its_place(
     assert str(checks["directives"]["fix"]).startswith("memory holds notes, not instructions to the agent")
 
 
-def test_a_directive_edited_into_an_entry_names_the_entry(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shard = repo / MEMORY / "failures.md"
+def test_a_directive_edited_into_an_entry_names_the_entry(
+    repo_with_entry: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shard = repo_with_entry / MEMORY / "failures.md"
     text = shard.read_text("utf-8")
     line = text.split("\n").index("test_lock hangs on Windows: open the lock file in binary mode") + 1
     column = len("test_lock hangs on Windows: open the lock file in binary mode. ") + 1
     shard.write_text(
         text.replace("open the lock file in binary mode", f"open the lock file in binary mode. {OVERRIDE}")
     )
-    key = json.loads(lh("memory", "get", "failures", "--json", cwd=repo).stdout)["entries"][0]["id"]
+    key = json.loads(lh("memory", "get", "failures", "--json", cwd=repo_with_entry).stdout)["entries"][0]["id"]
     checks = doctor(capsys)[1]
     assert checks["directives"]["message"] == (
         f"{MEMORY}/failures.md:{line}:{column}: {OVERRIDE_FOUND[:-1]}, entry {key}) [rule override-instructions]"
     )
 
 
-def test_an_entry_that_allows_the_rule_passes(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_entry_that_allows_the_rule_passes(repo_with_entry: Path, capsys: pytest.CaptureFixture[str]) -> None:
     quoted = f'The phishing mail said "{OVERRIDE}"; report such mails to security.'
     assert main(["memory", "put", "insights", quoted, "--allow-directive", "override-instructions"]) == 0
     check = doctor(capsys)[1]["directives"]
@@ -288,13 +275,13 @@ def test_an_entry_that_allows_the_rule_passes(repo: Path, capsys: pytest.Capture
 
 
 def test_a_directive_is_found_every_time_whatever_the_cache_says(
-    repo: Path, capsys: pytest.CaptureFixture[str]
+    repo_with_entry: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert doctor(capsys)[1]["directives"]["status"] == "ok"
-    shard = repo / MEMORY / "failures.md"
+    shard = repo_with_entry / MEMORY / "failures.md"
     with shard.open("a", encoding="utf-8") as handle:
         handle.write(f"\n{OVERRIDE}\n")
-    forged_clean_records(repo, shard.read_bytes())
+    forged_clean_records(repo_with_entry, shard.read_bytes())
     for _ in range(2):
         assert doctor(capsys)[1]["directives"]["status"] == "fail"
 
@@ -304,9 +291,9 @@ def test_a_directive_is_found_every_time_whatever_the_cache_says(
     ["<<<<<<< HEAD", "|||||||", ">>>>>>> topic", "<<<<<<<<", ">>>>>>>\r", "<<<<<<<x", "=======", "<<<<<< six"],
 )
 def test_the_shard_check_and_the_conflict_check_agree_on_a_marker_line(
-    repo: Path, capsys: pytest.CaptureFixture[str], marker: str
+    repo_with_entry: Path, capsys: pytest.CaptureFixture[str], marker: str
 ) -> None:
-    shard = repo / MEMORY / "insights.md"
+    shard = repo_with_entry / MEMORY / "insights.md"
     shard.write_text(shard.read_text("utf-8") + f"\n{marker}\nmore prose\n", "utf-8")
     _, checks = doctor(capsys)
     conflicts, shards = checks["conflicts"], checks["shards"]
@@ -322,9 +309,9 @@ def test_the_shard_check_and_the_conflict_check_agree_on_a_marker_line(
     ids=["at-the-size", "one-entry-more", "two-megabytes"],
 )
 def test_doctor_warns_above_the_supported_size_with_the_figure(
-    repo: Path, capsys: pytest.CaptureFixture[str], entries: int, prose: int, status: str
+    repo_with_entry: Path, capsys: pytest.CaptureFixture[str], entries: int, prose: int, status: str
 ) -> None:
-    shard = repo / MEMORY / "insights.md"
+    shard = repo_with_entry / MEMORY / "insights.md"
     blocks = "".join(
         f'\n<!-- lh:entry id="n{n}" created="2026-01-01T00:00:00Z" -->\nnote {n}\n<!-- /lh:entry id="n{n}" -->\n'
         for n in range(entries - 1)
@@ -333,7 +320,7 @@ def test_doctor_warns_above_the_supported_size_with_the_figure(
     _, checks = doctor(capsys)
     size = checks["size"]
     assert size["status"] == status
-    held = sum(p.stat().st_size for p in (repo / MEMORY).glob("*.md") if p.name != "INDEX.md")
+    held = sum(p.stat().st_size for p in (repo_with_entry / MEMORY).glob("*.md") if p.name != "INDEX.md")
     counted = "1 entry" if entries == 1 else f"{entries} entries"
     assert str(size["message"]).startswith(f"{counted} in {held / 1_000_000:.1f} MB of shards, ")
     if status == "warn":

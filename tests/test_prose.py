@@ -11,35 +11,6 @@ from support import lh
 
 MEMORY = Path(".agents/memory")
 
-SHARD = """\
-# deploys
-
-How we ship.
-
-<!-- lh:entry id="aaa111" created="2026-11-01T10:00:00Z" tags="ci" -->
-Staging deploys need the VPN.
-<!-- /lh:entry id="aaa111" -->
-
-Rollbacks take ten minutes
-because the cache warms slowly.
-
-- blue/green on Fridays
-- never on holidays
-
-## Database
-
-Migrations run before the deploy.
-
-```
-make migrate
-
-make deploy
-```
-
-<!-- lh:entry id="bbb222" created="2026-11-02T10:00:00Z" sources="x y" -->
-Digest of old notes.
-<!-- /lh:entry id="bbb222" -->
-"""
 
 GET = """\
 [2026-11-01 #ci]
@@ -67,16 +38,6 @@ make deploy
 [bbb222 2026-11-02]
 Digest of old notes.
 """
-
-
-@pytest.fixture
-def deploys(tmp_path: Path) -> Path:
-    root = tmp_path / "p"
-    root.mkdir()
-    assert lh("init", cwd=root).returncode == 0
-    assert lh("config", "set", "memory.shards.deploys", "How we ship.", cwd=root).returncode == 0
-    (root / MEMORY / "deploys.md").write_text(SHARD, encoding="utf-8")
-    return root
 
 
 def test_get_prints_entries_and_prose_in_file_order(deploys: Path) -> None:
