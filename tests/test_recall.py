@@ -139,12 +139,18 @@ def test_what_lh_prints_never_reads_as_a_failure_that_exited_0(noted: Path) -> N
     assert printed.returncode == 0
     assert "INTERNALERROR" in printed.stdout  # the note quotes the crash
     success = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_response": {"stdout": printed.stdout}}
-    for n, command in enumerate(["lh memory get failures", "cd sub && lh memory get --query 'pytest crash' | head"]):
+    runs = [
+        "lh memory get failures",
+        "cd sub && lh memory get --query 'pytest crash' | head",
+        "~/.local/bin/lh memory get",
+    ]
+    for n, command in enumerate(runs):
         assert (
             run_hook("tool-use", noted, {**success, "session_id": f"lh-{n}", "tool_input": {"command": command}}) == ""
         )
-    other = {**success, "session_id": "cat", "tool_input": {"command": "cat ci.log"}}
-    assert "[failures/pytest-9-2-crash]" in run_hook("tool-use", noted, other)  # any other command's output still does
+    for n, command in enumerate(["cat ci.log", "cd lh && cat ci.log | tail", "cat lh/ci.log"]):  # lh not run
+        other = {**success, "session_id": f"cat-{n}", "tool_input": {"command": command}}
+        assert "[failures/pytest-9-2-crash]" in run_hook("tool-use", noted, other)
 
 
 def test_codex_and_copilot_failures_meet_the_note_in_their_forms(noted: Path) -> None:

@@ -351,8 +351,11 @@ def failure_output(event: Mapping[str, object]) -> str:
     `resultType` is `failure`."""
     asked = [v.get("command") for v in (event.get("tool_input"), event.get("toolArgs")) if isinstance(v, dict)]
     command = "".join(f"$ {c[:500]}\n" for c in asked if isinstance(c, str))
-    # What lh prints quotes notes, failures' words among them: it never reads as a failure that exited 0.
-    lh = " lh " in "".join(c if c.isalnum() or c in "-_./" else " " for c in f" {command} ")
+    # What lh prints quotes notes, failures' words among them: a command that runs lh (the first word of
+    # one of its steps) never reads as a failure that exited 0.
+    steps = "".join(";" if c in "|&;()\n" else c for c in "\n".join(c for c in asked if isinstance(c, str)))
+    firsts = [step.split()[0] for step in steps.split(";") if step.split()]
+    lh = any(word == "lh" or word.endswith("/lh") for word in firsts)
     return f"{command}{output}" if (output := _printed(event, lh)) else ""
 
 
