@@ -300,6 +300,24 @@ def test_a_words_file_that_is_not_of_its_shard_or_names_other_rows_means_silence
         assert prompt(noted, "Why does pytest crash with INTERNALERROR at collection?", "forged") == ""
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_map_that_names_a_path_for_a_shard_or_a_pipe_for_a_file_means_silence(noted: Path) -> None:
+    folder = noted / ".agents/.cache/lh/recall"
+    data = json.loads((folder / "map.json").read_text("utf-8"))
+    data["must"] = [["../../elsewhere/personal", "n1", "0" * 16, "2099-01-01T00:00:00Z", True, 5, False, ""]]
+    data["shards"]["../../elsewhere/personal"] = "0" * 64
+    data["total"] = data["budget"] + 1  # so the notes to follow are the must rows
+    (folder / "map.json").write_text(json.dumps(data), encoding="utf-8")
+    (noted / "elsewhere").mkdir()
+    note = '<!-- lh:entry id="n1" created="2026-01-02T03:04:05Z" -->\nanother folder note\n<!-- /lh:entry id="n1" -->\n'
+    (noted / "elsewhere/personal.md").write_text(note, encoding="utf-8")
+    assert "another folder note" not in run_hook("session-start", noted, {"session_id": "p", "source": "startup"})
+    words = folder / "shards/failures.words"
+    words.unlink()
+    os.mkfifo(words)  # a reader would wait for a writer forever
+    assert failure(noted, PYTEST_ERROR, session="fifo") == ""
+
+
 def test_the_notes_to_follow_are_read_from_the_map_alone_and_checked_against_their_shard(noted: Path) -> None:
     assert lh("config", "set", "memory.indexTokenBudget", "200", cwd=noted).returncode == 0
     for n in range(12):

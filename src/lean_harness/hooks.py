@@ -51,11 +51,14 @@ WITHHELD = (
     "lean-harness: {index} holds text that reads as an instruction, so it is not shown; run"
     " `lh memory index` to write it again from the shards."
 )
-REREAD = (
+CHANGED_SINCE = (
     "lean-harness: memory files changed since lh last wrote {index} (an edit, a pull or a checkout): {paths}."
-    " lh is reading them again now; until then what is shown above may miss the change"
-    " (`lh memory get SHARD` prints a shard as it is)."
 )
+READING = CHANGED_SINCE + (
+    " lh is reading them again now; until then what is shown above may miss the change"
+    " (`lh memory get SHARD` prints a shard as it is; `lh memory status` says what stops lh, if this stays)."
+)
+OLDER = CHANGED_SINCE + " It may list what they no longer hold; `lh memory index` writes it again."
 COMPACTED = (
     "The conversation was just compacted: if what came before it taught you something that will"
     ' still matter in a later session, save it now with `lh memory put SHARD "..."` (failures,'
@@ -84,9 +87,16 @@ class Project:
         return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text)[:MAX_SHOWN]
 
     def named(self, names: Sequence[str]) -> str:
-        """Memory files by their paths, at most `MAX_NAMED`, then how many more, masked."""
-        paths = [self.shown(os.path.join(self.memory_dir, name))[:MAX_SHOWN] for name in names[:MAX_NAMED]]
-        return printable(", ".join(paths)) + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+        """Memory files by their paths, at most `MAX_NAMED`, then how many more, masked; only how many when a
+        name reads as a directive (a file name is anyone's text)."""
+        from lean_harness.scanning import directives
+
+        paths = printable(
+            ", ".join(self.shown(os.path.join(self.memory_dir, n))[:MAX_SHOWN] for n in names[:MAX_NAMED])
+        )
+        if directives.scan(paths):
+            return f"{len(names)} files (a name reads as an instruction, so none is shown)"
+        return paths + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
 
     def stamp(self, scanned: Mapping[str, hookstate.Stat] | None = None) -> str:
         """The memory files as they are now (recall.py), from the memory folder's `scanned` when known."""
@@ -182,11 +192,12 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     now, last = hookstate.scan(project.memory_dir), hookstate.load(os.path.join(project.state_dir, "index")) or {}
     generated = last == hookstate.generated(project.cache_dir, project.config, now)  # as lh last wrote INDEX.md
     found = recall.load(project.cache_dir, project.stamp(now), whole=None)
-    stale, reread = found is None, ""
+    names = [n for n in differing({k: v for k, v in last.items() if k.endswith(".md")}, now) if n != INDEX_NAME]
+    names = names if last else []
+    stale, said = found is None, (READING if found is None else OLDER) if names else ""
     if stale:  # the map lh made last stands in while lh makes it again
         found = recall.load(project.cache_dir, None, whole=None)
-        names = differing({k: v for k, v in last.items() if k.endswith(".md")}, now) if last else []
-        reread = REREAD.format(paths=project.named(names), index=shown) if names else ""
+    reread = said.format(paths=project.named(names), index=shown)
     with open(index_path, encoding="utf-8", errors="replace") as handle:
         text = handle.read()
     if last.get(INDEX_NAME) != now.get(INDEX_NAME):  # not as lh wrote it (lh withholds a title that reads
@@ -211,11 +222,8 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
         if personal and room > 0:  # the owner's own notes, never in INDEX.md (adr/0040)
             body += f"\n\n{recall.cut_lines(personal, room, 'lh memory get personal')}"
     session = session_of(event)
-    try:  # a read-only checkout still gets its memory shown
-        hookstate.save(hookstate.session_path(project.cache_dir, "seen", session), now, project.root)
-        hookstate.prune(project.cache_dir, SEEN_DAYS)
-    except OSError:
-        pass
+    hookstate.save(hookstate.session_path(project.cache_dir, "seen", session), now, project.root)
+    hookstate.prune(project.cache_dir, SEEN_DAYS)
     recall.hand(project.cache_dir, project.root, session, "session-shown", notes)
     from lean_harness import usage  # the prompt hook, silent, never loads it
 
@@ -242,7 +250,7 @@ def personal_lines(project: Project, found: recall.Map, shown: set[str]) -> str:
 def refresh_later(project: Project) -> None:
     """Start `refresh` of the project in a process of its own, which outlives the hook."""
     src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    argv = [sys.executable, "-m", "lean_harness.hooks", "refresh", project.root]
+    argv = [sys.executable, "-P", "-m", "lean_harness.hooks", "refresh", project.root]  # -P: never the project's code
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (src, os.environ.get("PYTHONPATH"))))}
     try:
         if sys.platform == "win32":
@@ -253,11 +261,24 @@ def refresh_later(project: Project) -> None:
             subprocess.Popen(argv, env=env, stdin=null, stdout=null, stderr=null, creationflags=flags, close_fds=True)
         else:
             null = os.open(os.devnull, os.O_RDWR)
-            actions = [(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)]
+            actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)]
+            # Nor may it hold any other descriptor the client gave the hook: the client would wait for it.
+            actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited() if fd not in (0, 1, 2, null)]
             os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
             os.close(null)
     except OSError:
         pass  # the next session start tries again; the hooks stay silent until then
+
+
+def _inherited() -> list[int]:
+    """The descriptors this process holds that a child it starts would inherit."""
+    found = []
+    for fd in map(int, os.listdir("/dev/fd") if os.path.isdir("/dev/fd") else []):
+        try:
+            found += [fd] if os.get_inheritable(fd) else []
+        except OSError:  # the listing's own descriptor, closed by now
+            continue
+    return found
 
 
 def differing(before: Mapping[str, hookstate.Stat], now: Mapping[str, hookstate.Stat]) -> list[str]:
@@ -317,7 +338,7 @@ def changed_files(project: Project, path: str, now: dict[str, hookstate.Stat]) -
     seen = hookstate.load(path)
     if seen == now:
         return ""
-    hookstate.save(path, now, project.root)
+    hookstate.save(path, now, project.root)  # unwritable (a read-only checkout): named again at every prompt
     if seen is None:
         return ""  # no session start recorded what the agent saw: start counting from here
     written = hookstate.load(os.path.join(project.state_dir, "written")) or {}

@@ -113,13 +113,17 @@ def save(path: str, stats: Mapping[str, Stat], root: Place, more: Sequence[str] 
 
 
 def save_lines(path: str, lines: list[str], root: Place) -> None:
-    """Replace a record atomically, unsynced; skipped when a folder on the way from `root` is a link."""
+    """Replace a record atomically, unsynced; skipped when a folder on the way from `root` is a link, and when
+    it cannot be written (a read-only checkout): every record is a hint, and one missing costs a repeat."""
     from lean_harness.files import first_link, write_atomic  # as light as this module: os, stat, errno, time
 
     if first_link(os.path.dirname(path), root) is not None:
         return
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"), compare=False, durable=False)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"), compare=False, durable=False)
+    except OSError:
+        pass
 
 
 def session_tag(session: str) -> str:
@@ -140,17 +144,18 @@ def session_path(cache_dir: Place, kind: str, session: str) -> str:
 
 def prune(cache_dir: Place, days: int) -> None:
     """Remove the session records older than `days` (`seen`, `handed`), and those not named by a
-    `session_tag` (an older lh named them by the id itself); OSError when a folder is missing."""
+    `session_tag` (an older lh named them by the id itself); what cannot be read or removed stays."""
     import time
 
     cutoff = time.time() - days * 86400
     for kind in ("seen", "handed"):
-        for entry in list(os.scandir(os.path.join(folder(cache_dir), kind))):
+        records = os.path.join(folder(cache_dir), kind)
+        for entry in list(os.scandir(records)) if os.path.isdir(records) else []:
             try:
                 if len(entry.name) != 8 or entry.stat(follow_symlinks=False).st_mtime < cutoff:
                     os.unlink(entry.path)
             except OSError:
-                pass  # gone already, or not ours
+                pass  # gone already, not ours, or a read-only checkout
 
 
 def load_handed(path: str) -> dict[str, str]:
@@ -171,10 +176,7 @@ def record_index(memory_dir: Place, cache_dir: Place, config_path: Place, listed
     """After lh wrote INDEX.md, or found it as it generates it: remember what it was made from, and what it lists."""
     root = os.path.dirname(os.path.dirname(os.fspath(config_path)))  # the config is <root>/.agents/lh.toml
     more = [f"{shard} {key}" for shard, key in listed]  # two words: never read as a stat line
-    try:
-        save(os.path.join(folder(cache_dir), "index"), generated(cache_dir, config_path, scan(memory_dir)), root, more)
-    except OSError:
-        pass  # the next session start regenerates it
+    save(os.path.join(folder(cache_dir), "index"), generated(cache_dir, config_path, scan(memory_dir)), root, more)
 
 
 def listed(cache_dir: Place) -> list[tuple[str, str]]:
@@ -197,11 +199,8 @@ class lh_writes:
 
     def __exit__(self, *failure: object) -> None:
         changed = {name: stat for name, stat in scan(self.memory_dir).items() if self.before.get(name) != stat}
-        if changed:
-            try:
-                save(self.path, {**(load(self.path) or {}), **changed}, self.root)
-            except OSError:
-                pass  # an unwritable cache costs the agent a spurious notice, nothing more
+        if changed:  # an unwritable cache costs the agent a spurious notice, nothing more
+            save(self.path, {**(load(self.path) or {}), **changed}, self.root)
 
 
 REVIEW_NAME = "review"  # how many findings the last `lh memory review` had, for the session start
@@ -209,10 +208,7 @@ REVIEW_NAME = "review"  # how many findings the last `lh memory review` had, for
 
 def record_review(cache_dir: str | os.PathLike[str], findings: int, root: str | os.PathLike[str]) -> None:
     """Remember how many findings a review had (memory/intake/review.py); a hint, as every record."""
-    try:
-        save(os.path.join(folder(cache_dir), REVIEW_NAME), {"findings": (findings, 0, 0)}, root)
-    except OSError:
-        pass
+    save(os.path.join(folder(cache_dir), REVIEW_NAME), {"findings": (findings, 0, 0)}, root)
 
 
 def age(stamp: str) -> float:

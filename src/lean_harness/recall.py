@@ -19,6 +19,7 @@ strong match, once a session; again only changed.
 from __future__ import annotations
 
 import os
+import stat
 
 from lean_harness import hookstate
 
@@ -158,6 +159,8 @@ def load(cache_dir: str | os.PathLike[str], now: str | None, whole: bool | None 
         valid = type(data["budget"]) is int and type(data["total"]) is int and all(type(v) is list for v in lists[1:])
         if not valid or not all(type(n) is str for v in lists for n in v) or now not in (None, data["stamp"]):
             return None
+        if not all(_plain(n) for n in (*data["shards"], *data["personal"], *(r[0] for r in data["must"]))):
+            return None  # a shard is a file of the memory folder, never a path
         found = Map(data, cache_dir)
         if whole:
             words = found.words_of(found.shards)
@@ -173,10 +176,14 @@ def load(cache_dir: str | os.PathLike[str], now: str | None, whole: bool | None 
         return None
 
 
+def _plain(name: object) -> bool:
+    return type(name) is str and os.path.basename(name) == name and not name.startswith(".")
+
+
 def rows_of(cache_dir: str | os.PathLike[str], shard: str) -> tuple[str, list[list[Any]]] | None:
     """The digest and rows of one shard's file when they are of their types, else None."""
     try:
-        data = _read(path(cache_dir, shard)) if os.path.basename(shard) == shard else {}
+        data = _read(path(cache_dir, shard)) if _plain(shard) else {}
         return (
             (data["digest"], data["entries"]) if type(data["digest"]) is str and _rows(data["entries"], shard) else None
         )
@@ -185,10 +192,12 @@ def rows_of(cache_dir: str | os.PathLike[str], shard: str) -> tuple[str, list[li
 
 
 def _text(file: str) -> str:
-    """A file of the map, never through a link (ValueError)."""
+    """A file of the map, never through a link nor anything but a regular file (ValueError)."""
     if os.path.islink(file) or os.path.islink(os.path.dirname(file)):
         raise ValueError(file)
-    with open(file, encoding="utf-8") as handle:
+    with open(os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # a pipe planted here would hang the hook
+            raise ValueError(file)
         return handle.read()
 
 
@@ -452,12 +461,8 @@ def hand(cache_dir: str, root: str, session: str, kind: str, notes: Sequence[Not
     handed = hookstate.load_handed(record)
     fresh = [note for note in notes if handed.get(note.name) != note.key]
     if fresh:
-        try:  # an unwritable record costs a repeat, nothing more
-            hookstate.save_lines(
-                record, [f"{k} {v}" for k, v in sorted({**handed, **{n.name: n.key for n in fresh}}.items())], root
-            )
-        except OSError:
-            pass
+        lines = [f"{k} {v}" for k, v in sorted({**handed, **{n.name: n.key for n in fresh}}.items())]
+        hookstate.save_lines(record, lines, root)
         from lean_harness import usage
 
         usage.record(root, kind, [(note.shard, note.id) for note in fresh], session)

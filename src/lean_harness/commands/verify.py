@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         with memory.reading():
             result = stale.report(memory)
         try:  # INDEX.md's stale figure, as the check found it; a read-only checkout is checked all the same
-            with memory.writing():
+            with memory.writing(timeout=0):  # never waits for another lh: the count is a courtesy
                 status.write_index(memory)
         except (LhError, OSError):
             pass
