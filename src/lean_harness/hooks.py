@@ -84,16 +84,15 @@ class Project:
     def shown(self, path: str) -> str:
         """A path relative to the root; outside the default memory folder (anyone's text), masked."""
         text = os.path.relpath(path, self.root).replace(os.sep, "/")
-        return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text)[:MAX_SHOWN]
+        return text if text.startswith(locations.MEMORY_DIR + "/") else printable(text, line=True)[:MAX_SHOWN]
 
     def named(self, names: Sequence[str]) -> str:
         """Memory files by their paths, at most `MAX_NAMED`, then how many more, masked; only how many when a
         name reads as a directive (a file name is anyone's text)."""
         from lean_harness.scanning import directives
 
-        paths = printable(
-            ", ".join(self.shown(os.path.join(self.memory_dir, n))[:MAX_SHOWN] for n in names[:MAX_NAMED])
-        )
+        paths = ", ".join(self.shown(os.path.join(self.memory_dir, n))[:MAX_SHOWN] for n in names[:MAX_NAMED])
+        paths = printable(paths, line=True)
         if directives.scan(paths):
             return f"{len(names)} files (a name reads as an instruction, so none is shown)"
         return paths + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
@@ -169,11 +168,11 @@ def for_client(text: str, event: Mapping[str, object], env: Mapping[str, str], k
     return json.dumps(said if copilot else {"hookSpecificOutput": {"hookEventName": kind, **said}}) + "\n"
 
 
-def printable(text: str) -> str:
-    """Anyone's text as the hooks print it (scanning/masking.py)."""
+def printable(text: str, line: bool = False) -> str:
+    """Anyone's text as the hooks print it (scanning/masking.py); `line`: a value within a line."""
     from lean_harness.scanning.masking import mask
 
-    return mask(text)
+    return mask(text, line)
 
 
 def session_start(raw: str, env: Mapping[str, str]) -> str:
@@ -192,8 +191,7 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     now, last = hookstate.scan(project.memory_dir), hookstate.load(os.path.join(project.state_dir, "index")) or {}
     generated = last == hookstate.generated(project.cache_dir, project.config, now)  # as lh last wrote INDEX.md
     found = recall.load(project.cache_dir, project.stamp(now), whole=None)
-    names = [n for n in differing({k: v for k, v in last.items() if k.endswith(".md")}, now) if n != INDEX_NAME]
-    names = names if last else []
+    names = [n for n in differing({k: v for k, v in last.items() if k.endswith(".md")} or now, now) if n != INDEX_NAME]
     stale, said = found is None, (READING if found is None else OLDER) if names else ""
     if stale:  # the map lh made last stands in while lh makes it again
         found = recall.load(project.cache_dir, None, whole=None)
@@ -350,7 +348,7 @@ def changed_files(project: Project, path: str, now: dict[str, hookstate.Stat]) -
     message = CHANGED.format(paths=project.named(outside), index=index)
     loose = [name[:MAX_SHOWN] for name in shards[:MAX_NAMED] if has_prose(os.path.join(project.memory_dir, name))]
     if loose:
-        message += " " + PROSE.format(shards=printable(", ".join(name.removesuffix(".md") for name in loose)))
+        message += " " + PROSE.format(shards=printable(", ".join(n.removesuffix(".md") for n in loose), line=True))
     return message
 
 

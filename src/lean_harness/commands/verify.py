@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import suppress
 from typing import Any
 
 from lean_harness.commands import emit, open_memory
@@ -26,11 +27,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         with memory.reading():
             result = stale.report(memory)
-        try:  # INDEX.md's stale figure, as the check found it; a read-only checkout is checked all the same
-            with memory.writing(timeout=0):  # never waits for another lh: the count is a courtesy
-                status.write_index(memory)
-        except (LhError, OSError):
-            pass
+        # INDEX.md's stale figure as found, without waiting for another lh; a read-only checkout is checked anyway
+        with suppress(LhError, OSError), memory.writing(timeout=0):
+            status.write_index(memory, checked=result.entries)
     findings = [(e, f) for e in result.entries for f in e.findings]
     counts = {status: sum(f.status == status for _, f in findings) for status in checked.STATUSES}
     if args.json:

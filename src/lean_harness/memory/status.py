@@ -121,10 +121,12 @@ def cited(memory: Memory) -> tuple[Cited, ...]:
     return stale.report(memory).entries
 
 
-def write_index(memory: Memory, wrote: Wrote | None = None) -> tuple[index_md.IndexText, bool]:
+def write_index(
+    memory: Memory, wrote: Wrote | None = None, checked: Sequence[Cited] | None = None
+) -> tuple[index_md.IndexText, bool]:
     """Regenerate INDEX.md, written only when it changed, and whether it did; `wrote`: the entries a write
-    just made (recall_map.py)."""
-    checked = cited(memory)  # once, for INDEX.md and the hooks' map
+    just made (recall_map.py); `checked`: `cited(memory)`, when the caller has it."""
+    checked = cited(memory) if checked is None else checked  # once, for INDEX.md and the hooks' map
     rendered = render_index(memory, checked)
     refuse_symlink(memory.index_path, memory.root)
     changed = write_text(memory.index_path, rendered.text)

@@ -27,10 +27,11 @@ _neutral: list[re.Pattern[str]] = []
 _MARKS = ("<", "[inst]", "[/inst]", "[system_prompt]", "[available_tools]", "[tool_")
 
 
-def mask(text: str) -> str:
-    """`text` with every credential masked, framing tags and chat tokens escaped and terminal
-    control characters shown as `U+001B`: anyone's text, as lh prints or stores it."""
-    return mask_many([text])[0]
+def mask(text: str, line: bool = False) -> str:
+    """`text` with every credential masked, framing tags and chat tokens escaped and terminal control characters
+    shown as `U+001B` (with `line`, a value within a line such as a file name: line breaks and tabs too)."""
+    shown = mask_many([text])[0]
+    return shown.replace("\n", "U+000A").replace("\t", "U+0009") if line else shown
 
 
 def mask_many(texts: Sequence[str]) -> list[str]:
