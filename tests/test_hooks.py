@@ -550,6 +550,7 @@ def test_a_copied_checkout_does_not_call_cited_files_changed(project: Path, tmp_
     shutil.copytree(project, copy, symlinks=True)
     assert (copy / "app.py").stat().st_ino != (project / "app.py").stat().st_ino
     assert "cited by memory notes changed" not in hook("session-start", copy)
+    reread(copy)  # the copy's new inodes had lh read it again, in the background; its check ends before the next
     assert lh("memory", "verify", cwd=copy).returncode == 0
     # Rewritten by a branch switch with the same lines: still not changed; other lines: changed.
     git("checkout", "-q", "-b", "other", cwd=copy)
