@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from lean_harness.hookstate import Stat
 
-FORMAT = "lh-recall/7"  # a new `terms` rule, or key, is a new format: the map's words are made again
+FORMAT = "lh-recall/8"  # a new `terms` rule, or key, is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
@@ -230,7 +230,7 @@ def stem(word: str) -> str:
         base = word[: -len(suffix)]
         if word.endswith(suffix) and len(base) >= 3 and _VOWELS.intersection(base[:-1] or base):
             word = base
-            if suffix in ("ing", "ed") and base[-1] == base[-2] and base[-1] not in "lsz":
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
                 word = base[:-1]
             break
     if word.endswith("e") and len(word) > 3:
@@ -413,7 +413,8 @@ def informative(output: str) -> str:
         if len(lines) <= 20
         else [line for line in lines if line[:2] == "$ " or any(s in line.lower() for s in _SIGNS)]
     )
-    return "\n".join((kept or lines[-10:])[-40:])
+    kept = kept or lines[-10:]
+    return "\n".join(kept if len(kept) <= 40 else kept[:20] + kept[-20:])  # the first error and the last
 
 
 def key(raw: str) -> str:

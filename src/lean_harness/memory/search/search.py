@@ -26,7 +26,7 @@ from lean_harness.memory.search import segment, thesaurus
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import first_line, title_of
 
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 DEFAULT_MIN_SCORE = 0.3
 
 
