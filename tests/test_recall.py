@@ -598,6 +598,13 @@ def test_a_short_failure_meets_the_note_that_holds_most_of_what_it_says(several:
     assert failure(several, "Exit code 2\nmake: *** No rule to make target 'coverage'.  Stop.\n", "s-2") == ""
 
 
+def test_a_long_failure_is_read_by_its_first_errors_as_well_as_its_last(several: Path) -> None:
+    # npm prints the error that matters first, then a page of usage whose every line says "npm error"
+    usage = "".join(f"npm error   --flag-{n}\nnpm error     what flag {n} does\n" for n in range(40))
+    said = failure(several, f"Exit code 1\nnpm error No space left on device, old Docker images\n{usage}")
+    assert said.startswith(f"{FAILURE_HEAD}\n\n[failures/disk-full]\n")
+
+
 def test_a_prompt_meets_the_note_in_other_word_forms_and_stays_silent_between_two_as_strong(several: Path) -> None:
     said = prompt(several, "why is the sqlite database locking up when two workers write?")
     assert "[failures/sqlite-locked]" in said

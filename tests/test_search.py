@@ -123,6 +123,7 @@ def test_tokenize_keeps_whole_identifiers_and_their_parts(text: str, expected: l
         pytest.param(("retries", "retry", "retried", "retrying"), "retri", id="retry"),
         pytest.param(("configuration", "configure", "config"), "config", id="config"),
         pytest.param(("stopped", "stopping", "stop"), "stop", id="undouble"),
+        pytest.param(("added", "adding", "add"), "add", id="three-letter-stem-keeps-its-double"),
         pytest.param(("caching", "cached", "cache"), "cach", id="final-e"),
     ],
 )
