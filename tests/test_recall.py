@@ -143,6 +143,7 @@ def test_what_lh_prints_never_reads_as_a_failure_that_exited_0(noted: Path) -> N
         "lh memory get failures",
         "cd sub && lh memory get --query 'pytest crash' | head",
         "~/.local/bin/lh memory get",
+        "python3 -m lean_harness memory get failures",
     ]
     for n, command in enumerate(runs):
         assert (

@@ -191,7 +191,8 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
     now, last = hookstate.scan(project.memory_dir), hookstate.load(os.path.join(project.state_dir, "index")) or {}
     generated = last == hookstate.generated(project.cache_dir, project.config, now)  # as lh last wrote INDEX.md
     found = recall.load(project.cache_dir, project.stamp(now), whole=None)
-    names = [n for n in differing({k: v for k, v in last.items() if k.endswith(".md")} or now, now) if n != INDEX_NAME]
+    shards = {k: v for k, v in last.items() if k.endswith(".md")} or now  # as INDEX.md was made from them
+    names = [n for n in hookstate.differing(shards, now) if n != INDEX_NAME]
     stale, said = found is None, (READING if found is None else OLDER) if names else ""
     if stale:  # the map lh made last stands in while lh makes it again
         found = recall.load(project.cache_dir, None, whole=None)
@@ -279,11 +280,6 @@ def _inherited() -> list[int]:
     return found
 
 
-def differing(before: Mapping[str, hookstate.Stat], now: Mapping[str, hookstate.Stat]) -> list[str]:
-    """The files whose stat is not the same in `before` and `now`, by name."""
-    return [name for name in sorted(set(before) | set(now)) if before.get(name) != now.get(name)]
-
-
 def refresh(root: str) -> int:
     """What the hooks read made again from the memory as it is now, as `lh memory status` records it;
     lh's code runs on the standard library alone unless the config or a text to count is new."""
@@ -340,7 +336,7 @@ def changed_files(project: Project, path: str, now: dict[str, hookstate.Stat]) -
     if seen is None:
         return ""  # no session start recorded what the agent saw: start counting from here
     written = hookstate.load(os.path.join(project.state_dir, "written")) or {}
-    outside = [name for name in differing(seen, now) if name not in written or written[name] != now.get(name)]
+    outside = [name for name in hookstate.differing(seen, now) if name not in written or written[name] != now.get(name)]
     shards = [name for name in outside if name != INDEX_NAME]
     if not shards:
         return ""  # INDEX.md alone changes with every lh write; it is news only beside a shard

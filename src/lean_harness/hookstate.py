@@ -185,6 +185,11 @@ def listed(cache_dir: Place) -> list[tuple[str, str]]:
     return [(p[0], p[1]) for p in parts if len(p) == 2]
 
 
+def differing(before: Mapping[str, Stat], now: Mapping[str, Stat]) -> list[str]:
+    """The files whose stat is not the same in `before` and `now` (or that only one holds), by name."""
+    return [name for name in sorted(set(before) | set(now)) if before.get(name) != now.get(name)]
+
+
 class lh_writes:
     """Around an `lh` write: afterwards, remember the memory files it changed as lh's own."""
 
@@ -198,7 +203,8 @@ class lh_writes:
         self.before = scan(self.memory_dir)
 
     def __exit__(self, *failure: object) -> None:
-        changed = {name: stat for name, stat in scan(self.memory_dir).items() if self.before.get(name) != stat}
+        now = scan(self.memory_dir)
+        changed = {name: now[name] for name in differing(self.before, now) if name in now}
         if changed:  # an unwritable cache costs the agent a spurious notice, nothing more
             save(self.path, {**(load(self.path) or {}), **changed}, self.root)
 

@@ -361,10 +361,9 @@ def failure_output(event: Mapping[str, object]) -> str:
     asked = [v.get("command") for v in (event.get("tool_input"), event.get("toolArgs")) if isinstance(v, dict)]
     command = "".join(f"$ {c[:500]}\n" for c in asked if isinstance(c, str))
     # What lh prints quotes notes, failures' words among them: a command that runs lh (the first word of
-    # one of its steps) never reads as a failure that exited 0.
+    # one of its steps, or `python -m lean_harness`) never reads as a failure that exited 0.
     steps = "".join(";" if c in "|&;()\n" else c for c in "\n".join(c for c in asked if isinstance(c, str)))
-    firsts = [step.split()[0] for step in steps.split(";") if step.split()]
-    lh = any(word == "lh" or word.endswith("/lh") for word in firsts)
+    lh = any(w[0] == "lh" or w[0].endswith("/lh") or "lean_harness" in w for w in map(str.split, steps.split(";")) if w)
     return f"{command}{output}" if (output := _printed(event, lh)) else ""
 
 
