@@ -64,6 +64,8 @@ HOOKS = {
 }
 KINDS = ("failure", "success", "read", "prompt")
 HERE = Path(__file__).resolve().parent
+# The sets that hold their own files, notes and events: designed, then each fresh one in order.
+WRITTEN = ["designed", *sorted((p.stem for p in (HERE / "sets").glob("fresh*.json")), key=lambda n: (len(n), n))]
 RECORDED_ROOT = "/home/dev/project"  # the project path capture.py writes into outputs
 SCAFFOLD = {
     "README.md": "# shop\n\nA small web shop.\n",
@@ -87,8 +89,8 @@ def recorded_events() -> dict[str, dict[str, Any]]:
     """Every recorded command's event, by id."""
     return {
         r["id"]: r["event"]
-        for name in ("recorded.jsonl", "issues.jsonl", "fresh.jsonl", "fresh2.jsonl", "fresh3.jsonl")
-        for r in read_jsonl(HERE / name)
+        for path in [HERE / "recorded.jsonl", HERE / "issues.jsonl", *sorted(HERE.glob("fresh*.jsonl"))]
+        for r in read_jsonl(path)
     }
 
 
@@ -352,7 +354,7 @@ def _share(part: int, whole: int) -> str:
 
 
 def written_set(base: Path, hooks: Path, name: str) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
-    """A set that holds its own files, notes and events (`designed`, `fresh`, `fresh2`, `fresh3`)."""
+    """A set that holds its own files, notes and events (`designed` and each `fresh` set)."""
     data = json.loads((HERE / "sets" / f"{name}.json").read_text("utf-8"))
     yield Project(base, hooks, data["files"], data["notes"]), data["events"]
 
@@ -444,7 +446,7 @@ def memories_of(
     name: str, base: Path, hooks: Path, args: argparse.Namespace
 ) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
     """The projects of one set, each with its events."""
-    if name in ("designed", "fresh", "fresh2", "fresh3"):
+    if name in WRITTEN:
         return written_set(base, hooks, name)
     if name == "heldout":
         return heldout_set(base, hooks)
@@ -460,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         "--set",
         dest="sets",
         action="append",
-        choices=["designed", "fresh", "fresh2", "fresh3", "heldout", "public", "locomo"],
+        choices=[*WRITTEN, "heldout", "public", "locomo"],
     )
     parser.add_argument("--public", type=Path, help="folder with one memory folder per public memory name")
     parser.add_argument("--locomo", type=Path, help="LoCoMo's data/locomo10.zip")
@@ -486,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         " | prompts: recall / precision / silent | wrong | tokens / 100 events |",
         "|---|---|---|---|---:|---:|",
     ]
-    for name in args.sets or ["designed", "fresh", "fresh2", "fresh3", "heldout", "public", "locomo"]:
+    for name in args.sets or [*WRITTEN, "heldout", "public", "locomo"]:
         with tempfile.TemporaryDirectory(prefix=f"replay-{name}-") as folder:
             memories = memories_of(name, Path(folder), hooks, args)
             results: list[dict[str, Any]] = []
