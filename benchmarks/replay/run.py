@@ -66,6 +66,7 @@ KINDS = ("failure", "success", "read", "prompt")
 HERE = Path(__file__).resolve().parent
 # The sets that hold their own files, notes and events: designed, then each fresh one in order.
 WRITTEN = ["designed", *sorted((p.stem for p in (HERE / "sets").glob("fresh*.json")), key=lambda n: (len(n), n))]
+TAGGED = [f"{name}+tags" for name in WRITTEN if (HERE / "sets" / "tags" / f"{name}.json").is_file()]
 RECORDED_ROOT = "/home/dev/project"  # the project path capture.py writes into outputs
 SCAFFOLD = {
     "README.md": "# shop\n\nA small web shop.\n",
@@ -354,9 +355,13 @@ def _share(part: int, whole: int) -> str:
 
 
 def written_set(base: Path, hooks: Path, name: str) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
-    """A set that holds its own files, notes and events (`designed` and each `fresh` set)."""
+    """A set that holds its own files, notes and events (`designed` and each `fresh` set); `NAME+tags`,
+    the same with the tags an agent gave its notes by the skill's advice (`sets/tags/NAME.json`)."""
+    name, _, tagged = name.partition("+")
     data = json.loads((HERE / "sets" / f"{name}.json").read_text("utf-8"))
-    yield Project(base, hooks, data["files"], data["notes"]), data["events"]
+    tags = json.loads((HERE / "sets" / "tags" / f"{name}.json").read_text("utf-8")) if tagged else {}
+    notes = [{**note, "tags": sorted({*note["tags"], *tags.get(note["id"], [])})} for note in data["notes"]]
+    yield Project(base, hooks, data["files"], notes), data["events"]
 
 
 def heldout_set(base: Path, hooks: Path) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
@@ -446,7 +451,7 @@ def memories_of(
     name: str, base: Path, hooks: Path, args: argparse.Namespace
 ) -> Iterator[tuple[Project, list[dict[str, Any]]]]:
     """The projects of one set, each with its events."""
-    if name in WRITTEN:
+    if name in WRITTEN or name in TAGGED:
         return written_set(base, hooks, name)
     if name == "heldout":
         return heldout_set(base, hooks)
@@ -462,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         "--set",
         dest="sets",
         action="append",
-        choices=[*WRITTEN, "heldout", "public", "locomo"],
+        choices=[*WRITTEN, *TAGGED, "heldout", "public", "locomo"],
     )
     parser.add_argument("--public", type=Path, help="folder with one memory folder per public memory name")
     parser.add_argument("--locomo", type=Path, help="LoCoMo's data/locomo10.zip")
