@@ -488,7 +488,7 @@ def session_view(found: Map, index_text: str, room: int, where: str) -> tuple[st
     if found.notes and found.total <= found.budget and len(everything) + len(index_text) + 2 <= room:
         return f"{everything}\n\n{index_text}", list(found.notes), True
     shown, text, tokens = list[Note](), "", 0
-    for note in sorted((n for n in found.notes if n.must), key=lambda n: n.written, reverse=True):
+    for note in must_first(found.notes, found.budget, spare=len(found.notes)):  # every one, newest first
         more = block(note, TOOL_CHARS) + "\n\n"
         if tokens + note.tokens > found.budget // MUST_SHARE or len(text + more) > room // 2:
             break

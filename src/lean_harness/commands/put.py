@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="T",
-        help="a tag (repeatable); with --id, replaces the entry's tags",
+        help="a word someone will have in hand when they need the note (repeatable); with --id, replaces the tags",
     )
     parser.add_argument("--no-tags", action="store_true", help="with --id: drop the entry's tags")
     parser.add_argument("--id", dest="key", metavar="KEY", help="update the entry KEY in place, or create it")
