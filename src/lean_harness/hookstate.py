@@ -81,12 +81,9 @@ def scan(memory_dir: Place) -> dict[str, Stat]:
         entries = list(os.scandir(memory_dir))
     except OSError:
         return found
-    for entry in entries:
-        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-            try:
-                found[entry.name] = stat_key(entry.stat(follow_symlinks=False))
-            except OSError:
-                continue
+    for entry in entries:  # a file gone between the listing and its stat is left out
+        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False) and (stat := stat_of(entry.path)):
+            found[entry.name] = stat
     return found
 
 
