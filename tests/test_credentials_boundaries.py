@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import string
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from support import lh
+
+REPO = Path(__file__).resolve().parents[1]
 
 MEMORY = ".agents/memory"
 
@@ -83,18 +87,36 @@ def test_scan_and_doctor_cover_the_config_file(project: Path) -> None:
     assert any(".agents/lh.toml" in json.dumps(c) and "github-pat" in json.dumps(c) for c in checks.values())
 
 
-def test_caches_never_hold_a_credential_written_by_hand(project: Path) -> None:
+@pytest.mark.parametrize("where", ["text", "tag", "id"])
+def test_caches_never_hold_a_credential_written_by_hand(project: Path, where: str) -> None:
     token = github_token(14)
     path = project / MEMORY / "quirks.md"
-    block = (
-        f'\n<!-- lh:entry id="pasted" created="2026-01-02T03:04:05Z" -->\nbot uses {token} daily\n<!-- /lh:entry -->\n'
-    )
-    path.write_text(path.read_text("utf-8") + block, encoding="utf-8")
+    key, tag, text = {
+        "text": ("pasted", "bot", token),
+        "tag": ("pasted", token.lower(), "x"),
+        "id": (token, "bot", "x"),
+    }[where]
+    block = f'\n<!-- lh:entry id="{key}" created="2026-01-02T03:04:05Z" tags="{tag}" -->\nbot uses {text} daily\n'
+    path.write_text(path.read_text("utf-8") + block + "<!-- /lh:entry -->\n", encoding="utf-8")
     assert lh("memory", "index", cwd=project).returncode == 0
     found = lh("memory", "get", "--query", "bot uses daily", "--json", cwd=project)
-    assert json.loads(found.stdout)["results"][0]["id"] == "pasted"
+    assert json.loads(found.stdout)["results"][0]["id"] == "pasted" if where == "text" else found.returncode in (0, 1)
     assert lh("memory", "status", cwd=project).returncode == 0
-    cache = all_bytes(project / ".agents/.cache")
+    for hook, event in (
+        ("session-start", {}),
+        ("prompt-submit", {"prompt": "why does the bot run daily, what uses it?"}),
+    ):
+        subprocess.run(
+            ["sh", str(REPO / "hooks" / "lh-hook"), hook],
+            input=json.dumps({"cwd": str(project), "session_id": "s1", **event}),
+            env={**os.environ, "CLAUDE_PLUGIN_ROOT": str(REPO)},
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    assert lh("memory", "get", "quirks", cwd=project).returncode == 0
+    cache = all_bytes(project / ".agents/.cache") + (project / ".agents/events.ndjson").read_bytes()
     assert cache
     assert token.encode() not in cache
     assert token[4:].lower().encode() not in cache

@@ -20,6 +20,7 @@ from lean_harness.files import write_atomic
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import Entry, parse, written
 from lean_harness.memory.view import entry_cost
+from lean_harness.scanning.masking import in_names
 
 Written = tuple[str | None, Sequence[Entry]]  # a shard's digest before a write, and the entries it wrote
 Wrote = Mapping[str, Written]  # by shard
@@ -54,7 +55,7 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
             files[name] = list(part or ())
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
         data |= {"personal": [name for name in memory.config.personal if name in digests], "parts": files}
-        stale = sorted({f"{entry.shard}/{entry.id}" for entry in cited if entry.stale})
+        stale = sorted({f"{entry.shard}/{entry.id}" for entry in cited if entry.stale and not in_names(entry.id)})
         data |= {"files": _files(cited), "stale": stale, "must": must}
         if recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir)) == stamp:
             write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)  # else it read two states
@@ -83,6 +84,8 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
         key = recall.key(entry.raw or entry.text)
         row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, False, ""]
         reused = kept.get(key)
+        if reused is None and in_names(entry.id, *entry.tags):
+            continue  # as the search cache does: the entry is left out, and no hook hands it over
         if reused is None:
             new.append((row, entry))
         else:
@@ -112,5 +115,6 @@ def _files(cited: Sequence[Cited]) -> dict[str, list[str]]:
     files: dict[str, set[str]] = {}
     for entry in cited:
         for finding in entry.findings:
-            files.setdefault(finding.anchor.path, set()).add(f"{entry.shard}/{entry.id}")
+            if not in_names(entry.id, finding.anchor.path):
+                files.setdefault(finding.anchor.path, set()).add(f"{entry.shard}/{entry.id}")
     return {path: sorted(names) for path, names in sorted(files.items())}

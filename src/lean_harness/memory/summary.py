@@ -24,12 +24,13 @@ from lean_harness.hookstate import stat_key
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, written
 from lean_harness.memory.tokens import TokenCounter
+from lean_harness.scanning.masking import in_names
 
 if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
 
 NEWEST_KEPT = 64
-_FORMAT = 9
+_FORMAT = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,7 @@ class Summary:
     refs: tuple[tuple[str, str], ...] = ()  # (id, refs attribute) of each entry that cites files
     prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
     prose_lines: tuple[tuple[int, int], ...] = ()  # first and last line of each block of loose prose
+    cached: bool = True  # False when an id or a cited path holds a credential: never written to the cache
 
 
 def shard_digest(data: bytes | memoryview) -> str:
@@ -90,6 +92,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
     ids = id_lines(entries)
+    refs = tuple((e.id, value) for e in entries if (value := e.attr("refs")))
     summary = Summary(
         name,
         sha256,
@@ -98,9 +101,10 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
         tuple(newest),
         exact=counter.exact,
         repeated=tuple(sorted(key for key, n in Counter(e.id for e in entries).items() if n > 1)),
-        refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
+        refs=refs,
         prose_tokens=sum(prose_counts),
         prose_lines=tuple((b.line, b.end) for b in loose),
+        cached=not in_names(*(e.id for e in entries), *(value for _, value in refs)),
     )
     return summary, ids
 
@@ -194,6 +198,8 @@ class SummaryCache:
 
     def store(self, summary: Summary, path: Path, ids: str | None) -> None:
         """Remember `summary` (and its ids listing) for the file at `path` as it is now."""
+        if not summary.cached:
+            return self.forget(summary.name)
         try:
             stat = path.stat()
             record = {

@@ -45,6 +45,13 @@ def mask_many(texts: Sequence[str]) -> list[str]:
     return shown
 
 
+def in_names(*names: str) -> bool:
+    """Whether an entry's id, tags or cited paths hold a credential: lh's caches leave such an entry out."""
+    from lean_harness.scanning import credentials
+
+    return bool(credentials.scan(" ".join(names)))
+
+
 def neutralise(text: str) -> str:
     """`text` with framing tags and chat-template tokens escaped (`<` becomes `&lt;`), else unchanged:
     the part of `mask` that text lh wrote itself (INDEX.md, entries already checked) needs."""
