@@ -5,8 +5,8 @@
 For each memory, a throwaway git project is made (a few plain files, and the files its notes
 cite), `lh init` is run and the memory imported with `lh memory import`; then every event of the
 set is piped, as Claude Code would send it, into `sh ROOT/hooks/lh-hook HOOK` with the project as
-its working folder, each event in a session of its own. An entry counts as handed over when its
-id appears in what the hook prints. Events are labelled with the entries that should come
+its working folder, each event in a session of its own. An entry counts as handed over when the
+hook prints it under its `[shard/id]` line. Events are labelled with the entries that should come
 (`expect`), entries that may come without being wrong (`ok`), or nothing; the labels were set by
 reading the notes, never by running the hooks.
 
@@ -17,7 +17,11 @@ Sets (`sets/*.json`, events from `recorded.jsonl`, `issues.jsonl` and `fresh*.js
 - `fresh2`: the same, for a Django + Celery + Postgres web app with a React front end
   (`fresh2.jsonl`, `capture_fresh2.py`).
 - `fresh3`: the same, for a C++/CMake library with pybind11 bindings, a Node docs site and shell
-  release scripts (`fresh3.jsonl`, `capture_fresh3.py`).
+  release scripts (`fresh3.jsonl`, `capture_fresh3.py`); `fresh4`, a Go service with a Java
+  client, SQL migrations, a Python export and deploy scripts; `fresh5`, a scientific Python
+  package with a C helper, a click CLI and a sqlite3 catalogue.
+- `NAME+tags`: a fresh set with the tags an agent gave its notes from the notes alone, following
+  the skill's advice (`sets/tags/NAME.json`).
   Each fresh set is first run once, untouched, against a rule chosen without it; after that it may be
   chosen on (adr/0037 says which set judged which rule), and the next rule needs a new set.
 - `heldout`: benchmarks/retrieval/heldout's 120 notes and 303 questions (its qrels), with the
@@ -242,11 +246,9 @@ def shown_text(stdout: str) -> str:
 
 
 def handed(text: str, ids: list[str]) -> set[str]:
-    """The entry ids that appear in a hook's output as whole words."""
-    if not text or not ids:
-        return set()
-    pattern = "|".join(re.escape(key) for key in sorted(ids, key=len, reverse=True))
-    return set(re.findall(rf"(?<![\w.-])({pattern})(?![\w-])", text))
+    """The entry ids a hook's output hands over: each note is printed under `[shard/id]` (an id that is
+    also a word, `release`, counts only there)."""
+    return set(re.findall(r"^\[[^/\]\s]+/([^\]\s]+)\]", text, re.MULTILINE)) & set(ids)
 
 
 def replay(
