@@ -130,6 +130,11 @@ class Project:
             source.write_text("".join(json.dumps(n, ensure_ascii=False) + "\n" for n in notes), "utf-8")
             self.lh("memory", "import", str(source), "--format", "jsonl")
         self.ids = self._ids()
+        if len(self.ids) < len(notes):
+            print(
+                f"note: {len(notes) - len(self.ids)} of the set's notes were refused by lh memory import",
+                file=sys.stderr,
+            )
 
     def lh(self, *args: str, check: bool = True) -> str:
         env = {**self.env, "PYTHONPATH": str(self.hooks / "src")}
