@@ -161,10 +161,6 @@ class Memory:
         """True while this memory holds the lock, shared or not."""
         return self._locked
 
-    def duplicates(self, name: str) -> list[str]:
-        """Ids that occur more than once in a shard (exact copies, as a merge can leave them)."""
-        return list(self.summary(name).repeated)
-
     @contextmanager
     def writing(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the write lock (waiting at most `timeout` s); the token cache is appended to before it is let go."""

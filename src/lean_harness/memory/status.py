@@ -69,7 +69,7 @@ def _remove_duplicates(memory: Memory) -> tuple[str, ...]:
     """Write every shard that holds exact copies of entries with each entry once; what was dropped."""
     notes: list[str] = []
     for name in memory.config.shard_names:
-        if memory.duplicates(name):
+        if memory.summary(name).repeated:
             path = memory.shard_path(name)
             text, _ = memory.read_shard(name)
             shard, dropped = without_duplicates(parse(text, memory.shown(path)))
@@ -83,7 +83,7 @@ def _found_duplicates(memory: Memory) -> tuple[str, ...]:
     return tuple(
         f"{memory.shown(memory.shard_path(name))}: entry {key} is stored more than once"
         for name in memory.config.shard_names
-        for key in memory.duplicates(name)
+        for key in memory.summary(name).repeated
     )
 
 

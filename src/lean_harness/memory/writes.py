@@ -131,7 +131,7 @@ class _Stored:
         if self.whole:
             self._text = new_shard_text(name, dict(memory.config.shards)[name])
             self.before, self.ids = Summary(name, "", 0, 0, ()), ""
-        elif memory.duplicates(name):
+        elif self.before.repeated:
             shard, _ = without_duplicates(parse(self.text, memory.shown(self.path)))  # exact copies dropped
             self._text = render(shard)
             self.before, self.ids = summarize(name, shard_digest(self._text.encode("utf-8")), shard, memory.counter)
