@@ -97,9 +97,9 @@ def commit(
                 raise _changed(Path(os.path.relpath(path, folder)).as_posix())
     except BaseException:
         if logged:
-            _unlink(journal)  # first: without it no temp file is renamed
+            journal.unlink(missing_ok=True)  # first: without it no temp file is renamed
         for temp in staged:
-            _unlink(temp)
+            Path(temp).unlink(missing_ok=True)
         raise
     _apply(folder, [(str(r[0]), str(r[1])) for r in replace], [str(d[0]) for d in delete], journal if logged else None)
 
@@ -221,11 +221,11 @@ def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], jour
     for name, temp in replace:
         os.replace(folder / temp, folder / name)
     for name in delete:
-        _unlink(folder / name)
+        (folder / name).unlink(missing_ok=True)
     for parent in sorted(parents):
         sync_dir(parent)
     if journal is not None:
-        _unlink(journal)
+        journal.unlink(missing_ok=True)
         sync_dir(journal.parent)
     for parent in sorted(parents - {folder}):
         with suppress(OSError):
@@ -234,8 +234,3 @@ def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], jour
 
 def _digest(value: object, *, optional: bool) -> bool:
     return (optional and value is None) or (isinstance(value, str) and re.fullmatch(_DIGEST, value) is not None)
-
-
-def _unlink(path: Path | str) -> None:
-    with suppress(FileNotFoundError):
-        os.unlink(path)
