@@ -74,10 +74,7 @@ class Entry:
 
     def attr(self, name: str) -> str | None:
         """The value of a header attribute other than id, created and tags."""
-        for key, value in self.extra:
-            if key == name:
-                return value
-        return None
+        return next((value for key, value in self.extra if key == name), None)
 
 
 @dataclass(frozen=True, slots=True)
