@@ -167,8 +167,7 @@ def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResu
             fresh, written = _index_matches(memory, rendered.text) and not duplicates and not clashes, False
     else:
         with memory.writing():
-            for name in memory.config.shard_names:  # a broken shard stops the command before any write
-                memory.summary(name)
+            memory.check_shards()
             settle(memory, fix=False)  # as does a conflict
             duplicates = _remove_duplicates(memory) + settle(memory, fix=True)
             rendered, changed = write_index(memory)

@@ -64,8 +64,7 @@ def put(
     """
     name, checked, cites = prepare(memory, shard, text, tags, key, allow, allow_directives, refs, scan)
     with memory.writing():
-        for other in memory.config.shard_names:
-            memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
+        memory.check_shards()
         try:
             return _put(memory, name, checked, key, cites, tags is None)
         except journal.Changed:
@@ -215,8 +214,7 @@ def add_entries(
         raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
     if not additions and not records:
         return ()
-    for other in memory.config.shard_names:
-        memory.summary(other)
+    memory.check_shards()
     grouped: dict[str, list[Entry]] = {}
     for name, entry in additions:
         grouped.setdefault(name, []).append(entry)

@@ -174,8 +174,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
             _recover(consumed_dir, folder(memory))
         notes = snapshot(memory)
         done = _markers(consumed_dir)
-        for name in names:
-            memory.summary(name)  # a broken shard stops consolidation before anything is written
+        memory.check_shards()
         stored = {name: memory.entries(name) for name in names}  # read, not listed: a note found stored is retired
         by_text = {name: {text_key(e.text): e.id for e in found} for name, found in stored.items()}
         taken = {e.id for found in stored.values() for e in found}
