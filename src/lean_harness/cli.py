@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any, NoReturn, TextIO
 
 from lean_harness import __version__
@@ -165,10 +166,8 @@ _OS_PROBLEMS = (
 def filesystem_message(error: OSError) -> str:
     """One line for a filesystem surprise a user can cause: the path, relative when it can be, and what."""
     name = os.fsdecode(error.filename)
-    try:
+    with suppress(ValueError):  # another drive than the current folder's
         name = os.path.relpath(name)
-    except ValueError:
-        pass
     if isinstance(error, NotADirectoryError):
         name = _file_on_the_way(name)
     if isinstance(error, (FileExistsError, NotADirectoryError)) and not os.path.isdir(name):
