@@ -95,7 +95,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except UsageError as error:
         if not as_json:
             error.parser.print_usage(sys.stderr)
-        return report_error(f"{error.parser.prog}: error: {error.message}", 2, command, as_json)
+        return report_error(f"{error.parser.prog}: error: {error}", 2, command, as_json)
     if not hasattr(args, "run"):  # a group named without one of its commands
         getattr(args, "group_parser", parser).print_help()
         return 2
@@ -147,7 +147,6 @@ class UsageError(Exception):
     def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
         super().__init__(message)
         self.parser = parser
-        self.message = message
 
 
 class _Parser(argparse.ArgumentParser):
