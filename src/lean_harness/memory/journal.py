@@ -82,9 +82,8 @@ def commit(
                 path.parent.mkdir(exist_ok=True)
             temp = stage(path, data)
             staged.append(temp)
-            replace.append(
-                [name, Path(os.path.relpath(temp, folder)).as_posix(), digest, hashlib.sha256(data).hexdigest()]
-            )
+            temp_name = Path(os.path.relpath(temp, folder)).as_posix()
+            replace.append([name, temp_name, digest, hashlib.sha256(data).hexdigest()])
         for parent in sorted({os.path.dirname(t) for t in staged}):
             sync_dir(parent)
         # One file replaced needs no journal: its rename is the commit point.

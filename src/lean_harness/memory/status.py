@@ -99,6 +99,7 @@ def render_index(memory: Memory, checked: Sequence[Cited] | None = None) -> inde
     described = dict(memory.config.shards)
     shards = [(name, described[name]) for name in memory.config.shared_names]
     summaries = {name: memory.summary(name) for name, _ in shards}
+    checked = cited(memory) if checked is None else checked
     return index_md.render(
         shards,
         summaries,
@@ -107,9 +108,7 @@ def render_index(memory: Memory, checked: Sequence[Cited] | None = None) -> inde
         memory.config.index_token_budget,
         memory.counter.count,
         pending=len(hookstate.pending_notes(str(memory.config.memory_dir))),
-        stale=sum(
-            entry.stale and entry.shard in summaries for entry in (cited(memory) if checked is None else checked)
-        ),
+        stale=sum(entry.stale and entry.shard in summaries for entry in checked),
     )
 
 
