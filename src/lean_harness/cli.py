@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any, NoReturn, TextIO
 
 from lean_harness import __version__
@@ -94,7 +95,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except UsageError as error:
         if not as_json:
             error.parser.print_usage(sys.stderr)
-        return report_error(f"{error.parser.prog}: error: {error.message}", 2, command, as_json)
+        return report_error(f"{error.parser.prog}: error: {error}", 2, command, as_json)
     if not hasattr(args, "run"):  # a group named without one of its commands
         getattr(args, "group_parser", parser).print_help()
         return 2
@@ -146,7 +147,6 @@ class UsageError(Exception):
     def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
         super().__init__(message)
         self.parser = parser
-        self.message = message
 
 
 class _Parser(argparse.ArgumentParser):
@@ -165,10 +165,8 @@ _OS_PROBLEMS = (
 def filesystem_message(error: OSError) -> str:
     """One line for a filesystem surprise a user can cause: the path, relative when it can be, and what."""
     name = os.fsdecode(error.filename)
-    try:
+    with suppress(ValueError):  # another drive than the current folder's
         name = os.path.relpath(name)
-    except ValueError:
-        pass
     if isinstance(error, NotADirectoryError):
         name = _file_on_the_way(name)
     if isinstance(error, (FileExistsError, NotADirectoryError)) and not os.path.isdir(name):

@@ -106,9 +106,7 @@ def read_text(path: Path, root: Path, *, keep_bom: bool = False, data: bytes | N
     return text if keep_bom else text.removeprefix("\ufeff")
 
 
-def write_atomic(
-    path: StrPath, data: bytes, *, compare: bool = True, durable: bool = True, mode: int | None = None
-) -> bool:
+def write_atomic(path: StrPath, data: bytes, *, compare: bool = True, durable: bool = True) -> bool:
     """Write `data` to `path` through a synced temp file and a rename (a link there is replaced); False when equal.
 
     `durable=False` skips the syncs, for state that is only a hint (the hooks' bookkeeping).
@@ -123,7 +121,7 @@ def write_atomic(
             pass
     if os.path.isdir(path) and not os.path.islink(path):  # named as itself, not as the temp file
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
-    temp = stage(path, data, durable=durable, mode=mode)
+    temp = stage(path, data, durable=durable)
     try:
         os.replace(temp, path)
     except BaseException:

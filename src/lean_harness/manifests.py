@@ -149,10 +149,7 @@ def command_problems(command: str, folder: Path) -> list[str]:
 
 
 def _in_plugin(word: str, folder: Path) -> Path | None:
-    for variable in ROOT_VARIABLES:
-        if word.startswith(variable):
-            return folder / word[len(variable) :].lstrip("/")
-    return None
+    return next((folder / word[len(v) :].lstrip("/") for v in ROOT_VARIABLES if word.startswith(v)), None)
 
 
 def _entries(marketplace: Manifest) -> list[tuple[int, dict[str, Any]]]:

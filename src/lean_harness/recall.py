@@ -184,9 +184,8 @@ def rows_of(cache_dir: str | os.PathLike[str], shard: str) -> tuple[str, list[li
     """The digest and rows of one shard's file when they are of their types, else None."""
     try:
         data = _read(path(cache_dir, shard)) if _plain(shard) else {}
-        return (
-            (data["digest"], data["entries"]) if type(data["digest"]) is str and _rows(data["entries"], shard) else None
-        )
+        valid = type(data["digest"]) is str and _rows(data["entries"], shard)
+        return (data["digest"], data["entries"]) if valid else None
     except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
 

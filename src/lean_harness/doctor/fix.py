@@ -38,10 +38,9 @@ def fix(project: Project) -> tuple[list[str], list[str]]:
     memory = project.memory
     if memory is not None and not project.shard_state[1]:
         try:
-            before = memory.index_path.read_bytes() if memory.index_path.is_file() else None
             with memory.writing():
-                status.write_index(memory)
-            if memory.index_path.read_bytes() != before:
+                _, written = status.write_index(memory)
+            if written:
                 changed.append(f"regenerated {memory.shown(memory.index_path)}")
         except LhError as error:
             refused.append(error.message)

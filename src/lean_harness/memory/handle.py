@@ -103,6 +103,11 @@ class Memory:
                 f' for a shard; {fix} "lh memory compact"{" first" if written else ""}'
             )
 
+    def check_shards(self) -> None:
+        """Summarize every shard: a broken one stops the command here, before any write (INDEX.md needs them all)."""
+        for name in self.config.shard_names:
+            self.summary(name)
+
     def entries(self, name: str, text: str | None = None) -> list[Entry]:
         """The parsed entries of one shard (of `text`, its text read already)."""
         text = self.read_shard(name)[0] if text is None else text
@@ -160,10 +165,6 @@ class Memory:
     def locked(self) -> bool:
         """True while this memory holds the lock, shared or not."""
         return self._locked
-
-    def duplicates(self, name: str) -> list[str]:
-        """Ids that occur more than once in a shard (exact copies, as a merge can leave them)."""
-        return list(self.summary(name).repeated)
 
     @contextmanager
     def writing(self, timeout: float | None = None) -> Iterator[None]:

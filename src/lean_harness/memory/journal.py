@@ -82,9 +82,8 @@ def commit(
                 path.parent.mkdir(exist_ok=True)
             temp = stage(path, data)
             staged.append(temp)
-            replace.append(
-                [name, Path(os.path.relpath(temp, folder)).as_posix(), digest, hashlib.sha256(data).hexdigest()]
-            )
+            temp_name = Path(os.path.relpath(temp, folder)).as_posix()
+            replace.append([name, temp_name, digest, hashlib.sha256(data).hexdigest()])
         for parent in sorted({os.path.dirname(t) for t in staged}):
             sync_dir(parent)
         # One file replaced needs no journal: its rename is the commit point.
@@ -97,9 +96,9 @@ def commit(
                 raise _changed(Path(os.path.relpath(path, folder)).as_posix())
     except BaseException:
         if logged:
-            _unlink(journal)  # first: without it no temp file is renamed
+            journal.unlink(missing_ok=True)  # first: without it no temp file is renamed
         for temp in staged:
-            _unlink(temp)
+            Path(temp).unlink(missing_ok=True)
         raise
     _apply(folder, [(str(r[0]), str(r[1])) for r in replace], [str(d[0]) for d in delete], journal if logged else None)
 
@@ -221,11 +220,11 @@ def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], jour
     for name, temp in replace:
         os.replace(folder / temp, folder / name)
     for name in delete:
-        _unlink(folder / name)
+        (folder / name).unlink(missing_ok=True)
     for parent in sorted(parents):
         sync_dir(parent)
     if journal is not None:
-        _unlink(journal)
+        journal.unlink(missing_ok=True)
         sync_dir(journal.parent)
     for parent in sorted(parents - {folder}):
         with suppress(OSError):
@@ -234,8 +233,3 @@ def _apply(folder: Path, replace: list[tuple[str, str]], delete: list[str], jour
 
 def _digest(value: object, *, optional: bool) -> bool:
     return (optional and value is None) or (isinstance(value, str) and re.fullmatch(_DIGEST, value) is not None)
-
-
-def _unlink(path: Path | str) -> None:
-    with suppress(FileNotFoundError):
-        os.unlink(path)

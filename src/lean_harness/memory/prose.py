@@ -43,9 +43,7 @@ def blocks(shard: Shard) -> tuple[Block, ...]:
         if isinstance(block, Entry):
             line += (block.raw or "").count("\n")
             continue
-        lines = block.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
+        lines = block.removesuffix("\n").split("\n")
         skip = _head_size(lines) if number == 0 else 0
         found += _split(lines[skip:], line + skip)
         line += block.count("\n")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 
 from lean_harness import hookstate, recall
 from lean_harness.errors import LhError
@@ -36,7 +37,7 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
     cache, budget = memory.config.cache_dir, memory.config.index_token_budget
     # Before reading and after: a change while it is made (an edit, a checkout) leaves the old map.
     stamp = recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir))
-    try:
+    with suppress(LhError, OSError):
         last = recall.load(cache, None, whole=False)
         digests: dict[str, str] = {}
         must: list[list[object]] = []
@@ -59,8 +60,6 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
         data |= {"files": _files(cited), "stale": stale, "must": must}
         if recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir)) == stamp:
             write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)  # else it read two states
-    except (LhError, OSError):
-        pass
 
 
 def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list[list[object]]:

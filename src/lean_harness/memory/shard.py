@@ -74,10 +74,7 @@ class Entry:
 
     def attr(self, name: str) -> str | None:
         """The value of a header attribute other than id, created and tags."""
-        for key, value in self.extra:
-            if key == name:
-                return value
-        return None
+        return next((value for key, value in self.extra if key == name), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,9 +339,8 @@ def _verified_twin(twin: Entry, entry: Entry, path: str) -> Entry:
     # The text is the one both branches held only when the id is derived from it, or when both
     # headers carry the hash of that text (`sha`, written with a chosen id); otherwise the
     # person who merged decides. Content is compared, never times.
-    derived = len(twin.id) >= 12 and _digest(path.rsplit("/", 1)[-1].removesuffix(".md"), entry.text).startswith(
-        twin.id
-    )
+    name = path.rsplit("/", 1)[-1].removesuffix(".md")  # the shard, whose name a derived id is made with
+    derived = len(twin.id) >= 12 and _digest(name, entry.text).startswith(twin.id)
     hashed = twin.attr("sha") == entry.attr("sha") == text_hash(entry.text)
     if not (derived or hashed):
         raise Conflict(

@@ -69,7 +69,7 @@ def _remove_duplicates(memory: Memory) -> tuple[str, ...]:
     """Write every shard that holds exact copies of entries with each entry once; what was dropped."""
     notes: list[str] = []
     for name in memory.config.shard_names:
-        if memory.duplicates(name):
+        if memory.summary(name).repeated:
             path = memory.shard_path(name)
             text, _ = memory.read_shard(name)
             shard, dropped = without_duplicates(parse(text, memory.shown(path)))
@@ -83,7 +83,7 @@ def _found_duplicates(memory: Memory) -> tuple[str, ...]:
     return tuple(
         f"{memory.shown(memory.shard_path(name))}: entry {key} is stored more than once"
         for name in memory.config.shard_names
-        for key in memory.duplicates(name)
+        for key in memory.summary(name).repeated
     )
 
 
@@ -99,6 +99,7 @@ def render_index(memory: Memory, checked: Sequence[Cited] | None = None) -> inde
     described = dict(memory.config.shards)
     shards = [(name, described[name]) for name in memory.config.shared_names]
     summaries = {name: memory.summary(name) for name, _ in shards}
+    checked = cited(memory) if checked is None else checked
     return index_md.render(
         shards,
         summaries,
@@ -107,9 +108,7 @@ def render_index(memory: Memory, checked: Sequence[Cited] | None = None) -> inde
         memory.config.index_token_budget,
         memory.counter.count,
         pending=len(hookstate.pending_notes(str(memory.config.memory_dir))),
-        stale=sum(
-            entry.stale and entry.shard in summaries for entry in (cited(memory) if checked is None else checked)
-        ),
+        stale=sum(entry.stale and entry.shard in summaries for entry in checked),
     )
 
 
@@ -167,8 +166,7 @@ def reindex(memory: Memory, check: bool = False, *, settle: Settle) -> IndexResu
             fresh, written = _index_matches(memory, rendered.text) and not duplicates and not clashes, False
     else:
         with memory.writing():
-            for name in memory.config.shard_names:  # a broken shard stops the command before any write
-                memory.summary(name)
+            memory.check_shards()
             settle(memory, fix=False)  # as does a conflict
             duplicates = _remove_duplicates(memory) + settle(memory, fix=True)
             rendered, changed = write_index(memory)

@@ -200,7 +200,7 @@ class SummaryCache:
         """Remember `summary` (and its ids listing) for the file at `path` as it is now."""
         if not summary.cached:
             return self.forget(summary.name)
-        try:
+        with suppress(OSError):  # an unwritable cache costs the next command a re-read, nothing more
             stat = path.stat()
             record = {
                 "format": _FORMAT,
@@ -222,8 +222,6 @@ class SummaryCache:
                 listing = f"{summary.sha256}\n{ids}".encode()
                 write_atomic(self.folder / f"{summary.name}.ids", listing, compare=False, durable=False)
             write_atomic(self.folder / f"{summary.name}.json", json.dumps(record).encode(), durable=False)
-        except OSError:
-            pass  # an unwritable cache costs the next command a re-read, nothing more
 
     def _read(self, name: str) -> dict[str, Any] | None:
         """The cached record of a shard when it is whole and of this format, else None."""

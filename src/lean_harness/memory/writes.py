@@ -64,8 +64,7 @@ def put(
     """
     name, checked, cites = prepare(memory, shard, text, tags, key, allow, allow_directives, refs, scan)
     with memory.writing():
-        for other in memory.config.shard_names:
-            memory.summary(other)  # INDEX.md needs them all: a broken one stops the put before any write
+        memory.check_shards()
         try:
             return _put(memory, name, checked, key, cites, tags is None)
         except journal.Changed:
@@ -131,7 +130,7 @@ class _Stored:
         if self.whole:
             self._text = new_shard_text(name, dict(memory.config.shards)[name])
             self.before, self.ids = Summary(name, "", 0, 0, ()), ""
-        elif memory.duplicates(name):
+        elif self.before.repeated:
             shard, _ = without_duplicates(parse(self.text, memory.shown(self.path)))  # exact copies dropped
             self._text = render(shard)
             self.before, self.ids = summarize(name, shard_digest(self._text.encode("utf-8")), shard, memory.counter)
@@ -215,8 +214,7 @@ def add_entries(
         raise RuntimeError("add_entries needs the write lock: call it inside memory.writing()")
     if not additions and not records:
         return ()
-    for other in memory.config.shard_names:
-        memory.summary(other)
+    memory.check_shards()
     grouped: dict[str, list[Entry]] = {}
     for name, entry in additions:
         grouped.setdefault(name, []).append(entry)

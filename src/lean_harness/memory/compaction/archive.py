@@ -180,8 +180,7 @@ def expand(memory: Memory, key: str) -> ExpandResult:
     """Put the entries of digest `key` back in its shard, in its place, and out of the archive."""
     memory.check_dir()
     with memory.writing():
-        for name in memory.config.shard_names:
-            memory.summary(name)  # INDEX.md needs them all: a broken one stops before any write
+        memory.check_shards()
         name, digest = _find(memory, key)
         span, sources, shown = _sources(memory, name, digest)
         text = _archive_text(memory, name)

@@ -198,9 +198,8 @@ def resolve(root: Path, value: str, where: str, allow: Sequence[str] = ()) -> st
         match = _SPEC_RE.fullmatch(item)
         if match is None:
             raise LhError(f"{where}: reference {item!r} is malformed; expected PATH#Lstart-end")
-        spec = _unquote(match.group(1), item, where) + (
-            f"#L{match.group(2)}-{match.group(3)}" if match.group(2) else ""
-        )
+        lines = f"#L{match.group(2)}-{match.group(3)}" if match.group(2) else ""
+        spec = _unquote(match.group(1), item, where) + lines
         anchors.append(anchor(root, spec, f"{where}: reference", allow))
     return encode(anchors)
 

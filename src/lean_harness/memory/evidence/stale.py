@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,10 +184,8 @@ def since_check(root: Path, cache_dir: Path) -> Since | None:
 
 def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | None], stale: int) -> None:
     if not findings:  # no note cites a file: no cache, so the session-start hook loads nothing of this
-        try:
+        with suppress(OSError):
             path.unlink()
-        except OSError:
-            pass
         return
     by_path: dict[str, list[Finding]] = {}
     for finding in findings.values():
@@ -204,10 +203,8 @@ def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | N
             lines.append(f"a {f.status} {f.anchor.stored()}{now}")
     if _same(path, lines, stale):
         return  # a reading command that found what the last check found writes nothing
-    try:
+    with suppress(OSError):  # an unwritable cache costs the next check a re-read, nothing more
         write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
-    except OSError:
-        pass  # an unwritable cache costs the next check a re-read, nothing more
 
 
 def _same(path: Path, lines: list[str], stale: int) -> bool:

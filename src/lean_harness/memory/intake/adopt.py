@@ -43,8 +43,7 @@ def adopt(memory: Memory, shards: Sequence[str] = ()) -> AdoptResult:
     refused: list[str] = []
     texts: dict[str, str] = {}
     with memory.writing():
-        for name in memory.config.shard_names:
-            memory.summary(name)  # a broken shard stops the command before any write
+        memory.check_shards()
         created = now_utc()
         for name in dict.fromkeys(names):
             if not memory.summary(name).prose_lines:

@@ -286,8 +286,8 @@ def _plan(
     names = memory.config.shard_names
     existing: dict[str, tuple[str, Entry]] = {}
     by_text: dict[str, dict[str, str]] = {name: {} for name in names}
+    memory.check_shards()
     for name in names:
-        memory.summary(name)  # a broken shard stops the import before anything is written
         for entry in memory.entries(name):
             existing.setdefault(entry.id, (name, entry))
             by_text[name].setdefault(text_key(entry.text), entry.id)

@@ -174,8 +174,7 @@ def consolidate(memory: Memory, *, dry_run: bool = False) -> ConsolidateResult:
             _recover(consumed_dir, folder(memory))
         notes = snapshot(memory)
         done = _markers(consumed_dir)
-        for name in names:
-            memory.summary(name)  # a broken shard stops consolidation before anything is written
+        memory.check_shards()
         stored = {name: memory.entries(name) for name in names}  # read, not listed: a note found stored is retired
         by_text = {name: {text_key(e.text): e.id for e in found} for name, found in stored.items()}
         taken = {e.id for found in stored.values() for e in found}
@@ -324,9 +323,8 @@ def apply(memory: Memory, receipt: Mapping[str, object], where: str) -> tuple[tu
     for number, item in enumerate(entries, start=1):
         fields = item if isinstance(item, dict) else {}
         sources, tags, supersedes, refs = lists = [fields.get(k, []) for k in ("from", "tags", "supersedes", "refs")]
-        if not all(isinstance(fields.get(k), str) for k in ("shard", "text")) or not all(
-            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists
-        ):
+        listed = all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists)
+        if not listed or not all(isinstance(fields.get(k), str) for k in ("shard", "text")):
             raise LhError(
                 f"{where}: entry {number} needs shard and text, and from, tags, supersedes, refs as lists of strings;"
                 " nothing was written"

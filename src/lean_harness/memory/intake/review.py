@@ -125,9 +125,7 @@ def _contradiction(a: Said, b: Said, states_a: set[str], states_b: set[str]) -> 
         if other is not None and not other & value:
             return f"{key[1]}: {' '.join(sorted(value))} against {' '.join(sorted(other))}"
     for yes, no in _POLES:
-        if (yes & words_a and no & words_b and not no & words_a) or (
-            yes & words_b and no & words_a and not no & words_b
-        ):
+        if any(yes & this and no & that and not no & this for this, that in ((words_a, words_b), (words_b, words_a))):
             return f"one says {'/'.join(sorted(yes))}, the other {'/'.join(sorted(no))}"
     for negated, states in ((no_a - no_b, states_b), (no_b - no_a, states_a)):
         if negated & states:

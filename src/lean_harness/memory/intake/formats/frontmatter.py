@@ -62,9 +62,8 @@ def split(text: str, *, lenient: bool = False) -> Frontmatter:
     lines = text.split("\n")
     if lines[0].rstrip() != "---":
         return Frontmatter({}, text, present=False)
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == "---")
-    except StopIteration:
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if end is None:
         if lenient:
             return Frontmatter({}, text, ((1, f"{NOT_CLOSED}; the whole file was read as text"),), present=False)
         return Frontmatter({}, text, ((1, NOT_CLOSED),))
