@@ -56,10 +56,10 @@ def run_hook(name: str, cwd: Path, payload: dict[str, object], env: dict[str, st
     return done.stdout
 
 
-def failure(cwd: Path, error: str, session: str = "s-1") -> str:
+def failure(cwd: Path, error: str, session: str = "s-1", command: str = "pytest -q") -> str:
     """The context Claude Code would add after a failed Bash call: "" or hookSpecificOutput.additionalContext."""
     event = {"session_id": session, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "error": error}
-    out = run_hook("tool-use", cwd, {**event, "tool_input": {"command": "pytest -q"}})
+    out = run_hook("tool-use", cwd, {**event, "tool_input": {"command": command}})
     if not out:
         return ""
     data = json.loads(out)
@@ -560,6 +560,10 @@ RELEASE_NOTE = (
     "Releases are cut only by the tag workflow in CI; there is no make target or script for a release,"
     " so do not add one."
 )
+DEPLOY_NOTE = (
+    "Run the deploy as scripts/deploy.sh --region eu-west --dry-run first, then without --dry-run; the script"
+    " reads its hosts from targets.json, which must stay strict JSON."
+)
 NOTES = {
     "failures/disk-full": "The nightly packaging job died with OSError: [Errno 28] No space left on device; old Docker"
     " images fill /var/lib/docker, so the job prunes them before it builds.",
@@ -604,6 +608,16 @@ def test_a_long_failure_is_read_by_its_first_errors_as_well_as_its_last(several:
     usage = "".join(f"npm error   --flag-{n}\nnpm error     what flag {n} does\n" for n in range(40))
     said = failure(several, f"Exit code 1\nnpm error No space left on device, old Docker images\n{usage}")
     assert said.startswith(f"{FAILURE_HEAD}\n\n[failures/disk-full]\n")
+
+
+def test_a_note_met_only_through_the_command_that_ran_stays_silent(several: Path) -> None:
+    put(several, "conventions", "--id", "deploy-run", DEPLOY_NOTE)
+    command = "scripts/deploy.sh --region eu-west --dry-run"
+    # a typo in the script: the note says how to run the command, nothing of what went wrong
+    assert failure(several, "Exit code 127\nline 12: rsnyc: command not found\n", command=command) == ""
+    # the same command, its output naming what the note is about
+    said = failure(several, "Exit code 1\ntargets.json: unexpected token at line 3\n", "s-2", command)
+    assert said.startswith(f"{FAILURE_HEAD}\n\n[conventions/deploy-run]\n")
 
 
 def test_a_prompt_meets_the_note_in_other_word_forms_and_stays_silent_between_two_as_strong(several: Path) -> None:

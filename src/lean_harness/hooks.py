@@ -368,7 +368,7 @@ def tool_use(raw: str, env: Mapping[str, str]) -> str:
     kind = "PostToolUseFailure" if data.get("hook_event_name") == "PostToolUseFailure" else "PostToolUse"
     session = session_of(data)
     if output:
-        notes = recall.strong(found, recall.terms(recall.informative(output)), recall.FAILURE, 1, recall.ALONE)
+        notes = recall.failure_notes(found, output)
         return for_client(give(project, found, session, "failure", notes), data, env, kind)
     for path in paths:  # the rows of the shards whose notes cite the file, no others
         cited = found.files.get(path, [])

@@ -344,6 +344,15 @@ def strong(
     )
 
 
+def failure_notes(found: Map, output: str) -> list[Note]:
+    """The note a failure's output meets strongly, when it shares a word with what the command printed:
+    one met only through the command line (`$ make test`) says how to run it, not what went wrong."""
+    lines = informative(output)
+    notes = strong(found, terms(lines), FAILURE, 1, ALONE)
+    said = set(terms("\n".join(line for line in lines.splitlines() if not line.startswith("$ "))))
+    return [note for note in notes if said.intersection(note.row[7].split())]
+
+
 def _rows_at(found: Map, picked: Sequence[tuple[float, str, str, int, str]]) -> list[Note]:
     """The notes `strong` picked, from their shards' rows; none when a row is not the one its words line names."""
     rows = {shard: found.rows_of([shard]) or [] for shard in {pick[2] for pick in picked}}
