@@ -257,14 +257,23 @@ def handed(text: str, ids: list[str]) -> set[str]:
 
 
 def replay(
-    project: Project, events: list[dict[str, Any]], recorded: dict[str, dict[str, Any]], query: bool = False
+    project: Project,
+    events: list[dict[str, Any]],
+    recorded: dict[str, dict[str, Any]],
+    query: bool = False,
+    one_session: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Each event with what its hook printed and which entries that handed over."""
+    """Each event with what its hook printed and which entries that handed over; with `one_session`,
+    every event in one session, and `held` the expected entries handed over earlier in it."""
+    earlier: set[str] = set()
     for number, spec in enumerate(events):
         event = project.event(spec, recorded, number)
+        event["session_id"] = "replay-session" if one_session else event["session_id"]
         stdout, ms, stderr = project.run_query(event) if query else project.run_hook(event)
         text = shown_text(stdout)
-        yield {**spec, "stdout": text, "ms": ms, "stderr": stderr[:300], "handed": sorted(handed(text, project.ids))}
+        given = handed(text, project.ids)
+        held, earlier = sorted(set(spec["expect"]) & earlier), earlier | given
+        yield {**spec, "stdout": text, "ms": ms, "stderr": stderr[:300], "handed": sorted(given), "held": held}
 
 
 def counter() -> Any:
@@ -302,7 +311,7 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
     given = sum(len(r["handed"]) for r in rows)
     return {
         "recall": (
-            sum(len(set(r["expect"]) & set(r["handed"])) for r in related),
+            sum(len(set(r["expect"]) & {*r["handed"], *r["held"]}) for r in related),
             sum(len(r["expect"]) for r in related),
         ),
         "wrong": (sum(len(set(r["handed"]) - set(r["expect"]) - set(r["ok"])) for r in rows), given),
@@ -330,7 +339,7 @@ def misses(results: list[dict[str, Any]]) -> list[str]:
     """One line per event whose expected entry did not come, or that printed what it should not."""
     lines = ["\nmisses (kind, event: expected -> handed over; what was printed):"]
     for r in results:
-        lost = set(r["expect"]) - set(r["handed"])
+        lost = set(r["expect"]) - set(r["handed"]) - set(r["held"])
         wrong = set(r["handed"]) - set(r["expect"]) - set(r["ok"])
         loud = not r["expect"] and r["stdout"].strip() and not r["handed"]
         if lost or wrong or loud:
@@ -482,6 +491,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write every event's result here as jsonl")
     parser.add_argument("--misses", action="store_true", help="also list each miss and each wrong or noisy event")
     parser.add_argument(
+        "--one-session",
+        action="store_true",
+        help="each memory's events in one session: a note comes once; one handed over earlier counts as met",
+    )
+    parser.add_argument(
         "--query", action="store_true", help="instead of the hooks, lh memory get --query --min-score 0.3 --limit 3"
     )
     args = parser.parse_args(argv)
@@ -507,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
             entries = 0
             for project, events in memories:
                 entries += len(project.ids)
-                for result in replay(project, events, recorded, args.query):
+                for result in replay(project, events, recorded, args.query, args.one_session):
                     results.append(result)
                     if out:
                         out.write(json.dumps({"set": name, **result}, ensure_ascii=False) + "\n")
