@@ -143,7 +143,7 @@ def recorded(
     from lean_harness.memory import recall_map
 
     recall_map.write(memory, totals(memory).tokens, checked, wrote)
-    if listed is not None:  # an id that holds a credential is not recorded (memory/leaks.py)
+    if listed is not None:  # an id that holds a credential is not recorded (masking.in_names)
         listed = [(shard, key) for shard, key in listed if not in_names(key)]
         hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, listed)
 
