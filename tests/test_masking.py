@@ -216,3 +216,15 @@ def test_adopt_leaves_prose_that_put_refuses(project: Path) -> None:
     assert "lh:entry" not in path.read_text("utf-8")
     assert "reads as" in done.stdout + done.stderr
     assert "left as prose" in done.stdout + done.stderr
+
+
+def test_leaking_names_the_entries_whose_names_hold_a_credential_and_only_those() -> None:
+    from lean_harness.scanning.masking import leaking
+
+    token = github_token(41)
+    entries = [("a1b2c3", "deploy"), ("pasted", token.lower()), (token,), ("x", "docs/setup.md")]
+    assert leaking(entries) == [False, True, True, False]
+    assert leaking([("a1b2c3", "deploy"), ("x", "docs/setup.md")]) == [False, False]
+    assert leaking([]) == []
+    # two harmless names side by side do not make one entry leak through the next line
+    assert leaking([("password",), ("hunter2-but-long-enough-to-look-random-x9Q",)]) == [False, False]

@@ -21,7 +21,7 @@ from lean_harness.files import write_atomic
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import Entry, parse, written
 from lean_harness.memory.view import entry_cost
-from lean_harness.scanning.masking import in_names
+from lean_harness.scanning.masking import leaking
 
 Written = tuple[str | None, Sequence[Entry]]  # a shard's digest before a write, and the entries it wrote
 Wrote = Mapping[str, Written]  # by shard
@@ -56,7 +56,9 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
             files[name] = list(part or ())
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
         data |= {"personal": [name for name in memory.config.personal if name in digests], "parts": files}
-        stale = sorted({f"{entry.shard}/{entry.id}" for entry in cited if entry.stale and not in_names(entry.id)})
+        names = [(e.id, *(f.anchor.path for f in e.findings)) for e in cited]  # an entry whose names hold
+        cited = [e for e, out in zip(cited, leaking(names), strict=True) if not out]  # a credential: left out
+        stale = sorted({f"{entry.shard}/{entry.id}" for entry in cited if entry.stale})
         data |= {"files": _files(cited), "stale": stale, "must": must}
         if recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir)) == stamp:
             write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)  # else it read two states
@@ -79,11 +81,13 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
     kept = {row[2]: row for row in last[1]} if last else {}
     at = {row[1]: n for n, row in enumerate(rows)}
     new = []
-    for entry in entries:
-        key = recall.key(entry.raw or entry.text)
+    keys = [recall.key(entry.raw or entry.text) for entry in entries]
+    unseen = [(e.id, *e.tags) for e, key in zip(entries, keys, strict=True) if key not in kept]
+    leaked = {names[0] for names, out in zip(unseen, leaking(unseen), strict=True) if out}
+    for entry, key in zip(entries, keys, strict=True):
         row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, False, ""]
         reused = kept.get(key)
-        if reused is None and in_names(entry.id, *entry.tags):
+        if entry.id in leaked:
             continue  # as the search cache does: the entry is left out, and no hook hands it over
         if reused is None:
             new.append((row, entry))
@@ -114,6 +118,5 @@ def _files(cited: Sequence[Cited]) -> dict[str, list[str]]:
     files: dict[str, set[str]] = {}
     for entry in cited:
         for finding in entry.findings:
-            if not in_names(entry.id, finding.anchor.path):
-                files.setdefault(finding.anchor.path, set()).add(f"{entry.shard}/{entry.id}")
+            files.setdefault(finding.anchor.path, set()).add(f"{entry.shard}/{entry.id}")
     return {path: sorted(names) for path, names in sorted(files.items())}

@@ -24,7 +24,7 @@ from lean_harness.hookstate import stat_key
 from lean_harness.memory import view
 from lean_harness.memory.shard import Entry, Shard, by_writing, normalize_text, written
 from lean_harness.memory.tokens import TokenCounter
-from lean_harness.scanning.masking import in_names
+from lean_harness.scanning.masking import leaking
 
 if TYPE_CHECKING:
     from lean_harness.memory.prose import Block
@@ -104,7 +104,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
         refs=refs,
         prose_tokens=sum(prose_counts),
         prose_lines=tuple((b.line, b.end) for b in loose),
-        cached=not in_names(*(e.id for e in entries), *(value for _, value in refs)),
+        cached=not any(leaking([(e.id,) for e in entries] + [(value,) for _, value in refs])),
     )
     return summary, ids
 

@@ -45,11 +45,15 @@ def mask_many(texts: Sequence[str]) -> list[str]:
     return shown
 
 
-def in_names(*names: str) -> bool:
-    """Whether an entry's id, tags or cited paths hold a credential: lh's caches leave such an entry out."""
+def leaking(entries: Sequence[Sequence[str]]) -> list[bool]:
+    """Whether each entry's names (its id, tags or cited paths) hold a credential: lh's caches and records
+    leave such an entry out. One scan of them all, a line an entry, when none does."""
     from lean_harness.scanning import credentials
 
-    return bool(credentials.scan(" ".join(names)))
+    lines = [" ".join(names) for names in entries]
+    if not credentials.scan("\n".join(lines)):
+        return [False] * len(lines)
+    return [bool(credentials.scan(line)) for line in lines]
 
 
 def neutralise(text: str) -> str:

@@ -22,7 +22,7 @@ from lean_harness.memory.search import search, segment
 from lean_harness.memory.search.segment import Segment
 from lean_harness.memory.shard import Entry, parse
 from lean_harness.memory.summary import shard_digest
-from lean_harness.scanning.masking import in_names
+from lean_harness.scanning.masking import leaking
 
 PROSE_PREFIX = "@"  # a block of loose prose is indexed under the id "@LINE" (no entry id starts with "@")
 _SETTINGS = hashlib.sha256(repr(search.DEFAULT_SETTINGS).encode()).hexdigest()[:16]
@@ -97,7 +97,7 @@ def _built(memory: Memory, name: str, text: str, data: bytes, previous: Segment 
             rows.append(segment.Row(doc.id, name, doc.created, doc.tags, body_len, title_len, weights, span, key))
             continue
         # an entry whose id or tags hold a flagged value is left out; one whose text holds one is masked
-        if not clean and not doc.id.startswith(PROSE_PREFIX) and in_names(doc.id, *doc.tags):
+        if not clean and not doc.id.startswith(PROSE_PREFIX) and leaking([(doc.id, *doc.tags)])[0]:
             continue
         findings = [] if clean else scan(doc.text)  # allowed or not: the cache is no place for one
         body = hide(doc.text, findings) if findings else doc.text
