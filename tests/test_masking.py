@@ -219,12 +219,16 @@ def test_adopt_leaves_prose_that_put_refuses(project: Path) -> None:
 
 
 def test_leaking_names_the_entries_whose_names_hold_a_credential_and_only_those() -> None:
+    import base64
+
     from lean_harness.scanning.masking import leaking
 
     token = github_token(41)
     entries = [("a1b2c3", "deploy"), ("pasted", token.lower()), (token,), ("x", "docs/setup.md")]
     assert leaking(entries) == [False, True, True, False]
-    assert leaking([("a1b2c3", "deploy"), ("x", "docs/setup.md")]) == [False, False]
     assert leaking([]) == []
-    # two harmless names side by side do not make one entry leak through the next line
-    assert leaking([("password",), ("hunter2-but-long-enough-to-look-random-x9Q",)]) == [False, False]
+    # Each entry on its own: one entry's names never hide another's credential, nor lend it context
+    assert leaking([("a", ";password=Xy7f,G2kLq9w"), ("b",)]) == [True, False]
+    encoded = base64.b64encode(b"Zq8#rT2!vLp9").decode()
+    assert leaking([("x", "password:"), ("secretprints", encoded)]) == [False, True]
+    assert leaking([("password:",), (encoded,)]) == [False, False]

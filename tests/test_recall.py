@@ -149,7 +149,8 @@ def test_what_lh_prints_never_reads_as_a_failure_that_exited_0(noted: Path) -> N
         assert (
             run_hook("tool-use", noted, {**success, "session_id": f"lh-{n}", "tool_input": {"command": command}}) == ""
         )
-    for n, command in enumerate(["cat ci.log", "cd lh && cat ci.log | tail", "cat lh/ci.log"]):  # lh not run
+    not_lh = ["cat ci.log", "cd lh && cat ci.log | tail", "cat lh/ci.log", "mypy -p lean_harness | tee ci.log"]
+    for n, command in enumerate(not_lh):  # lh not run
         other = {**success, "session_id": f"cat-{n}", "tool_input": {"command": command}}
         assert "[failures/pytest-9-2-crash]" in run_hook("tool-use", noted, other)
 
@@ -615,6 +616,7 @@ def test_a_note_met_only_through_the_command_that_ran_stays_silent(several: Path
     command = "scripts/deploy.sh --region eu-west --dry-run"
     # a typo in the script: the note says how to run the command, nothing of what went wrong
     assert failure(several, "Exit code 127\nline 12: rsnyc: command not found\n", command=command) == ""
+    assert failure(several, "Exit code 127\nline 12: rsnyc: command not found\n", "s-3", f"cd . &&\n{command}") == ""
     # the same command, its output naming what the note is about
     said = failure(several, "Exit code 1\ntargets.json: unexpected token at line 3\n", "s-2", command)
     assert said.startswith(f"{FAILURE_HEAD}\n\n[conventions/deploy-run]\n")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import stat
+from itertools import pairwise  # built into the interpreter: importing it costs nothing
 
 from lean_harness import hookstate
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
     from lean_harness.hookstate import Stat
 
-FORMAT = "lh-recall/8"  # a new `terms` rule, or key, is a new format: the map's words are made again
+FORMAT = "lh-recall/9"  # a new `terms` rule, or key, is a new format: the map's words are made again
 TOOL_CHARS = 1_200  # a note after a tool call: about 300 tokens (Claude Code keeps 2,000 characters)
 START_CHARS = 9_500  # a session start's output (Claude Code keeps 10,000 characters)
 MUST_SHARE = 4  # corrections and pinned notes take at most 1/4 of indexTokenBudget at session start
@@ -306,7 +307,6 @@ def strong(
     passes the rule and beats the next by its margin, and any as strong; or the best by itself when it
     passes `alone`. A shared word weighs its idf in the memory, a pair of words adjacent in both once more."""
     import math
-    from itertools import pairwise
 
     words, holding = list(words), dict[str, int]()  # no `collections`: a hook's import
     needles = {t: f" {t} " for t in dict.fromkeys(words)}
@@ -367,11 +367,12 @@ def failure_output(event: Mapping[str, object]) -> str:
     Codex `tool_response` that starts with a non-zero exit code, a Copilot tool result whose
     `resultType` is `failure`."""
     asked = [v.get("command") for v in (event.get("tool_input"), event.get("toolArgs")) if isinstance(v, dict)]
-    command = "".join(f"$ {c[:500]}\n" for c in asked if isinstance(c, str))
+    command = "".join(f"$ {line}\n" for c in asked if isinstance(c, str) for line in c[:500].splitlines())
     # What lh prints quotes notes, failures' words among them: a command that runs lh (the first word of
     # one of its steps, or `python -m lean_harness`) never reads as a failure that exited 0.
     steps = "".join(";" if c in "|&;()\n" else c for c in "\n".join(c for c in asked if isinstance(c, str)))
-    lh = any(w[0] == "lh" or w[0].endswith("/lh") or "lean_harness" in w for w in map(str.split, steps.split(";")) if w)
+    runs = [w for w in map(str.split, steps.split(";")) if w]
+    lh = any(w[0] == "lh" or w[0].endswith("/lh") or ("-m", "lean_harness") in pairwise(w) for w in runs)
     return f"{command}{output}" if (output := _printed(event, lh)) else ""
 
 

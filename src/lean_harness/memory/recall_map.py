@@ -82,8 +82,7 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
     at = {row[1]: n for n, row in enumerate(rows)}
     new = []
     keys = [recall.key(entry.raw or entry.text) for entry in entries]
-    unseen = [(e.id, *e.tags) for e, key in zip(entries, keys, strict=True) if key not in kept]
-    leaked = {names[0] for names, out in zip(unseen, leaking(unseen), strict=True) if out}
+    leaked = {e.id for e, key in zip(entries, keys, strict=True) if key not in kept and leaking([(e.id, *e.tags)])[0]}
     for entry, key in zip(entries, keys, strict=True):
         row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, False, ""]
         reused = kept.get(key)
@@ -97,6 +96,7 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
             rows[at[entry.id]] = row
         else:
             rows.append(row)
+    rows = [row for row in rows if row[1] not in leaked]  # a row the last map kept for it goes too
     for (row, entry), text in zip(new, mask_many([entry.text for _, entry in new]), strict=True):
         row[5] = entry_cost(entry, memory.counter.counts)
         row[7] = " ".join(recall.terms(f"{text} {' '.join(entry.tags)}"))  # in order: adjacent words pair

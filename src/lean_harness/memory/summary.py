@@ -58,7 +58,7 @@ class Summary:
     refs: tuple[tuple[str, str], ...] = ()  # (id, refs attribute) of each entry that cites files
     prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
     prose_lines: tuple[tuple[int, int], ...] = ()  # first and last line of each block of loose prose
-    cached: bool = True  # False when an id or a cited path holds a credential: never written to the cache
+    cached: bool = True  # False when an id, tag or cited path holds a credential: never written to the cache
 
 
 def shard_digest(data: bytes | memoryview) -> str:
@@ -92,7 +92,6 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
     order = by_writing(entries)[::-1][:NEWEST_KEPT]
     newest = [Newest(written(entries[i]), entries[i].id, _safe_title(entries[i].title), i) for i in order]
     ids = id_lines(entries)
-    refs = tuple((e.id, value) for e in entries if (value := e.attr("refs")))
     summary = Summary(
         name,
         sha256,
@@ -101,10 +100,10 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
         tuple(newest),
         exact=counter.exact,
         repeated=tuple(sorted(key for key, n in Counter(e.id for e in entries).items() if n > 1)),
-        refs=refs,
+        refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
         prose_tokens=sum(prose_counts),
         prose_lines=tuple((b.line, b.end) for b in loose),
-        cached=not any(leaking([(e.id,) for e in entries] + [(value,) for _, value in refs])),
+        cached=not any(leaking([(e.id, *e.tags, e.attr("refs") or "") for e in entries])),
     )
     return summary, ids
 
@@ -155,6 +154,7 @@ def with_entries(
         exists=True,
         exact=summary.exact and exact,
         refs=(*((key, value) for key, value in summary.refs if key not in ids), *refs),
+        cached=summary.cached and not any(leaking([(e.id, *e.tags, e.attr("refs") or "") for e in entries])),
     )
 
 

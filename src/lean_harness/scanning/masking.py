@@ -46,14 +46,11 @@ def mask_many(texts: Sequence[str]) -> list[str]:
 
 
 def leaking(entries: Sequence[Sequence[str]]) -> list[bool]:
-    """Whether each entry's names (its id, tags or cited paths) hold a credential: lh's caches and records
-    leave such an entry out. One scan of them all, a line an entry, when none does."""
+    """Whether each entry's names (its id, tags or cited paths) hold a credential, scanned joined and each on its
+    own (one name can hide another's, or lend it context): lh's caches and records leave such an entry out."""
     from lean_harness.scanning import credentials
 
-    lines = [" ".join(names) for names in entries]
-    if not credentials.scan("\n".join(lines)):
-        return [False] * len(lines)
-    return [bool(credentials.scan(line)) for line in lines]
+    return [any(credentials.scan_many([" ".join(names), *names])) for names in entries]
 
 
 def neutralise(text: str) -> str:

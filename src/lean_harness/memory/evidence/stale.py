@@ -29,6 +29,7 @@ from lean_harness.hookstate import Stat, stat_of
 from lean_harness.memory.evidence import checked, evidence
 from lean_harness.memory.evidence.checked import Record
 from lean_harness.memory.evidence.evidence import Anchor, Finding
+from lean_harness.scanning.masking import leaking
 
 TYPE_CHECKING = False  # the session-start hook imports this module: no handle, no config
 if TYPE_CHECKING:
@@ -191,7 +192,9 @@ def _save(path: Path, findings: dict[Anchor, Finding], stats: dict[str, Stat | N
     for finding in findings.values():
         by_path.setdefault(finding.anchor.path, []).append(finding)
     lines = [f"lh-evidence 1 {time.time_ns()} {stale}"]
-    for cited, items in sorted(by_path.items()):
+    for (cited, items), leaked in zip(sorted(by_path.items()), leaking([(p,) for p in sorted(by_path)]), strict=True):
+        if leaked:  # a path that holds a credential is not recorded; the next check reads it again
+            continue
         stat = stats.get(cited)
         quoted = Anchor(cited, 0, 0, "0" * evidence.DIGEST_CHARS).stored().partition("@")[0]
         if stat is None or any(f.renamed_to or f.status == "missing" for f in items):
