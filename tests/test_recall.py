@@ -350,6 +350,18 @@ def test_a_hand_edit_after_a_put_keeps_the_hooks_from_the_old_rows(noted: Path) 
     assert "pin pytest<9.3" in failure(noted, PYTEST_ERROR, session="e2")
 
 
+def test_a_note_rewritten_with_names_that_read_as_a_credential_leaves_the_map(noted: Path) -> None:
+    rng = random.Random(5)
+    secret = "".join(rng.choice(string.ascii_lowercase) for _ in range(6)) + "7rt2vlp9"
+    assert "[failures/pytest-9-2-crash]" in failure(noted, PYTEST_ERROR)
+    # each tag alone is a plain word; together they read as a password and its value
+    put(noted, "failures", "--id", "pytest-9-2-crash", CRASH, "--tag", "password:", "--tag", secret)
+    assert failure(noted, PYTEST_ERROR, session="s-2") == ""
+    cache = b"".join(p.read_bytes() for p in (noted / ".agents/.cache/lh/recall").rglob("*") if p.is_file())
+    assert b"pytest-9-2-crash" not in cache
+    assert secret.encode() not in cache
+
+
 def test_a_session_start_rebuilds_a_stale_map_and_a_later_failure_meets_its_note(noted: Path) -> None:
     with (noted / MEMORY / "failures.md").open("a", encoding="utf-8") as handle:
         handle.write("\nedited by hand\n")
