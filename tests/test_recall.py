@@ -350,12 +350,21 @@ def test_a_hand_edit_after_a_put_keeps_the_hooks_from_the_old_rows(noted: Path) 
     assert "pin pytest<9.3" in failure(noted, PYTEST_ERROR, session="e2")
 
 
-def test_a_note_rewritten_with_names_that_read_as_a_credential_leaves_the_map(noted: Path) -> None:
+def test_tags_that_read_as_a_credential_together_are_refused_and_by_hand_leave_the_map(noted: Path) -> None:
     rng = random.Random(5)
     secret = "".join(rng.choice(string.ascii_lowercase) for _ in range(6)) + "7rt2vlp9"
     assert "[failures/pytest-9-2-crash]" in failure(noted, PYTEST_ERROR)
     # each tag alone is a plain word; together they read as a password and its value
-    put(noted, "failures", "--id", "pytest-9-2-crash", CRASH, "--tag", "password:", "--tag", secret)
+    tags = ("--tag", "password:", "--tag", secret)
+    refused = lh("memory", "put", "failures", "--id", "pytest-9-2-crash", CRASH, *tags, cwd=noted)
+    assert refused.returncode == 1
+    assert "the id and tags read together" in refused.stderr
+    assert secret not in refused.stdout + refused.stderr
+    # written by hand, the note leaves the hooks' map
+    shard = noted / MEMORY / "failures.md"
+    head = '<!-- lh:entry id="pytest-9-2-crash" '
+    shard.write_text(shard.read_text("utf-8").replace(head, f'{head}tags="password: {secret}" '), "utf-8")
+    assert lh("memory", "status", cwd=noted).returncode in (0, 1)
     assert failure(noted, PYTEST_ERROR, session="s-2") == ""
     cache = b"".join(p.read_bytes() for p in (noted / ".agents/.cache/lh/recall").rglob("*") if p.is_file())
     assert b"pytest-9-2-crash" not in cache

@@ -124,7 +124,13 @@ def test_check_returns_every_field_in_canonical_form() -> None:
         key="k-1",
         allow=("a-rule", "b-rule"),
         problems=(),
-        given=(("the id", "k-1"), ("a tag", "Zeta"), ("a tag", "alpha"), ("a tag", "zeta")),
+        given=(
+            ("the id", "k-1"),
+            ("a tag", "Zeta"),
+            ("a tag", "alpha"),
+            ("a tag", "zeta"),
+            ("the id and tags read together", "k-1 Zeta alpha zeta"),
+        ),
     )
 
 

@@ -81,13 +81,11 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
     kept = {row[2]: row for row in last[1]} if last else {}
     at = {row[1]: n for n, row in enumerate(rows)}
     new = []
-    keys = [recall.key(entry.raw or entry.text) for entry in entries]
-    leaked = {e.id for e, key in zip(entries, keys, strict=True) if key not in kept and leaking([(e.id, *e.tags)])[0]}
-    for entry, key in zip(entries, keys, strict=True):
+    leaked = {e.id for e, out in zip(entries, leaking([(e.id, *e.tags) for e in entries]), strict=True) if out}
+    for entry in (e for e in entries if e.id not in leaked):  # left out, as the search cache leaves it out
+        key = recall.key(entry.raw or entry.text)
         row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, False, ""]
         reused = kept.get(key)
-        if entry.id in leaked:
-            continue  # as the search cache does: the entry is left out, and no hook hands it over
         if reused is None:
             new.append((row, entry))
         else:
