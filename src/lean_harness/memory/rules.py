@@ -65,7 +65,8 @@ def check(
         problems += [f"{_quoted(r)} is not {kind}" for r in names if not RULE_RE.fullmatch(r)]
         named.append(tuple(sorted({r for r in names if RULE_RE.fullmatch(r)})))
     given = ([("the id", key)] if key is not None else []) + [("a tag", tag) for tag in tags]
-    given += [("the id and tags read together", " ".join(v for _, v in given))] if len(given) > 1 else []
+    together = f"the {'id and ' if key is not None else ''}tags read together"
+    given += [(together, " ".join(v for _, v in given))] if len(given) > 1 else []
     kept = tuple(sorted({tag.strip().lower() for tag in tags if tag_problem(tag) is None}))
     return Checked(body, kept, key, named[0], tuple(problems), tuple(given), named[1])
 
