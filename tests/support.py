@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import random
+import string
 import subprocess
 import sys
 import time
@@ -84,3 +86,9 @@ def killed_at(step: int, root: Path, killer: str, *args: str) -> int:
         check=False,
     )
     return done.returncode
+
+
+def github_token(seed: int = 1) -> str:
+    """A token in GitHub's classic format, made up at run time (never a real credential, never in a source)."""
+    rng = random.Random(seed)
+    return "gh" + "p_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))

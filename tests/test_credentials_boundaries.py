@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import string
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from support import lh
+from support import github_token, lh
 
 REPO = Path(__file__).resolve().parents[1]
 
 MEMORY = ".agents/memory"
-
-
-def github_token(seed: int) -> str:
-    """A token in GitHub's classic format, made up at run time (never a real credential)."""
-    rng = random.Random(seed)
-    return "gh" + "p_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
 
 
 def all_bytes(folder: Path) -> bytes:

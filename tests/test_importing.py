@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import json
-import random
-import string
 from pathlib import Path
 
 import pytest
 
 from lean_harness.cli import main
 from lean_harness.memory.shard import Entry, parse
-from support import lh, snapshot
+from support import github_token, lh, snapshot
 
 MEMORY = ".agents/memory"
-
-
-def github_token(seed: int = 3) -> str:
-    """A token in GitHub's classic format, made up at run time (never a real credential)."""
-    rng = random.Random(seed)
-    return "gh" + "p_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
 
 
 def stored(root: Path) -> dict[str, tuple[str, Entry]]:
@@ -126,7 +118,7 @@ def test_an_id_stored_with_other_content_is_a_conflict_left_alone(
 
 
 def test_a_record_with_a_credential_is_refused_and_the_rest_imported(project: Path, sources: Path) -> None:
-    token = github_token()
+    token = github_token(3)
     source = sources / "jsonl" / "entries.jsonl"
     with source.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"shard": "seed", "text": f"deploy with\ntoken {token}"}) + "\n")

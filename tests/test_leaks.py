@@ -9,12 +9,9 @@ import pytest
 from lean_harness.errors import LhError
 from lean_harness.memory.leaks import mask_text, scan_paths
 from lean_harness.memory.scans import Found
+from support import github_token
 
 PAT = ("github-pat", "a GitHub personal access token", "ghp_********")
-
-
-def github_token() -> str:
-    return "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
 def test_a_folder_is_walked_and_each_finding_placed_and_a_file_that_is_not_text_named(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support import lh
+from support import github_token, lh
 
 MEMORY = ".agents/memory"
 CREATED = "2026-01-02T03:04:05Z"
@@ -25,16 +25,6 @@ def aws_key_id(seed: int) -> str:
     """An AWS access key ID shape, made up at run time."""
     rng = random.Random(seed)
     return "AK" + "IA" + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
-
-
-def github_token(seed: int) -> str:
-    """A token in GitHub's classic format, made up at run time."""
-    rng = random.Random(seed)
-    return (
-        "gh"
-        + "p_"
-        + "".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") for _ in range(36))
-    )
 
 
 @pytest.fixture

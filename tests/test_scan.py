@@ -10,15 +10,9 @@ from pathlib import Path
 import pytest
 
 from lean_harness.cli import main
-from support import lh, snapshot
+from support import github_token, lh, snapshot
 
 MEMORY = ".agents/memory"
-
-
-def github_token(seed: int = 1) -> str:
-    """A token in GitHub's classic format, made up at run time (never a real credential)."""
-    rng = random.Random(seed)
-    return "gh" + "p_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
 
 
 def aws_key_id(seed: int = 2) -> str:
