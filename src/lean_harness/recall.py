@@ -163,10 +163,9 @@ def load(cache_dir: str | os.PathLike[str], now: str | None, whole: bool | None 
         if not all(_plain(n) for n in (*data["shards"], *data["personal"], *(r[0] for r in data["must"]))):
             return None  # a shard is a file of the memory folder, never a path
         found = Map(data, cache_dir)
-        if whole:
-            words = found.words_of(found.shards)
-            found.words = words or []
-            return None if words is None else found
+        if whole:  # every shard's words, or none when one's are not of the digest the map names
+            found.words = found.words_of(found.shards) or []
+            return found if found.words or not found.shards else None
         whole = data["total"] <= data["budget"] if whole is None else whole
         notes = found.notes_of(found.shards) if whole else found.made(data["must"]) if _rows(data["must"]) else None
         if notes is None:

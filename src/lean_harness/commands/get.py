@@ -8,7 +8,6 @@ import sys
 from lean_harness import usage
 from lean_harness.commands import emit, open_memory, positive
 from lean_harness.errors import LhError
-from lean_harness.scanning.masking import leaking
 
 TYPE_CHECKING = False  # importing typing costs a command's start-up (adr/0025)
 if TYPE_CHECKING:
@@ -99,8 +98,7 @@ def run(args: argparse.Namespace) -> int:
         counts = view.costs([block for _, block, _ in printed], memory.counter.counts)
     for (_, _, row), count in zip(printed, counts, strict=True):
         row["tokens"] = count
-    leaked = leaking([(entry.id,) for entry in shard.entries])
-    usage.record(memory.root, "get", [(name, e.id) for e, out in zip(shard.entries, leaked, strict=True) if not out])
+    usage.record(memory.root, "get", [(name, e.id) for e in shard.entries if e.id not in memory.summary(name).leaked])
     if args.json:
         emit(
             "memory get",

@@ -20,8 +20,8 @@ from lean_harness.errors import LhError
 from lean_harness.files import write_atomic
 from lean_harness.memory.handle import Memory
 from lean_harness.memory.shard import Entry, parse, written
+from lean_harness.memory.summary import Summary
 from lean_harness.memory.view import entry_cost
-from lean_harness.scanning.masking import leaking
 
 Written = tuple[str | None, Sequence[Entry]]  # a shard's digest before a write, and the entries it wrote
 Wrote = Mapping[str, Written]  # by shard
@@ -51,24 +51,23 @@ def write(memory: Memory, total: int, cited: Sequence[Cited], wrote: Wrote | Non
             if last and (last.budget, last.shards.get(name), last.parts.get(name)) == now:
                 must += [note.row for note in last.notes if note.shard == name]
             else:
-                must += _must(_rows(memory, name, summary.sha256, (wrote or {}).get(name)), budget)
+                must += _must(_rows(memory, summary, (wrote or {}).get(name)), budget)
                 part = hookstate.stat_of(recall.path(cache, name, "words"))
             files[name] = list(part or ())
         data = {"format": recall.FORMAT, "stamp": stamp, "budget": budget, "total": total, "shards": digests}
         data |= {"personal": [name for name in memory.config.personal if name in digests], "parts": files}
-        names = [(e.id, *(f.anchor.path for f in e.findings)) for e in cited]  # an entry whose names hold
-        cited = [e for e, out in zip(cited, leaking(names), strict=True) if not out]  # a credential: left out
+        cited = [e for e in cited if e.id not in memory.summary(e.shard).leaked]  # names holding a credential
         stale = sorted({f"{entry.shard}/{entry.id}" for entry in cited if entry.stale})
         data |= {"files": _files(cited), "stale": stale, "must": must}
         if recall.stamp(str(memory.config.memory_dir), str(memory.config.personal_dir)) == stamp:
             write_atomic(recall.path(cache), json.dumps(data).encode(), durable=False)  # else it read two states
 
 
-def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list[list[object]]:
+def _rows(memory: Memory, summary: Summary, wrote: Written | None) -> list[list[object]]:
     """The rows of shard `name` at `digest` (recall.py), written to its file."""
     from lean_harness.scanning.masking import mask_many
 
-    cache = memory.config.cache_dir
+    cache, name, digest = memory.config.cache_dir, summary.name, summary.sha256
     last = recall.rows_of(cache, name)
     if last is not None and last[0] == digest:  # the map or the words file alone was lost or changed
         write_atomic(recall.path(cache, name, "words"), recall.words_text(digest, last[1]).encode(), durable=False)
@@ -81,8 +80,7 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
     kept = {row[2]: row for row in last[1]} if last else {}
     at = {row[1]: n for n, row in enumerate(rows)}
     new = []
-    leaked = {e.id for e, out in zip(entries, leaking([(e.id, *e.tags) for e in entries]), strict=True) if out}
-    for entry in (e for e in entries if e.id not in leaked):  # left out, as the search cache leaves it out
+    for entry in (e for e in entries if e.id not in summary.leaked):  # left out, as the search cache leaves it out
         key = recall.key(entry.raw or entry.text)
         row = [name, entry.id, key, written(entry), "pinned" in entry.tags, 0, False, ""]
         reused = kept.get(key)
@@ -94,7 +92,7 @@ def _rows(memory: Memory, name: str, digest: str, wrote: Written | None) -> list
             rows[at[entry.id]] = row
         else:
             rows.append(row)
-    rows = [row for row in rows if row[1] not in leaked]  # a row the last map kept for it goes too
+    rows = [row for row in rows if row[1] not in summary.leaked]  # a row the last map kept for it goes too
     for (row, entry), text in zip(new, mask_many([entry.text for _, entry in new]), strict=True):
         row[5] = entry_cost(entry, memory.counter.counts)
         row[7] = " ".join(recall.terms(f"{text} {' '.join(entry.tags)}"))  # in order: adjacent words pair

@@ -15,7 +15,6 @@ from lean_harness.locations import CONFIG_PATH
 from lean_harness.memory import index as index_md
 from lean_harness.memory.handle import INDEX_NAME, Memory, header_re
 from lean_harness.memory.shard import line_count, parse, render, without_duplicates
-from lean_harness.scanning.masking import leaking
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -143,8 +142,8 @@ def recorded(
     from lean_harness.memory import recall_map
 
     recall_map.write(memory, totals(memory).tokens, checked, wrote)
-    if listed is not None:  # an id that holds a credential is not recorded (masking.leaking)
-        listed = [pair for pair, out in zip(listed, leaking([(key,) for _, key in listed]), strict=True) if not out]
+    if listed is not None:  # an id whose names hold a credential is not recorded (summary.leaked)
+        listed = [(shard, key) for shard, key in listed if key not in memory.summary(shard).leaked]
         hookstate.record_index(memory.config.memory_dir, memory.config.cache_dir, memory.root / CONFIG_PATH, listed)
 
 

@@ -58,7 +58,7 @@ class Summary:
     refs: tuple[tuple[str, str], ...] = ()  # (id, refs attribute) of each entry that cites files
     prose_tokens: int = 0  # of `tokens`, those of loose prose (memory/prose.py)
     prose_lines: tuple[tuple[int, int], ...] = ()  # first and last line of each block of loose prose
-    cached: bool = True  # False when an id, tag or cited path holds a credential: never written to the cache
+    leaked: tuple[str, ...] = ()  # ids whose id, tags or cited paths hold a credential: never cached, nor mapped
 
 
 def shard_digest(data: bytes | memoryview) -> str:
@@ -103,7 +103,7 @@ def summarize(name: str, sha256: str, shard: Shard, counter: TokenCounter) -> tu
         refs=tuple((e.id, value) for e in entries if (value := e.attr("refs"))),
         prose_tokens=sum(prose_counts),
         prose_lines=tuple((b.line, b.end) for b in loose),
-        cached=not any(leaking([(e.id, *e.tags, e.attr("refs") or "") for e in entries])),
+        leaked=leaked_ids(entries),
     )
     return summary, ids
 
@@ -122,6 +122,12 @@ def _safe_title(title: str) -> str:
         return WITHHELD
     findings = scan(title)
     return hide(title, findings) if findings else title
+
+
+def leaked_ids(entries: list[Entry]) -> tuple[str, ...]:
+    """The ids of `entries` whose names hold a credential (masking.leaking): every cache and record leaves them out."""
+    found = leaking([(e.id, *e.tags, e.attr("refs") or "") for e in entries])
+    return tuple(e.id for e, out in zip(entries, found, strict=True) if out)
 
 
 def with_entries(
@@ -154,7 +160,7 @@ def with_entries(
         exists=True,
         exact=summary.exact and exact,
         refs=(*((key, value) for key, value in summary.refs if key not in ids), *refs),
-        cached=summary.cached and not any(leaking([(e.id, *e.tags, e.attr("refs") or "") for e in entries])),
+        leaked=(*summary.leaked, *leaked_ids(entries)),
     )
 
 
@@ -198,7 +204,7 @@ class SummaryCache:
 
     def store(self, summary: Summary, path: Path, ids: str | None) -> None:
         """Remember `summary` (and its ids listing) for the file at `path` as it is now."""
-        if not summary.cached:
+        if summary.leaked:
             return self.forget(summary.name)
         with suppress(OSError):  # an unwritable cache costs the next command a re-read, nothing more
             stat = path.stat()
