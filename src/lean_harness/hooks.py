@@ -190,12 +190,11 @@ def session_start(raw: str, env: Mapping[str, str]) -> str:
         return for_client(f"lean-harness: {said}.", event, env)
     now, last = hookstate.scan(project.memory_dir), hookstate.load(os.path.join(project.state_dir, "index")) or {}
     generated = last == hookstate.generated(project.cache_dir, project.config, now)  # as lh last wrote INDEX.md
-    found = recall.load(project.cache_dir, project.stamp(now), whole=None)
+    found = recall.load(project.cache_dir, None, whole=None)  # when stale, it stands in while lh makes it again
     shards = {k: v for k, v in last.items() if k.endswith(".md")} or now  # as INDEX.md was made from them
     names = [n for n in hookstate.differing(shards, now) if n != INDEX_NAME]
-    stale, said = found is None, (READING if found is None else OLDER) if names else ""
-    if stale:  # the map lh made last stands in while lh makes it again
-        found = recall.load(project.cache_dir, None, whole=None)
+    stale = found is None or found.stamp != project.stamp(now)
+    said = (READING if stale else OLDER) if names else ""
     reread = said.format(paths=project.named(names), index=shown)
     with open(index_path, encoding="utf-8", errors="replace") as handle:
         text = handle.read()

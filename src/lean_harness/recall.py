@@ -99,7 +99,7 @@ class Map:
         self.personal: list[str] = data["personal"]
         self.files: dict[str, list[str]] = data["files"]
         self.parts: dict[str, object] = data["parts"]  # each shard's rows file as written (memory/recall_map.py)
-        self.stale = set(data["stale"])
+        self.stale, self.stamp = set(data["stale"]), data["stamp"]
 
     def rows_of(self, shards: Iterable[str]) -> list[list[Any]] | None:
         """The rows of `shards` from their files, None when one is not of the digest the map names."""
